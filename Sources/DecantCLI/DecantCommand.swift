@@ -1,0 +1,6 @@
+import ArgumentParser
+
+@main
+struct DecantCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "decant")
+}

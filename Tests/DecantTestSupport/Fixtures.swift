@@ -1,0 +1,61 @@
+public import Foundation
+
+/// Locates test inputs: the shared corpus of Apple-written files beside the project, the project's own samples,
+/// and fresh temporary directories.
+public enum Fixtures {
+    /// The package's root folder (found from this source file's path).
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // DecantTestSupport
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()
+
+    /// `../shared/corpus`, the real Apple-written files every test may read (never write).
+    public static let corpusRoot: URL = packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/corpus", isDirectory: true)
+
+    /// The project's `samples/` folder.
+    public static let samplesRoot: URL = packageRoot.appendingPathComponent("samples", isDirectory: true)
+
+    /// A file or folder inside the corpus, by its path below `corpus/`.
+    public static func corpus(_ relativePath: String) -> URL {
+        corpusRoot.appendingPathComponent(relativePath)
+    }
+
+    /// Every file or folder below the corpus whose name satisfies `include`, sorted by path.
+    /// Folders that match are returned and not descended into.
+    public static func corpusItems(where include: (URL) -> Bool) -> [URL] {
+        var found: [URL] = []
+        var stack: [URL] = [corpusRoot]
+        let manager = FileManager.default
+        while let folder = stack.popLast() {
+            guard let children = try? manager.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil) else {
+                continue
+            }
+            for child in children {
+                var isDirectory: ObjCBool = false
+                _ = manager.fileExists(atPath: child.path, isDirectory: &isDirectory)
+                if include(child) {
+                    found.append(child)
+                } else if isDirectory.boolValue {
+                    stack.append(child)
+                }
+            }
+        }
+        return found.sorted { $0.path < $1.path }
+    }
+
+    /// The corpus-relative path of a corpus URL, for readable test arguments.
+    public static func corpusRelativePath(_ url: URL) -> String {
+        let root = corpusRoot.standardizedFileURL.path
+        let path = url.standardizedFileURL.path
+        return path.hasPrefix(root) ? String(path.dropFirst(root.count + 1)) : path
+    }
+
+    /// A new, empty temporary directory unique to the caller.
+    public static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("decant-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
