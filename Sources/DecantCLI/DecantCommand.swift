@@ -2,5 +2,14 @@ import ArgumentParser
 
 @main
 struct DecantCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "decant")
+    static let configuration = CommandConfiguration(
+        commandName: "decant",
+        abstract: "Read, convert and migrate Core Data models and stores on Linux.",
+        discussion: """
+            Exit codes: 0 ok, 1 ran but found problems, 64 usage, 65 bad input data, 66 input missing,
+            73 cannot create output, 74 I/O error.
+            """,
+        version: "0.1.0",
+        subcommands: [Inspect.self]
+    )
 }

@@ -1,0 +1,32 @@
+# The whole set-up on a fresh Debian machine with the Swift toolchain: `make demo`, `make test`.
+SWIFT ?= swift
+SYSTEM_PACKAGES := libsqlite3-dev libxml2-dev zlib1g-dev sqlite3 python3
+DECANT := .build/release/decant
+
+.PHONY: demo test build deps clean
+
+# Installs the Debian packages the build and the tests need, when they are missing and we are allowed to.
+deps:
+	@missing=""; \
+	for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	  elif command -v sudo >/dev/null 2>&1; then sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	  else echo "Please install these Debian packages:$$missing" >&2; exit 1; fi; \
+	fi
+
+build: deps
+	$(SWIFT) build -c release --product decant
+
+# The main job on the bundled samples.
+demo: build
+	@for model in samples/*.xcdatamodeld; do \
+	  echo "== decant inspect $$model"; $(DECANT) inspect "$$model" || exit $$?; echo; \
+	done
+
+test: deps
+	$(SWIFT) test
+
+clean:
+	rm -rf .build
