@@ -1,0 +1,151 @@
+public import Decant
+public import DecantFormats
+public import Foundation
+import GRDB
+
+/// An open Core Data SQLite store, read-only: its metadata, entity numbers, model cache and counts.
+///
+/// The files on disk are never modified (see ``StoreFiles/readableLocation()``).
+/// ```swift
+/// let store = try SQLiteStore(contentsOf: url)
+/// print(store.metadata.frameworkVersion ?? 0, try store.objectCounts())
+/// ```
+public final class SQLiteStore {
+    /// The store's files.
+    public let files: StoreFiles
+    /// `Z_METADATA`.
+    public let metadata: StoreMetadata
+    /// `Z_PRIMARYKEY` rows: entity number → (name, super number, max).
+    public let primaryKeys: [StoreSchema.PrimaryKeyRow]
+    /// The model decoded from `Z_MODELCACHE`, when the store has one (framework 637 and later).
+    public let cachedModel: ObjectModel?
+    /// The connection (read-only, on the original or a private copy).
+    let connection: DatabaseQueue
+    private let temporaryFolder: URL?
+
+    /// Opens the store at `url` for reading.
+    ///
+    /// - Throws: ``DecantError`` `.fileNotFound`, or `.malformedInput` when the file is not a Core Data store.
+    public init(contentsOf url: URL) throws {
+        let files = StoreFiles(database: url)
+        let (uri, folder) = try files.readableLocation()
+        self.files = files
+        self.temporaryFolder = folder
+        let location = Location(path: url.path)
+        do {
+            var configuration = GRDB.Configuration()
+            configuration.readonly = true
+            configuration.label = "decant.store"
+            let queue = try DatabaseQueue(path: uri, configuration: configuration)
+            self.connection = queue
+            let (metadata, primaryKeys, cache) = try queue.inDatabase { db -> (StoreMetadata, [StoreSchema.PrimaryKeyRow], Data?) in
+                guard try db.tableExists("Z_METADATA"), try db.tableExists("Z_PRIMARYKEY") else {
+                    throw DecantError(
+                        .malformedInput, "not a Core Data store: expected tables Z_METADATA and Z_PRIMARYKEY",
+                        at: location)
+                }
+                guard let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+                else { throw DecantError(.malformedInput, "Z_METADATA has no row 1", at: location) }
+                let plistData: Data = row["Z_PLIST"] ?? Data()
+                let plist = try BinaryPropertyListReader(path: url.path + " (Z_METADATA.Z_PLIST)").read(plistData)
+                guard let dictionary = plist.dictionaryValue else {
+                    throw DecantError(.malformedInput, "Z_METADATA.Z_PLIST is not a dictionary", at: location)
+                }
+                let metadata = StoreMetadata(storeUUID: row["Z_UUID"] ?? "", plist: dictionary)
+                let keys = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+                    .map { row in
+                        StoreSchema.PrimaryKeyRow(
+                            entityNumber: row["Z_ENT"] ?? 0, name: row["Z_NAME"] ?? "", superNumber: row["Z_SUPER"] ?? 0,
+                            max: row["Z_MAX"] ?? 0)
+                    }
+                var cache: Data?
+                if try db.tableExists("Z_MODELCACHE") {
+                    cache = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE")
+                }
+                return (metadata, keys, cache)
+            }
+            self.metadata = metadata
+            self.primaryKeys = primaryKeys
+            self.cachedModel = try cache.map { try Self.decodeModelCache($0, path: url.path) }
+        } catch let error as DecantError {
+            if let folder { try? FileManager.default.removeItem(at: folder) }
+            throw error.located(at: location)
+        } catch {
+            if let folder { try? FileManager.default.removeItem(at: folder) }
+            throw DecantError(.malformedInput, "cannot read the store as SQLite", at: location, underlyingError: error)
+        }
+    }
+
+    deinit {
+        if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
+    }
+
+    /// The entity number each entity name has in this store.
+    public var entityNumbers: [String: Int] {
+        Dictionary(primaryKeys.map { ($0.name, $0.entityNumber) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Decodes a `Z_MODELCACHE` blob: raw DEFLATE around a keyed archive of the model.
+    public static func decodeModelCache(_ blob: Data, path: String? = nil) throws -> ObjectModel {
+        let archiveData = try Deflate.inflateRaw(blob, limit: 256 << 20)
+        var model = try ArchivedModelDecoder.decode(archiveData, path: path.map { $0 + " (Z_MODELCACHE)" })
+        model.versionName = nil
+        return model
+    }
+
+    /// Resolves the model the store was written with: the version of `bundle` whose hashes match, or, without a
+    /// bundle, the model in `Z_MODELCACHE` after proving its hashes equal the metadata's.
+    ///
+    /// - Throws: `.modelMismatch` naming the nearest version and what differs; `.unsupportedFormat` for a
+    ///   store without a cache when no bundle is given.
+    public func resolveModel(bundle: ModelBundle?) throws -> ObjectModel {
+        let stored = metadata.entityVersionHashes
+        let location = Location(path: files.database.path)
+        if let bundle {
+            let match = ModelMatch(storeHashes: stored, bundle: bundle)
+            if let matched = match.matched { return matched }
+            let nearest = match.nearest?.versionName ?? "none"
+            let detail = match.differences.map(\.description).joined(separator: "; ")
+            throw DecantError(
+                .modelMismatch, "no version of \(bundle.name) matches the store; nearest is \(nearest): \(detail)",
+                at: location)
+        }
+        guard let cachedModel else {
+            throw DecantError(
+                .unsupportedFormat,
+                "the store has no Z_MODELCACHE (written by Core Data \(metadata.frameworkVersion ?? 0)); give its model with --model",
+                at: location)
+        }
+        let differences = ModelMatch.differences(store: stored, model: cachedModel.entityVersionHashes)
+        guard differences.isEmpty else {
+            throw DecantError(
+                .malformedInput,
+                "Z_MODELCACHE does not match the metadata hashes: "
+                    + differences.map(\.description).joined(separator: "; "), at: location)
+        }
+        return cachedModel
+    }
+
+    /// The number of rows per entity, counted with `SELECT Z_ENT, COUNT(*)` over every entity table.
+    public func objectCounts() throws -> [String: Int] {
+        let names = Dictionary(primaryKeys.map { ($0.entityNumber, $0.name) }, uniquingKeysWith: { first, _ in first })
+        return try connection.inDatabase { db in
+            var counts: [String: Int] = [:]
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            for table in tables where table.hasPrefix("Z") {
+                let columns = Set(try db.columns(in: table).map { $0.name.uppercased() })
+                guard columns.isSuperset(of: ["Z_PK", "Z_ENT", "Z_OPT"]) else { continue }
+                let quoted = table.replacingOccurrences(of: "\"", with: "\"\"")
+                let grouped = try Row.fetchAll(db, sql: "SELECT Z_ENT, COUNT(*) AS n FROM \"\(quoted)\" GROUP BY Z_ENT")
+                for entry in grouped {
+                    let number: Int = entry["Z_ENT"] ?? 0
+                    counts[names[number] ?? "Z_ENT \(number)", default: 0] += entry["n"] ?? 0
+                }
+            }
+            return counts
+        }
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteStore: Sendable {}

@@ -1,0 +1,315 @@
+public import Decant
+import CSQLite
+import Foundation
+import GRDB
+
+/// Streams the objects of a Core Data SQLite store as record batches, one concrete entity at a time, in
+/// `Z_PK` order.
+///
+/// To-one relationships come from their foreign-key (and entity-key) columns; many-to-many and to-many-without-
+/// inverse members are merged in from the join table or hidden key with a second cursor ordered the same way, so
+/// nothing but the current batch is held in memory. To-many relationships with a to-one inverse are
+/// ``RelationshipValue/viaInverse``.
+///
+/// ```swift
+/// let store = try SQLiteStore(contentsOf: url)
+/// var reader = try SQLiteStoreReader(store: store, model: try store.resolveModel(bundle: nil))
+/// var batch = RecordBatch(layout: RecordLayout(entity: "Note", in: reader.model)!)
+/// while try reader.nextBatch(into: &batch) { print(batch.count) }
+/// ```
+public final class SQLiteStoreReader: RecordReader {
+    /// The model the store was written with.
+    public let model: ObjectModel
+    /// The store schema derived from the model, in the store's framework style.
+    public let schema: StoreSchema
+    /// Records per batch.
+    public var batchSize: Int
+
+    private let store: SQLiteStore
+    private let entityNames: [String]
+    private let entityIndexByNumber: [Int: Int32]
+    private var pending: [Int]
+    private var current: EntityCursor?
+
+    /// Creates a reader of `store` whose records follow `model` (see ``SQLiteStore/resolveModel(bundle:)``).
+    public init(store: SQLiteStore, model: ObjectModel, batchSize: Int = 1024) throws {
+        self.store = store
+        self.model = model
+        self.batchSize = max(1, batchSize)
+        self.schema = try StoreSchema(
+            model: model, style: SchemaStyle(frameworkVersion: store.metadata.frameworkVersion ?? 1344))
+        self.entityNames = model.entities.map(\.name)
+        var indexByNumber: [Int: Int32] = [:]
+        let numbers = store.entityNumbers
+        for (index, name) in entityNames.enumerated() {
+            if let number = numbers[name] ?? schema.entity(named: name)?.number { indexByNumber[number] = Int32(index) }
+        }
+        self.entityIndexByNumber = indexByNumber
+        self.pending = Array(model.entities.indices).reversed()
+    }
+
+    public func nextBatch(into batch: inout RecordBatch) throws -> Bool {
+        while true {
+            if current == nil {
+                guard let next = pending.popLast() else { return false }
+                current = try EntityCursor(reader: self, entity: model.entities[next])
+            }
+            guard let cursor = current else { return false }
+            batch.removeAll(newLayout: cursor.layout)
+            batch.entityNames = entityNames
+            let more = try store.connection.inDatabase { db in try cursor.fill(&batch, limit: batchSize, db: db) }
+            if !more { current = nil }
+            if batch.count > 0 { return true }
+        }
+    }
+
+    /// Reads every record of one entity (for tests and small stores).
+    public func records(of entityName: String) throws -> [Record] {
+        guard let entity = model.entity(named: entityName) else { return [] }
+        let cursor = try EntityCursor(reader: self, entity: entity)
+        var batch = RecordBatch(layout: cursor.layout, entityNames: entityNames)
+        var result: [Record] = []
+        var more = true
+        while more {
+            batch.removeAll()
+            batch.entityNames = entityNames
+            more = try store.connection.inDatabase { db in try cursor.fill(&batch, limit: batchSize, db: db) }
+            result += (0..<batch.count).map { batch.record(at: $0) }
+        }
+        return result
+    }
+
+    // MARK: One entity
+
+    /// How one relationship position of the layout is read.
+    private enum RelationshipSource {
+        case toOne(column: Int32, entityColumn: Int32?, fixedEntity: Int32)
+        case members(MemberCursor)
+        case viaInverse
+        case empty
+    }
+
+    /// The open cursor over one concrete entity's rows.
+    private final class EntityCursor {
+        let layout: RecordLayout
+        let entityNumber: Int
+        let externalData: [Int: Bool]
+        let sql: String
+        var statement: Statement?
+        var sources: [RelationshipSource] = []
+        var exhausted = false
+        unowned let reader: SQLiteStoreReader
+        let location: Location
+
+        init(reader: SQLiteStoreReader, entity: Entity) throws {
+            self.reader = reader
+            guard let layout = RecordLayout(entity: entity.name, in: reader.model),
+                let mapping = reader.schema.entity(named: entity.name)
+            else { throw DecantError(.malformedInput, "the model has no entity \(entity.name)") }
+            self.layout = layout
+            self.location = Location(path: reader.store.files.database.path, entity: entity.name)
+            self.entityNumber = reader.store.entityNumbers[entity.name] ?? mapping.number
+            var columns = ["Z_PK"]
+            var external: [Int: Bool] = [:]
+            for (index, attribute) in layout.attributes.enumerated() {
+                guard let column = mapping.attributeColumns[attribute.name] else {
+                    throw DecantError(.malformedInput, "no column for attribute \(attribute.name)", at: location)
+                }
+                columns.append(column)
+                if attribute.allowsExternalBinaryDataStorage { external[index] = true }
+            }
+            self.externalData = external
+            var sources: [RelationshipSource] = []
+            for relationship in layout.relationships {
+                switch mapping.relationships[relationship.name] {
+                case .toOne(let key)?:
+                    let fixed = reader.model.entities.firstIndex { $0.name == relationship.destinationEntity } ?? 0
+                    let column = Int32(columns.count)
+                    columns.append(key.column)
+                    var entityColumn: Int32?
+                    if let name = key.entityColumn {
+                        entityColumn = Int32(columns.count)
+                        columns.append(name)
+                    }
+                    sources.append(.toOne(column: column, entityColumn: entityColumn, fixedEntity: Int32(fixed)))
+                case .toManyThroughInverse?:
+                    sources.append(.viaInverse)
+                case .toManyThroughHiddenKey(let key)?:
+                    let order = key.orderColumn.map { ", \($0)" } ?? ""
+                    let sql = "SELECT \(key.column), Z_PK, Z_ENT FROM \(key.table) WHERE \(key.column) IS NOT NULL "
+                        + "ORDER BY \(key.column)\(order), Z_PK"
+                    sources.append(.members(MemberCursor(sql: sql)))
+                case .manyToMany(let link)?:
+                    guard let destination = relationship.destinationEntity,
+                        let destinationTable = reader.schema.entity(named: destination)?.tableName
+                    else {
+                        sources.append(.empty)
+                        continue
+                    }
+                    let order = link.orderColumn.map { "j.\($0), " } ?? ""
+                    let sql = "SELECT j.\(link.sourceColumn), j.\(link.destinationColumn), d.Z_ENT FROM \(link.table) j "
+                        + "LEFT JOIN \(destinationTable) d ON d.Z_PK = j.\(link.destinationColumn) "
+                        + "ORDER BY j.\(link.sourceColumn), \(order)j.\(link.destinationColumn)"
+                    sources.append(.members(MemberCursor(sql: sql)))
+                case nil:
+                    sources.append(.empty)
+                }
+            }
+            self.sources = sources
+            self.sql = "SELECT \(columns.joined(separator: ", ")) FROM \(mapping.tableName) WHERE Z_ENT = \(entityNumber) ORDER BY Z_PK"
+        }
+
+        /// Appends up to `limit` records; returns whether rows may remain.
+        func fill(_ batch: inout RecordBatch, limit: Int, db: Database) throws -> Bool {
+            if exhausted { return false }
+            if statement == nil {
+                do { statement = try db.makeStatement(sql: sql) } catch {
+                    throw DecantError(
+                        .malformedInput, "the store's tables do not fit the model: \(error)", at: location,
+                        underlyingError: error)
+                }
+            }
+            guard let statement else { return false }
+            // Hot path: GRDB prepared the statement; stepping and column access use its SQLite handle directly,
+            // so no Row or String is created per record.
+            let handle = statement.sqliteStatement
+            let attributeCount = layout.attributes.count
+            while batch.count < limit {
+                let code = sqlite3_step(handle)
+                if code == SQLITE_DONE {
+                    exhausted = true
+                    return false
+                }
+                guard code == SQLITE_ROW else {
+                    throw DecantError(
+                        .ioError, "SQLite error \(code) reading rows: \(String(cString: sqlite3_errmsg(db.sqliteConnection)))",
+                        at: location)
+                }
+                let primaryKey = sqlite3_column_int64(handle, 0)
+                batch.beginRecord(primaryKey: primaryKey)
+                for index in 0..<attributeCount {
+                    try appendColumn(handle, Int32(index + 1), to: &batch, external: externalData[index] != nil, row: primaryKey)
+                }
+                for source in sources {
+                    switch source {
+                    case .toOne(let column, let entityColumn, let fixedEntity):
+                        if sqlite3_column_type(handle, column) == SQLITE_NULL {
+                            batch.appendNull()
+                        } else {
+                            var entity = fixedEntity
+                            if let entityColumn, sqlite3_column_type(handle, entityColumn) != SQLITE_NULL {
+                                let number = Int(sqlite3_column_int64(handle, entityColumn))
+                                entity = reader.entityIndexByNumber[number] ?? fixedEntity
+                            }
+                            batch.appendReference(primaryKey: sqlite3_column_int64(handle, column), entityIndex: entity)
+                        }
+                    case .members(let cursor):
+                        let (keys, entities) = try cursor.members(of: primaryKey, db: db, reader: reader, location: location)
+                        batch.appendReferenceList(primaryKeys: keys, entityIndices: entities)
+                    case .viaInverse:
+                        batch.appendViaInverse()
+                    case .empty:
+                        batch.appendReferenceList(primaryKeys: [], entityIndices: [])
+                    }
+                }
+                batch.endRecord()
+            }
+            return true
+        }
+
+        private func appendColumn(
+            _ handle: OpaquePointer, _ column: Int32, to batch: inout RecordBatch, external: Bool, row: Int64
+        ) throws {
+            switch sqlite3_column_type(handle, column) {
+            case SQLITE_INTEGER:
+                batch.appendInteger(sqlite3_column_int64(handle, column))
+            case SQLITE_FLOAT:
+                batch.appendReal(sqlite3_column_double(handle, column))
+            case SQLITE_TEXT:
+                let count = Int(sqlite3_column_bytes(handle, column))
+                if let pointer = sqlite3_column_text(handle, column) {
+                    batch.appendText(utf8: UnsafeRawBufferPointer(start: pointer, count: count))
+                } else {
+                    batch.appendText("")
+                }
+            case SQLITE_BLOB:
+                let count = Int(sqlite3_column_bytes(handle, column))
+                let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count)
+                if external {
+                    try appendExternalBinary(bytes, to: &batch, row: row)
+                } else {
+                    batch.appendBlob(raw: bytes)
+                }
+            default:
+                batch.appendNull()
+            }
+        }
+
+        /// Decodes an external-storage value: `0x01` + bytes inline, or `0x02` + file name + `0x00` in
+        /// `_EXTERNAL_DATA`.
+        private func appendExternalBinary(_ bytes: UnsafeRawBufferPointer, to batch: inout RecordBatch, row: Int64) throws {
+            guard let tag = bytes.first else { return batch.appendBlob(raw: bytes) }
+            switch tag {
+            case 0x01:
+                batch.appendBlob(raw: UnsafeRawBufferPointer(rebasing: bytes.dropFirst()))
+            case 0x02:
+                let nameBytes = bytes.dropFirst().prefix { $0 != 0 }
+                let name = String(decoding: nameBytes, as: UTF8.self)
+                let file = reader.store.files.externalDataFolder.appendingPathComponent(name)
+                guard !name.contains("/"), let data = FileManager.default.contents(atPath: file.path) else {
+                    var place = location
+                    place.object = "\(layout.entityName)/p\(row)"
+                    throw DecantError(
+                        .fileNotFound, "externally stored value \(name) is missing from \(file.path)", at: place)
+                }
+                batch.appendBlob(data)
+            default:
+                batch.appendBlob(raw: bytes)
+            }
+        }
+    }
+
+    /// A cursor over (owner key, member key, member entity) rows ordered by owner key, merged with the owners.
+    private final class MemberCursor {
+        let sql: String
+        var statement: Statement?
+        var pendingRow: (owner: Int64, member: Int64, entity: Int)?
+        var done = false
+
+        init(sql: String) { self.sql = sql }
+
+        func members(of owner: Int64, db: Database, reader: SQLiteStoreReader, location: Location) throws
+            -> ([Int64], [Int32])
+        {
+            if statement == nil { statement = try db.makeStatement(sql: sql) }
+            guard let handle = statement?.sqliteStatement else { return ([], []) }
+            var keys: [Int64] = []
+            var entities: [Int32] = []
+            while true {
+                if pendingRow == nil && !done {
+                    let code = sqlite3_step(handle)
+                    if code == SQLITE_ROW {
+                        pendingRow = (
+                            sqlite3_column_int64(handle, 0), sqlite3_column_int64(handle, 1),
+                            Int(sqlite3_column_int64(handle, 2))
+                        )
+                    } else if code == SQLITE_DONE {
+                        done = true
+                    } else {
+                        throw DecantError(.ioError, "SQLite error \(code) reading relationship rows", at: location)
+                    }
+                }
+                guard let row = pendingRow, row.owner <= owner else { break }
+                if row.owner == owner {
+                    keys.append(row.member)
+                    entities.append(reader.entityIndexByNumber[row.entity] ?? 0)
+                }
+                pendingRow = nil
+            }
+            return (keys, entities)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteStoreReader: Sendable {}

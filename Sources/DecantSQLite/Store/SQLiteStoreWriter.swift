@@ -1,0 +1,386 @@
+public import Decant
+import CSQLite
+import DecantFormats
+public import Foundation
+import GRDB
+
+/// Writes a fresh Core Data SQLite store for one model version: the schema Core Data creates for it, the
+/// bookkeeping rows, `Z_METADATA` and `Z_MODELCACHE`, and the objects of the record batches it is given.
+///
+/// The store is built in a temporary file beside the destination and renamed into place by ``finish()`` only
+/// after it is complete and checkpointed; a failed or abandoned write leaves any existing file untouched.
+/// ```swift
+/// var writer = try SQLiteStoreWriter(creating: out, model: model)
+/// _ = try RecordTransfer.copy(from: &reader, to: &writer)
+/// ```
+public final class SQLiteStoreWriter: RecordWriter {
+    /// The journal mode the finished store is left in.
+    public enum JournalMode: String, Sendable, CaseIterable {
+        /// Write-ahead logging, Core Data's default.
+        case wal
+        /// A rollback journal: a single self-contained file, the form to bundle as a seed.
+        case delete
+    }
+
+    /// The model version the store is written for.
+    public let model: ObjectModel
+    /// The schema being written.
+    public let schema: StoreSchema
+    /// The destination.
+    public let destination: URL
+
+    private let journalMode: JournalMode
+    private let temporary: URL
+    private let connection: DatabaseQueue
+    private var inserters: [String: Inserter] = [:]
+    private var maxKeys: [String: Int64] = [:]  // root table → highest Z_PK
+    private var nextExternalKey: [String: Int64] = [:]
+    private var externalKeys: [String: [String: Int64]] = [:]  // root table → external id → Z_PK
+    private var finished = false
+    private let metadata: StoreMetadata
+    /// Hidden foreign keys of to-many relationships without inverse, staged in `temp.decant_hidden_keys`.
+    fileprivate var hiddenKeys: [StoreSchema.ForeignKey] = []
+    private var hiddenKeysStaged = false
+
+    /// Starts a new store at `destination` for `model`.
+    ///
+    /// - Throws: `.cannotCreateOutput` when the folder is not writable.
+    public init(creating destination: URL, model: ObjectModel, journalMode: JournalMode = .wal) throws {
+        self.model = model
+        self.destination = destination
+        self.journalMode = journalMode
+        self.schema = try StoreSchema(model: model)
+        self.metadata = StoreMetadata.fresh(for: model)
+        let folder = destination.deletingLastPathComponent()
+        self.temporary = folder.appendingPathComponent(".\(destination.lastPathComponent).decant-\(UUID().uuidString)")
+        do {
+            var configuration = GRDB.Configuration()
+            configuration.label = "decant.writer"
+            configuration.journalMode = .default
+            self.connection = try DatabaseQueue(path: temporary.path, configuration: configuration)
+            try connection.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+                try db.execute(sql: "PRAGMA page_size = 4096")
+                try db.execute(sql: "PRAGMA journal_mode = \(journalMode == .wal ? "WAL" : "DELETE")")
+                try db.execute(sql: "PRAGMA synchronous = OFF")
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                for statement in schema.createStatements { try db.execute(sql: statement) }
+            }
+        } catch {
+            Self.removeFiles(at: temporary)
+            throw DecantError(
+                .cannotCreateOutput, "cannot create a store here", at: Location(path: destination.path),
+                underlyingError: error)
+        }
+    }
+
+    deinit {
+        if !finished { Self.removeFiles(at: temporary) }
+    }
+
+    public func write(_ batch: RecordBatch) throws {
+        let name = batch.layout.entityName
+        let inserter: Inserter
+        if let known = inserters[name] {
+            inserter = known
+        } else {
+            inserter = try Inserter(writer: self, layout: batch.layout)
+            inserters[name] = inserter
+        }
+        try connection.writeWithoutTransaction { db in try inserter.insert(batch, db: db) }
+    }
+
+    public func finish() throws {
+        guard !finished else { return }
+        let location = Location(path: destination.path)
+        do {
+            try connection.writeWithoutTransaction { db in
+                try applyHiddenKeys(db)
+                for row in schema.primaryKeyRows {
+                    let table = schema.entity(number: row.entityNumber)?.tableName ?? ""
+                    let max = row.superNumber == 0 ? maxKeys[table] ?? 0 : 0
+                    try db.execute(
+                        sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                        arguments: [row.entityNumber, row.name, row.superNumber, max])
+                }
+                let plist = BinaryPropertyListWriter().write(.dictionary(metadata.plist))
+                try db.execute(
+                    sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                    arguments: [metadata.storeUUID, plist])
+                let cache = try Deflate.deflateRaw(ArchivedModelEncoder.encode(model))
+                try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache])
+                try db.execute(sql: "COMMIT")
+                if journalMode == .wal { try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            }
+            inserters.removeAll()
+            try connection.close()
+            Self.removeFiles(at: URL(fileURLWithPath: destination.path), keepingMain: false)
+            try FileManager.default.moveItem(at: temporary, to: destination)
+            for suffix in ["-wal", "-shm"] {
+                let leftover = URL(fileURLWithPath: temporary.path + suffix)
+                if FileManager.default.fileExists(atPath: leftover.path) {
+                    try FileManager.default.moveItem(at: leftover, to: URL(fileURLWithPath: destination.path + suffix))
+                }
+            }
+            finished = true
+        } catch let error as DecantError {
+            throw error.located(at: location)
+        } catch {
+            throw DecantError(.ioError, "cannot complete the store", at: location, underlyingError: error)
+        }
+    }
+
+    fileprivate func stageHiddenKey(id: Int, owner: Int64, member: Int64, position: Int, db: Database) throws {
+        if !hiddenKeysStaged {
+            try db.execute(sql: "CREATE TEMP TABLE decant_hidden_keys (key INTEGER, owner INTEGER, member INTEGER, position INTEGER)")
+            hiddenKeysStaged = true
+        }
+        try db.execute(
+            sql: "INSERT INTO temp.decant_hidden_keys VALUES (?, ?, ?, ?)", arguments: [id, owner, member, position])
+    }
+
+    private func applyHiddenKeys(_ db: Database) throws {
+        guard hiddenKeysStaged else { return }
+        for (id, key) in hiddenKeys.enumerated() {
+            let order = key.orderColumn.map { ", \($0) = s.position" } ?? ""
+            try db.execute(
+                sql: "UPDATE \(key.table) SET \(key.column) = s.owner\(order) FROM "
+                    + "(SELECT owner, member, position FROM temp.decant_hidden_keys WHERE key = \(id)) AS s "
+                    + "WHERE \(key.table).Z_PK = s.member")
+        }
+        try db.execute(sql: "DROP TABLE temp.decant_hidden_keys")
+    }
+
+    private static func removeFiles(at url: URL, keepingMain: Bool = false) {
+        if !keepingMain { try? FileManager.default.removeItem(at: url) }
+        for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+
+    /// The primary key a record gets: its own when it came from a store, a new one for an external id.
+    fileprivate func primaryKey(for id: RecordID, table: String) -> Int64 {
+        switch id {
+        case .primaryKey(let key):
+            maxKeys[table] = max(maxKeys[table] ?? 0, key)
+            return key
+        case .external(let name):
+            return key(forExternal: name, table: table)
+        }
+    }
+
+    fileprivate func key(forExternal name: String, table: String) -> Int64 {
+        if let known = externalKeys[table]?[name] { return known }
+        let next = max(nextExternalKey[table] ?? 0, maxKeys[table] ?? 0) + 1
+        nextExternalKey[table] = next
+        maxKeys[table] = max(maxKeys[table] ?? 0, next)
+        externalKeys[table, default: [:]][name] = next
+        return next
+    }
+
+    // MARK: Inserting one entity
+
+    /// The prepared statements and column plan for one entity.
+    private final class Inserter {
+        enum Slot {
+            case attribute(parameter: Int32, type: AttributeType, external: Bool)
+            case toOne(parameter: Int32, entityParameter: Int32?)
+            case manyToMany(statement: Statement, ordered: Bool)
+            case hiddenKey(id: Int, ordered: Bool)
+            case none
+        }
+
+        let entityNumber: Int
+        let table: String
+        let insert: Statement
+        var slots: [Slot] = []
+        unowned let writer: SQLiteStoreWriter
+        let entityNumbers: [String: Int]
+        let entityTables: [String: String]
+
+        init(writer: SQLiteStoreWriter, layout: RecordLayout) throws {
+            self.writer = writer
+            guard let mapping = writer.schema.entity(named: layout.entityName) else {
+                throw DecantError(
+                    .modelMismatch, "the destination model has no entity \(layout.entityName)",
+                    at: Location(path: writer.destination.path, entity: layout.entityName))
+            }
+            entityNumber = mapping.number
+            table = mapping.tableName
+            entityNumbers = Dictionary(writer.schema.entities.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
+            entityTables = Dictionary(writer.schema.entities.map { ($0.name, $0.tableName) }, uniquingKeysWith: { a, _ in a })
+            var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+            var slots: [Slot] = []
+            for attribute in layout.attributes {
+                guard let column = mapping.attributeColumns[attribute.name] else {
+                    slots.append(.none)
+                    continue
+                }
+                columns.append(column)
+                slots.append(
+                    .attribute(
+                        parameter: Int32(columns.count), type: attribute.type,
+                        external: attribute.allowsExternalBinaryDataStorage))
+            }
+            var statements: [Slot] = []
+            try writer.connection.inDatabase { db in
+                for relationship in layout.relationships {
+                    switch mapping.relationships[relationship.name] {
+                    case .toOne(let key)?:
+                        columns.append(key.column)
+                        let parameter = Int32(columns.count)
+                        var entityParameter: Int32?
+                        if let entityColumn = key.entityColumn {
+                            columns.append(entityColumn)
+                            entityParameter = Int32(columns.count)
+                        }
+                        statements.append(.toOne(parameter: parameter, entityParameter: entityParameter))
+                    case .manyToMany(let link)?:
+                        // Both sides list the pair; the second insert only adds its own order column.
+                        let sql: String
+                        if let order = link.orderColumn {
+                            sql = "INSERT INTO \(link.table) (\(link.sourceColumn), \(link.destinationColumn), \(order)) "
+                                + "VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET \(order) = excluded.\(order)"
+                        } else {
+                            sql = "INSERT OR IGNORE INTO \(link.table) (\(link.sourceColumn), \(link.destinationColumn)) VALUES (?, ?)"
+                        }
+                        statements.append(
+                            .manyToMany(statement: try db.makeStatement(sql: sql), ordered: link.orderColumn != nil))
+                    case .toManyThroughHiddenKey(let key)?:
+                        // The members may not be written yet: stage the links, apply them in finish().
+                        let id = writer.hiddenKeys.count
+                        writer.hiddenKeys.append(key)
+                        statements.append(.hiddenKey(id: id, ordered: key.orderColumn != nil))
+                    default:
+                        statements.append(.none)
+                    }
+                }
+            }
+            self.slots = slots + statements
+            let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+            let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
+            self.insert = try writer.connection.inDatabase { db in try db.makeStatement(sql: sql) }
+        }
+
+        func insert(_ batch: RecordBatch, db: Database) throws {
+            // Hot path: statements were prepared once through GRDB; binding and stepping use the SQLite handle
+            // directly, and text and bytes are bound straight from the batch's buffer (no String, no Data).
+            let handle = insert.sqliteStatement
+            let width = batch.width
+            try batch.bytes.withUnsafeBytes { arena in
+                for row in 0..<batch.count {
+                    let identity = batch.identities[row]
+                    let key: Int64 = identity.kind == .integer
+                        ? writer.primaryKey(for: .primaryKey(identity.integer), table: table)
+                        : writer.primaryKey(for: batch.id(at: row), table: table)
+                    sqlite3_reset(handle)
+                    sqlite3_bind_int64(handle, 1, key)
+                    sqlite3_bind_int64(handle, 2, Int64(entityNumber))
+                    sqlite3_bind_int64(handle, 3, 1)
+                    for (index, slot) in slots.enumerated() {
+                        let cell = batch.cells[row * width + index]
+                        switch slot {
+                        case .attribute(let parameter, let type, let external):
+                            bind(cell, to: parameter, of: handle, arena: arena, type: type, external: external)
+                        case .toOne(let parameter, let entityParameter):
+                            try bindReference(cell, batch: batch, parameter: parameter, entityParameter: entityParameter, handle: handle)
+                        case .manyToMany, .hiddenKey, .none:
+                            break
+                        }
+                    }
+                    let code = sqlite3_step(handle)
+                    guard code == SQLITE_DONE else {
+                        throw DecantError(
+                            .malformedInput,
+                            "cannot insert: \(String(cString: sqlite3_errmsg(db.sqliteConnection)))",
+                            at: Location(path: writer.destination.path, entity: batch.layout.entityName, object: "\(batch.layout.entityName)/\(batch.id(at: row))"))
+                    }
+                    try writeMembers(row: row, key: key, batch: batch, db: db)
+                }
+            }
+        }
+
+        private func bind(
+            _ cell: RecordBatch.Cell, to parameter: Int32, of handle: OpaquePointer, arena: UnsafeRawBufferPointer,
+            type: AttributeType, external: Bool
+        ) {
+            switch cell.kind {
+            case .integer:
+                if type == .double || type == .float || type == .date {
+                    sqlite3_bind_double(handle, parameter, Double(cell.integer))
+                } else {
+                    sqlite3_bind_int64(handle, parameter, cell.integer)
+                }
+            case .real:
+                sqlite3_bind_double(handle, parameter, Double(bitPattern: UInt64(bitPattern: cell.integer)))
+            case .text:
+                let start = arena.baseAddress.map { $0 + Int(cell.integer) }
+                sqlite3_bind_text(handle, parameter, start?.assumingMemoryBound(to: CChar.self), cell.length, sqliteTransient)
+            case .blob:
+                let start = arena.baseAddress.map { $0 + Int(cell.integer) }
+                if external {
+                    // Stored inline with the 0x01 tag, as Core Data does for small values.
+                    var tagged = [UInt8](repeating: 1, count: Int(cell.length) + 1)
+                    if let start { tagged.withUnsafeMutableBytes { $0.baseAddress?.advanced(by: 1).copyMemory(from: start, byteCount: Int(cell.length)) } }
+                    sqlite3_bind_blob(handle, parameter, tagged, Int32(tagged.count), sqliteTransient)
+                } else {
+                    sqlite3_bind_blob(handle, parameter, start, cell.length, sqliteTransient)
+                }
+            default:
+                sqlite3_bind_null(handle, parameter)
+            }
+        }
+
+        private func destination(of cell: RecordBatch.Cell, batch: RecordBatch) -> (key: Int64, entity: String)? {
+            switch cell.kind {
+            case .reference, .externalReference:
+                let reference = batch.reference(of: cell)
+                let table = entityTables[reference.entity] ?? ""
+                switch reference.id {
+                case .primaryKey(let key): return (key, reference.entity)
+                case .external(let name): return (writer.key(forExternal: name, table: table), reference.entity)
+                }
+            default:
+                return nil
+            }
+        }
+
+        private func bindReference(
+            _ cell: RecordBatch.Cell, batch: RecordBatch, parameter: Int32, entityParameter: Int32?, handle: OpaquePointer
+        ) throws {
+            guard let (key, entity) = destination(of: cell, batch: batch) else {
+                sqlite3_bind_null(handle, parameter)
+                if let entityParameter { sqlite3_bind_null(handle, entityParameter) }
+                return
+            }
+            sqlite3_bind_int64(handle, parameter, key)
+            if let entityParameter { sqlite3_bind_int64(handle, entityParameter, Int64(entityNumbers[entity] ?? 0)) }
+        }
+
+        private func writeMembers(row: Int, key: Int64, batch: RecordBatch, db: Database) throws {
+            let attributeCount = batch.layout.attributes.count
+            for (index, slot) in slots.enumerated().dropFirst(attributeCount) {
+                let cell = batch.cells[row * batch.width + index]
+                guard cell.kind == .referenceList else { continue }
+                let members = batch.references[Int(cell.integer)..<Int(cell.integer) + Int(cell.length)]
+                for (position, member) in members.enumerated() {
+                    guard let (memberKey, _) = destination(of: member, batch: batch) else { continue }
+                    switch slot {
+                    case .manyToMany(let statement, let ordered):
+                        var arguments: StatementArguments = [key, memberKey]
+                        if ordered { arguments += [position + 1] }
+                        try statement.execute(arguments: arguments)
+                    case .hiddenKey(let id, _):
+                        try writer.stageHiddenKey(id: id, owner: key, member: memberKey, position: position + 1, db: db)
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// SQLite's SQLITE_TRANSIENT destructor: SQLite copies the bound bytes before the call returns.
+private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+@available(*, unavailable)
+extension SQLiteStoreWriter: Sendable {}
