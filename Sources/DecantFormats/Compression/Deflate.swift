@@ -1,0 +1,103 @@
+import CZlib
+import Decant
+public import Foundation
+
+/// Raw DEFLATE streams (RFC 1951, no zlib or gzip header), as in `Z_MODELCACHE.Z_CONTENT`.
+///
+/// ```swift
+/// let archive = try Deflate.inflate(blob, maximumOutputSize: 64 << 20, path: "Notes.sqlite")
+/// let blob = try Deflate.deflate(archive)
+/// ```
+public enum Deflate {
+    /// The default limit on inflated output: 256 MiB.
+    public static let defaultMaximumOutputSize = 256 << 20
+
+    /// Inflates a raw DEFLATE stream, refusing to produce more than `maximumOutputSize` bytes.
+    ///
+    /// Throws ``DecantError`` `.malformedInput` for a corrupt or truncated stream and for output over the limit
+    /// (a decompression bomb); the location carries `path` and the input offset reached.
+    public static func inflate(
+        _ data: Data, maximumOutputSize: Int = defaultMaximumOutputSize, path: String? = nil
+    ) throws -> Data {
+        guard data.count <= Int(UInt32.max) else {
+            throw DecantError(.unsupportedFormat, "DEFLATE stream larger than 4 GiB", at: Location(path: path))
+        }
+        var stream = z_stream()
+        guard inflateInit2_(&stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw DecantError(.ioError, "zlib could not start inflating", at: Location(path: path))
+        }
+        defer { inflateEnd(&stream) }
+        var input = [UInt8](data)
+        var output = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let inputCount = input.count
+        return try input.withUnsafeMutableBufferPointer { inputBuffer in
+            stream.next_in = inputBuffer.baseAddress
+            stream.avail_in = UInt32(inputCount)
+            while true {
+                let (status, produced) = chunk.withUnsafeMutableBufferPointer { chunkBuffer in
+                    stream.next_out = chunkBuffer.baseAddress
+                    stream.avail_out = UInt32(chunkBuffer.count)
+                    let status = CZlib.inflate(&stream, Z_NO_FLUSH)
+                    return (status, chunkBuffer.count - Int(stream.avail_out))
+                }
+                let consumed = inputCount - Int(stream.avail_in)
+                guard output.count + produced <= maximumOutputSize else {
+                    throw DecantError(
+                        .malformedInput, "DEFLATE stream inflates to more than \(maximumOutputSize) bytes",
+                        at: Location(path: path, offset: consumed))
+                }
+                output.append(contentsOf: chunk[0..<produced])
+                switch status {
+                case Z_STREAM_END:
+                    return output
+                case Z_OK:
+                    continue
+                case Z_BUF_ERROR where stream.avail_in == 0:
+                    throw DecantError(
+                        .malformedInput, "DEFLATE stream is truncated", at: Location(path: path, offset: consumed))
+                default:
+                    let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
+                    throw DecantError(
+                        .malformedInput, "corrupt DEFLATE stream: \(reason)", at: Location(path: path, offset: consumed))
+                }
+            }
+        }
+    }
+
+    /// Compresses `data` as a raw DEFLATE stream; `level` is zlib's 0 (store) to 9 (smallest), default 6.
+    public static func deflate(_ data: Data, level: Int32 = 6) throws -> Data {
+        guard data.count <= Int(UInt32.max) else {
+            throw DecantError(.usage, "cannot deflate more than 4 GiB at once")
+        }
+        var stream = z_stream()
+        let started = deflateInit2_(
+            &stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        guard started == Z_OK else {
+            throw DecantError(.usage, "zlib could not start deflating (level \(level))")
+        }
+        defer { deflateEnd(&stream) }
+        var input = [UInt8](data)
+        let inputCount = input.count
+        var output = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        try input.withUnsafeMutableBufferPointer { inputBuffer in
+            stream.next_in = inputBuffer.baseAddress
+            stream.avail_in = UInt32(inputCount)
+            while true {
+                let (status, produced) = chunk.withUnsafeMutableBufferPointer { chunkBuffer in
+                    stream.next_out = chunkBuffer.baseAddress
+                    stream.avail_out = UInt32(chunkBuffer.count)
+                    let status = CZlib.deflate(&stream, Z_FINISH)
+                    return (status, chunkBuffer.count - Int(stream.avail_out))
+                }
+                output.append(contentsOf: chunk[0..<produced])
+                if status == Z_STREAM_END { return }
+                guard status == Z_OK || status == Z_BUF_ERROR else {
+                    throw DecantError(.ioError, "zlib failed while deflating (error \(status))")
+                }
+            }
+        }
+        return output
+    }
+}
