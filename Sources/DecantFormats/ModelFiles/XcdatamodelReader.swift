@@ -72,7 +72,8 @@ private struct Reader {
         var model = ObjectModel(versionName: versionName, entities: [])
         for (key, value) in root.attributes {
             if key == "userDefinedModelVersionIdentifier" {
-                if !value.isEmpty { model.versionIdentifiers = [value] }
+                // Kept even when empty: Apple-written stores carry `[""]` for such models.
+                model.versionIdentifiers = [value]
             } else {
                 model.sourceInfo[key] = value
             }
