@@ -1,0 +1,148 @@
+public import Decant
+public import Foundation
+
+extension ModelBundle {
+    /// Loads a model from disk: an Xcode `.xcdatamodeld` (every version) or a bare `.xcdatamodel`.
+    ///
+    /// ```swift
+    /// let bundle = try ModelBundle.load(from: URL(fileURLWithPath: "Notes.xcdatamodeld"))
+    /// print(bundle.currentVersionName ?? "-", bundle.versions.map { $0.versionName ?? "" })
+    /// ```
+    ///
+    /// Compiled models (`.mom`, `.momd`) and Xcode 3 models (an `elements` file instead of `contents`) throw
+    /// `.unsupportedFormat`; a missing path throws `.fileNotFound`; a damaged model `.malformedInput`.
+    public static func load(from url: URL) throws -> ModelBundle {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard manager.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw DecantError(.fileNotFound, "no model here", at: Location(path: url.path))
+        }
+        switch ModelPathKind(url: url, isDirectory: isDirectory.boolValue) {
+        case .xcdatamodeld:
+            return try loadVersionedSource(url)
+        case .xcdatamodel:
+            let version = try loadSourceVersion(url)
+            let name = versionName(of: url)
+            return ModelBundle(name: name, versions: [version], currentVersionName: name, sourceKind: .xcdatamodel)
+        case .momd, .mom:
+            throw DecantError(
+                .unsupportedFormat, "compiled models (.mom, .momd) cannot be read yet; open the model source instead",
+                at: Location(path: url.path))
+        case .other:
+            throw DecantError(
+                .unsupportedFormat, "not a Core Data model (expected .xcdatamodeld, .xcdatamodel, .momd or .mom)",
+                at: Location(path: url.path))
+        }
+    }
+
+    /// The kinds of path ``load(from:)`` tells apart.
+    private enum ModelPathKind {
+        case xcdatamodeld, xcdatamodel, momd, mom, other
+
+        init(url: URL, isDirectory: Bool) {
+            switch url.pathExtension.lowercased() {
+            case "xcdatamodeld" where isDirectory: self = .xcdatamodeld
+            case "xcdatamodel" where isDirectory: self = .xcdatamodel
+            case "momd" where isDirectory: self = .momd
+            case "mom" where !isDirectory: self = .mom
+            default: self = .other
+            }
+        }
+    }
+
+    /// The version name of a `Foo 2.xcdatamodel` folder (`Foo 2`).
+    private static func versionName(of url: URL) -> String {
+        url.deletingPathExtension().lastPathComponent
+    }
+
+    private static func loadVersionedSource(_ url: URL) throws -> ModelBundle {
+        let manager = FileManager.default
+        let children: [URL]
+        do {
+            children = try manager.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
+        } catch {
+            throw DecantError(.ioError, "the model bundle cannot be listed", at: Location(path: url.path),
+                underlyingError: error)
+        }
+        let versionFolders = children.filter { $0.pathExtension == "xcdatamodel" }
+            .sorted { precedesNumerically(versionName(of: $0), versionName(of: $1)) }
+        guard !versionFolders.isEmpty else {
+            throw DecantError(.malformedInput, "the model bundle holds no .xcdatamodel version", at: Location(path: url.path))
+        }
+        let versions = try versionFolders.map(loadSourceVersion)
+        let current = try currentVersionName(in: url)
+        if let current, !versions.contains(where: { $0.versionName == current }) {
+            throw DecantError(
+                .malformedInput, ".xccurrentversion names version \(current), which the bundle does not hold",
+                at: Location(path: url.appendingPathComponent(".xccurrentversion").path))
+        }
+        return ModelBundle(
+            name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: current,
+            sourceKind: .xcdatamodeld)
+    }
+
+    /// Reads `_XCCurrentVersionName` from `.xccurrentversion` (without its `.xcdatamodel` extension), if present.
+    private static func currentVersionName(in bundle: URL) throws -> String? {
+        let file = bundle.appendingPathComponent(".xccurrentversion")
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: Data(contentsOf: file), format: nil)
+        } catch {
+            throw DecantError(.malformedInput, "not a property list", at: Location(path: file.path), underlyingError: error)
+        }
+        guard let dictionary = object as? [String: Any] else {
+            throw DecantError(.malformedInput, "the property list is not a dictionary", at: Location(path: file.path))
+        }
+        guard let name = dictionary["_XCCurrentVersionName"] else { return nil }
+        guard let text = name as? String else {
+            throw DecantError(.malformedInput, "_XCCurrentVersionName is not a string", at: Location(path: file.path))
+        }
+        return text.hasSuffix(".xcdatamodel") ? String(text.dropLast(".xcdatamodel".count)) : text
+    }
+
+    /// Reads one `.xcdatamodel` folder; rejects Xcode 3 models (an `elements` file and no `contents`).
+    private static func loadSourceVersion(_ url: URL) throws -> ObjectModel {
+        let manager = FileManager.default
+        let contents = url.appendingPathComponent("contents")
+        guard manager.fileExists(atPath: contents.path) else {
+            if manager.fileExists(atPath: url.appendingPathComponent("elements").path) {
+                throw DecantError(
+                    .unsupportedFormat,
+                    "this is an Xcode 3 model (an elements file, no contents); open and re-save it in a modern Xcode",
+                    at: Location(path: url.path))
+            }
+            throw DecantError(.malformedInput, "the model version has no contents file", at: Location(path: url.path))
+        }
+        return try XcdatamodelReader.read(contentsOf: contents, versionName: versionName(of: url))
+    }
+
+    /// Numeric-aware ordering of version names: runs of digits compare by value (`Model 2` < `Model 10`).
+    static func precedesNumerically(_ lhs: String, _ rhs: String) -> Bool {
+        let left = chunks(lhs)
+        let right = chunks(rhs)
+        for (a, b) in zip(left, right) where a != b {
+            if let x = Int(a), let y = Int(b), x != y { return x < y }
+            return a.utf16.lexicographicallyPrecedes(b.utf16)
+        }
+        if left.count != right.count { return left.count < right.count }
+        return lhs.utf16.lexicographicallyPrecedes(rhs.utf16)
+    }
+
+    private static func chunks(_ text: String) -> [String] {
+        var result: [String] = []
+        var current = ""
+        var inDigits = false
+        for character in text {
+            let digit = character.isASCII && character.isNumber
+            if !current.isEmpty && digit != inDigits {
+                result.append(current)
+                current = ""
+            }
+            inDigits = digit
+            current.append(character)
+        }
+        if !current.isEmpty { result.append(current) }
+        return result
+    }
+}

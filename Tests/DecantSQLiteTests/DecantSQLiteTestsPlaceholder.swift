@@ -1,0 +1,1 @@
+// Placeholder so the test target has a source file until its tests land.
