@@ -2,15 +2,16 @@ public import Decant
 public import Foundation
 
 extension ModelBundle {
-    /// Loads a model from disk: an Xcode `.xcdatamodeld` (every version) or a bare `.xcdatamodel`.
+    /// Loads a model from disk: an Xcode `.xcdatamodeld` (every version), a bare `.xcdatamodel`, a compiled
+    /// `.momd` (every `.mom` version; `VersionInfo.plist` names the current one) or a single `.mom`.
     ///
     /// ```swift
     /// let bundle = try ModelBundle.load(from: URL(fileURLWithPath: "Notes.xcdatamodeld"))
     /// print(bundle.currentVersionName ?? "-", bundle.versions.map { $0.versionName ?? "" })
     /// ```
     ///
-    /// Compiled models (`.mom`, `.momd`) and Xcode 3 models (an `elements` file instead of `contents`) throw
-    /// `.unsupportedFormat`; a missing path throws `.fileNotFound`; a damaged model `.malformedInput`.
+    /// Xcode 3 models (an `elements` file instead of `contents`) throw `.unsupportedFormat`; a missing path throws
+    /// `.fileNotFound`; a damaged model `.malformedInput`.
     public static func load(from url: URL) throws -> ModelBundle {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
@@ -24,10 +25,12 @@ extension ModelBundle {
             let version = try loadSourceVersion(url)
             let name = versionName(of: url)
             return ModelBundle(name: name, versions: [version], currentVersionName: name, sourceKind: .xcdatamodel)
-        case .momd, .mom:
-            throw DecantError(
-                .unsupportedFormat, "compiled models (.mom, .momd) cannot be read yet; open the model source instead",
-                at: Location(path: url.path))
+        case .momd:
+            return try loadCompiledBundle(url)
+        case .mom:
+            let version = try loadCompiledVersion(url)
+            let name = versionName(of: url)
+            return ModelBundle(name: name, versions: [version], currentVersionName: name, sourceKind: .mom)
         case .other:
             throw DecantError(
                 .unsupportedFormat, "not a Core Data model (expected .xcdatamodeld, .xcdatamodel, .momd or .mom)",
@@ -79,6 +82,47 @@ extension ModelBundle {
         return ModelBundle(
             name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: current,
             sourceKind: .xcdatamodeld)
+    }
+
+    /// Reads a `.momd`: every `.mom` inside (the optional `.omo` cache is ignored, as Core Data may ignore it) and
+    /// `NSManagedObjectModel_CurrentVersionName` from `VersionInfo.plist`.
+    private static func loadCompiledBundle(_ url: URL) throws -> ModelBundle {
+        let children: [URL]
+        do {
+            children = try FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
+        } catch {
+            throw DecantError(.ioError, "the model bundle cannot be listed", at: Location(path: url.path),
+                underlyingError: error)
+        }
+        let files = children.filter { $0.pathExtension == "mom" }
+            .sorted { precedesNumerically(versionName(of: $0), versionName(of: $1)) }
+        guard !files.isEmpty else {
+            throw DecantError(.malformedInput, "the compiled model holds no .mom version", at: Location(path: url.path))
+        }
+        let versions = try files.map(loadCompiledVersion)
+        var current: String?
+        let info = url.appendingPathComponent("VersionInfo.plist")
+        if FileManager.default.fileExists(atPath: info.path) {
+            let plist = try PropertyListValue.decode(from: readFile(info), path: info.path)
+            current = plist["NSManagedObjectModel_CurrentVersionName"]?.stringValue
+        }
+        return ModelBundle(
+            name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: current,
+            sourceKind: .momd)
+    }
+
+    private static func loadCompiledVersion(_ url: URL) throws -> ObjectModel {
+        var model = try ArchivedModelDecoder.decode(readFile(url), path: url.path)
+        model.versionName = versionName(of: url)
+        return model
+    }
+
+    private static func readFile(_ url: URL) throws -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw DecantError(.ioError, "cannot read the file", at: Location(path: url.path), underlyingError: error)
+        }
     }
 
     /// Reads `_XCCurrentVersionName` from `.xccurrentversion` (without its `.xcdatamodel` extension), if present.
