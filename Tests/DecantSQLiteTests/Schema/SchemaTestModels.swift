@@ -103,6 +103,13 @@ enum SchemaTestModels {
         return ObjectModel(entities: [car, luxury, person, sport], versionIdentifiers: ["2"])
     }
 
+    /// CoreDataPlus `SampleModel3.xcdatamodel` (version identifier 1).
+    static var sampleModel3V1: ObjectModel {
+        var user = Entity(name: "User")
+        user.attributes = [attribute("name", .string), attribute("petName", .string)]
+        return ObjectModel(entities: [user], versionIdentifiers: ["1"])
+    }
+
     /// objcio `Moody.xcdatamodel` (Moody version 1).
     static var moodyV1: ObjectModel {
         var continent = Entity(name: "Continent", parentName: "GeographicRegion")
