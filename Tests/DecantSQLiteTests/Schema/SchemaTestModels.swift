@@ -110,6 +110,56 @@ enum SchemaTestModels {
         return ObjectModel(entities: [user], versionIdentifiers: ["1"])
     }
 
+    /// CoreDataPlus `SampleModel2.V1`, a model built in code (`Tests/Resources/SampleModel2/SampleModel2+V1.swift`
+    /// in CoreDataPlus), as the corpus store's `Z_MODELCACHE` holds it: without the later `authorIndex` fetch index.
+    static var sampleModel2V1: ObjectModel {
+        var writer = Entity(name: "Writer", isAbstract: true)
+        writer.attributes = [attribute("age", .integer16)]
+        var author = Entity(name: "Author", parentName: "Writer")
+        author.attributes = [attribute("alias", .string), attribute("siteURL", .uri)]
+        author.relationships = [toMany("books", "Book", inverse: "author")]
+        author.fetchedProperties = [
+            FetchedProperty(name: "feedbacks", entity: "Feedback", predicate: "authorAlias == $FETCH_SOURCE.alias"),
+        ]
+        author.uniquenessConstraints = [["alias"]]
+        var book = Entity(name: "Book")
+        var pagesCount = attribute("pagesCount", .integer64)
+        pagesCount.derivation = Derivation(expression: "count:(pages)")
+        book.attributes = [
+            attribute("uniqueID", .uuid), attribute("title", .string), attribute("price", .decimal),
+            attribute("cover", .transformable), attribute("publishedAt", .date), pagesCount,
+        ]
+        book.relationships = [toOne("author", "Author", inverse: "books"), toMany("pages", "Page", inverse: "book")]
+        book.uniquenessConstraints = [["uniqueID"]]
+        var graphicNovel = Entity(name: "GraphicNovel", parentName: "Book")
+        graphicNovel.attributes = [attribute("isBlackAndWhite", .boolean)]
+        var page = Entity(name: "Page")
+        page.attributes = [attribute("isBookmarked", .boolean), attribute("number", .integer32), attribute("content", .transformable)]
+        page.relationships = [toOne("book", "Book", inverse: "pages")]
+        var feedback = Entity(name: "Feedback")
+        feedback.attributes = [
+            attribute("authorAlias", .string), attribute("bookID", .uuid), attribute("comment", .string),
+            attribute("rating", .double),
+        ]
+        return ObjectModel(entities: [writer, author, book, graphicNovel, page, feedback])
+    }
+
+    /// CoreDataPlus `SampleModel2.V2` as its corpus store holds it: V1 without `Author.siteURL`, `Book.cover` renamed
+    /// `frontCover`.
+    static var sampleModel2V2: ObjectModel {
+        var model = sampleModel2V1
+        for index in model.entities.indices {
+            if model.entities[index].name == "Author" {
+                model.entities[index].attributes.removeAll { $0.name == "siteURL" }
+            } else if model.entities[index].name == "Book",
+                      let cover = model.entities[index].attributes.firstIndex(where: { $0.name == "cover" }) {
+                model.entities[index].attributes[cover].name = "frontCover"
+                model.entities[index].attributes[cover].renamingIdentifier = "cover"
+            }
+        }
+        return model
+    }
+
     /// objcio `Moody.xcdatamodel` (Moody version 1).
     static var moodyV1: ObjectModel {
         var continent = Entity(name: "Continent", parentName: "GeographicRegion")
