@@ -1,5 +1,5 @@
 public import Decant
-public import DecantFormats
+import DecantFormats
 public import Foundation
 import GRDB
 
@@ -87,7 +87,7 @@ public final class SQLiteStore {
 
     /// Decodes a `Z_MODELCACHE` blob: raw DEFLATE around a keyed archive of the model.
     public static func decodeModelCache(_ blob: Data, path: String? = nil) throws -> ObjectModel {
-        let archiveData = try Deflate.inflateRaw(blob, limit: 256 << 20)
+        let archiveData = try Deflate.inflate(blob, path: path)
         var model = try ArchivedModelDecoder.decode(archiveData, path: path.map { $0 + " (Z_MODELCACHE)" })
         model.versionName = nil
         return model

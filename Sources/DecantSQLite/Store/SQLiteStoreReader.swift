@@ -1,5 +1,5 @@
 public import Decant
-import CSQLite
+internal import CSQLite
 import Foundation
 import GRDB
 
@@ -64,11 +64,11 @@ public final class SQLiteStoreReader: RecordReader {
     }
 
     /// Reads every record of one entity (for tests and small stores).
-    public func records(of entityName: String) throws -> [Record] {
+    public func records(of entityName: String) throws -> [Decant.Record] {
         guard let entity = model.entity(named: entityName) else { return [] }
         let cursor = try EntityCursor(reader: self, entity: entity)
         var batch = RecordBatch(layout: cursor.layout, entityNames: entityNames)
-        var result: [Record] = []
+        var result: [Decant.Record] = []
         var more = true
         while more {
             batch.removeAll()

@@ -1,5 +1,5 @@
 public import Decant
-import CSQLite
+internal import CSQLite
 import DecantFormats
 public import Foundation
 import GRDB
@@ -107,7 +107,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                 try db.execute(
                     sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                     arguments: [metadata.storeUUID, plist])
-                let cache = try Deflate.deflateRaw(ArchivedModelEncoder.encode(model))
+                let cache = try Deflate.deflate(ArchivedModelEncoder.encode(model))
                 try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache])
                 try db.execute(sql: "COMMIT")
                 if journalMode == .wal { try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
