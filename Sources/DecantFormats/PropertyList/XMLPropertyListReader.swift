@@ -36,6 +36,11 @@ public struct XMLPropertyListReader: Sendable {
                 .malformedInput, "not well-formed XML",
                 at: Location(path: path, line: parser.lineNumber), underlyingError: parser.parserError)
         }
+        guard builder.stack.isEmpty else {
+            throw DecantError(
+                .malformedInput, "XML property list ends inside an array or dictionary",
+                at: Location(path: path, line: parser.lineNumber))
+        }
         guard let top = builder.top else {
             throw DecantError(.malformedInput, "XML property list has no value", at: Location(path: path, line: 1))
         }
@@ -126,6 +131,15 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
         }
     }
 
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        // libxml2 recovers from some errors (a mismatched end tag) and goes on; we do not.
+        if failure == nil {
+            failure = DecantError(
+                .malformedInput, "not well-formed XML", at: Location(path: path, line: parser.lineNumber),
+                underlyingError: parseError)
+        }
+    }
+
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         if collectingText { text += string }
     }
@@ -141,6 +155,7 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
         collectingText = elementName == "key" || elementName == "string" ? false : collectingText
         switch elementName {
         case "plist":
+            guard stack.isEmpty else { return fail(parser, "</plist> closes an unfinished array or dictionary") }
             return
         case "key":
             guard case .dictionary(let dictionary, nil)? = stack.last else {
