@@ -59,7 +59,8 @@ private struct TreeDecoder {
             return .dictionary(
                 try dictionary.map {
                     ArchivedValue.Entry(key: .string($0.key), value: try decode($0.value, depth: depth + 1))
-                })
+                }
+            )
         }
     }
 
@@ -85,10 +86,14 @@ private struct TreeDecoder {
             return .dictionary(
                 try entries.map {
                     ArchivedValue.Entry(
-                        key: try decode($0.key, depth: depth + 1), value: try decode($0.value, depth: depth + 1))
-                })
+                        key: try decode($0.key, depth: depth + 1),
+                        value: try decode($0.value, depth: depth + 1)
+                    )
+                }
+            )
         }
-        let isCollection = object.isKind(of: "NSArray") || object.isKind(of: "NSSet") || object.isKind(of: "NSOrderedSet")
+        let isCollection =
+            object.isKind(of: "NSArray") || object.isKind(of: "NSSet") || object.isKind(of: "NSOrderedSet")
         let hasOnlyElementKeys = fields.keys.allSatisfy { $0 == "NS.objects" || $0.hasPrefix("NS.object.") }
         if isCollection, hasOnlyElementKeys, let elements = try archive.elements(reference) {
             return .array(try elements.map { try decode($0, depth: depth + 1) })

@@ -1,5 +1,6 @@
 import Decant
 public import Foundation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -33,13 +34,18 @@ public struct XMLPropertyListReader: Sendable {
         if let failure = builder.failure { throw failure }
         guard succeeded else {
             throw DecantError(
-                .malformedInput, "not well-formed XML",
-                at: Location(path: path, line: parser.lineNumber), underlyingError: parser.parserError)
+                .malformedInput,
+                "not well-formed XML",
+                at: Location(path: path, line: parser.lineNumber),
+                underlyingError: parser.parserError
+            )
         }
         guard builder.stack.isEmpty else {
             throw DecantError(
-                .malformedInput, "XML property list ends inside an array or dictionary",
-                at: Location(path: path, line: parser.lineNumber))
+                .malformedInput,
+                "XML property list ends inside an array or dictionary",
+                at: Location(path: path, line: parser.lineNumber)
+            )
         }
         guard let top = builder.top else {
             throw DecantError(.malformedInput, "XML property list has no value", at: Location(path: path, line: 1))
@@ -110,8 +116,11 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-        qualifiedName: String?, attributes: [String: String] = [:]
+        _ parser: XMLParser,
+        didStartElement elementName: String,
+        namespaceURI: String?,
+        qualifiedName: String?,
+        attributes: [String: String] = [:]
     ) {
         guard failure == nil else { return }
         switch elementName {
@@ -135,8 +144,11 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
         // libxml2 recovers from some errors (a mismatched end tag) and goes on; we do not.
         if failure == nil {
             failure = DecantError(
-                .malformedInput, "not well-formed XML", at: Location(path: path, line: parser.lineNumber),
-                underlyingError: parseError)
+                .malformedInput,
+                "not well-formed XML",
+                at: Location(path: path, line: parser.lineNumber),
+                underlyingError: parseError
+            )
         }
     }
 
@@ -149,7 +161,10 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(
-        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
+        _ parser: XMLParser,
+        didEndElement elementName: String,
+        namespaceURI: String?,
+        qualifiedName: String?
     ) {
         guard failure == nil else { return }
         collectingText = elementName == "key" || elementName == "string" ? false : collectingText

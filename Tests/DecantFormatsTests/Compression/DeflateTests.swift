@@ -13,7 +13,9 @@ struct DeflateTests {
             import sys, zlib
             c = zlib.compressobj(9, zlib.DEFLATED, -15)
             sys.stdout.buffer.write(c.compress(open(sys.argv[1], 'rb').read()) + c.flush())
-            """, input: Self.text)
+            """,
+            input: Self.text
+        )
         #expect(blob.count < Self.text.count / 10)
         #expect(try Deflate.inflate(blob) == Self.text)
     }
@@ -22,7 +24,8 @@ struct DeflateTests {
         let ours = try Deflate.deflate(Self.text)
         let back = try PythonOracle.run(
             "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(open(sys.argv[1], 'rb').read(), -15))",
-            input: ours)
+            input: ours
+        )
         #expect(back == Self.text)
     }
 

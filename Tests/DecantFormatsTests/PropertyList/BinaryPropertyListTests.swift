@@ -90,7 +90,8 @@ struct BinaryPropertyListTests {
         let text = try PythonOracle.text(script, input: BinaryPropertyListWriter().write(Self.sample))
         #expect(
             text == "héllo wörld ✓ 😀|9223372036854775807|-9223372036854775808|4294967295|3.25|1|70000"
-                + "|2000-01-02T00:00:00|000102ff|300")
+                + "|2000-01-02T00:00:00|000102ff|300"
+        )
     }
 
     @Test func readsTheMinimalArchiveFromTheFormatNotes() throws {

@@ -23,7 +23,8 @@ struct KeyedArchiveCorpusTests {
     }.map(Fixtures.corpusRelativePath)
 
     static let versionInfos: [String] = Fixtures.corpusItems { url in
-        Fixtures.corpusRelativePath(url).hasPrefix("alemar11__CoreDataPlus/") && url.lastPathComponent == "VersionInfo.plist"
+        Fixtures.corpusRelativePath(url).hasPrefix("alemar11__CoreDataPlus/")
+            && url.lastPathComponent == "VersionInfo.plist"
     }.map(Fixtures.corpusRelativePath)
 
     static func load(_ relative: String) throws -> Data {
@@ -66,7 +67,10 @@ struct KeyedArchiveCorpusTests {
         #expect(ourClasses == theirs)
     }
 
-    @Test("Small archives decode as a tree", arguments: archives.filter { !$0.hasSuffix(".mom") && !$0.hasSuffix(".cdm") })
+    @Test(
+        "Small archives decode as a tree",
+        arguments: archives.filter { !$0.hasSuffix(".mom") && !$0.hasSuffix(".cdm") }
+    )
     func treeDecodes(relative: String) throws {
         let archive = try KeyedArchive(data: try Self.load(relative), path: relative)
         for key in archive.topKeys {
@@ -101,7 +105,9 @@ struct KeyedArchiveCorpusTests {
             import plistlib, sys, uuid
             v = plistlib.load(open(sys.argv[1], 'rb'))
             print(str(uuid.UUID(bytes=v['$objects'][1]['NS.uuidbytes'])).upper())
-            """, input: data)
+            """,
+            input: data
+        )
         #expect(uuid.uuidString == expected)
         #expect(try archive.decodeRootTree() == .uuid(uuid))
     }
@@ -113,7 +119,8 @@ struct KeyedArchiveCorpusTests {
     }
 
     @Test func orderedSetForm() throws {
-        let relative = "apple__swift-corelibs-foundation/Tests/Foundation/Resources/NSKeyedUnarchiver-OrderedSetTest.plist"
+        let relative =
+            "apple__swift-corelibs-foundation/Tests/Foundation/Resources/NSKeyedUnarchiver-OrderedSetTest.plist"
         let archive = try KeyedArchive(data: try Self.load(relative), path: relative)
         let elements = try #require(try archive.elements(archive.topValue(forKey: "root")))
         #expect(try elements.map { try archive.string($0) } == ["valgeir", "nico", "puzzle"])
@@ -121,7 +128,8 @@ struct KeyedArchiveCorpusTests {
     }
 
     @Test func arrayAndSetArchives() throws {
-        let relative = "apple__swift-corelibs-foundation/Tests/Foundation/Resources/Fixtures/macOS-10.14/NSSet-Numbers.archive"
+        let relative =
+            "apple__swift-corelibs-foundation/Tests/Foundation/Resources/Fixtures/macOS-10.14/NSSet-Numbers.archive"
         let data = try Self.load(relative)
         let archive = try KeyedArchive(data: data, path: relative)
         guard case .array(let values) = try archive.decodeRootTree() else {
@@ -134,14 +142,18 @@ struct KeyedArchiveCorpusTests {
             v = plistlib.load(open(sys.argv[1], 'rb'))
             o = v['$objects']
             print(','.join(str(o[u.data]) for u in o[v['$top']['root'].data]['NS.objects']))
-            """, input: data)
-        #expect(values.map { value -> String in
-            switch value {
-            case .integer(let integer): "\(integer)"
-            case .real(let real): "\(real)"
-            default: "?"
-            }
-        }.joined(separator: ",") == expected)
+            """,
+            input: data
+        )
+        #expect(
+            values.map { value -> String in
+                switch value {
+                case .integer(let integer): "\(integer)"
+                case .real(let real): "\(real)"
+                default: "?"
+                }
+            }.joined(separator: ",") == expected
+        )
     }
 
     @Test("VersionInfo.plist decodes", arguments: versionInfos)
@@ -169,7 +181,8 @@ struct KeyedArchiveCorpusTests {
     }
 
     @Test func sampleModel3VersionHash() throws {
-        let relative = "alemar11__CoreDataPlus/Tests/Resources/SampleModel3/Fixtures/SampleModel3.momd/VersionInfo.plist"
+        let relative =
+            "alemar11__CoreDataPlus/Tests/Resources/SampleModel3/Fixtures/SampleModel3.momd/VersionInfo.plist"
         let value = try PropertyListValue.decode(from: try Self.load(relative), path: relative)
         let digest = value["NSManagedObjectModel_VersionHashes"]?["SampleModel3"]?["User"]?.dataValue
         #expect(digest?.base64EncodedString() == "azH06XtpHRbEyCC65V+JQI1HATvUIVHs/eHqx/5L55g=")
@@ -185,7 +198,9 @@ struct KeyedArchiveCorpusTests {
             import sqlite3, sys
             c = sqlite3.connect('file:' + sys.argv[2] + '?mode=ro&immutable=1', uri=True)
             sys.stdout.buffer.write(c.execute('select Z_CONTENT from Z_MODELCACHE').fetchone()[0])
-            """, arguments: [Fixtures.corpus(relative).path])
+            """,
+            arguments: [Fixtures.corpus(relative).path]
+        )
         let inflated = try Deflate.inflate(blob, path: relative)
         let archive = try KeyedArchive(data: inflated, path: relative)
         try archive.validate()

@@ -11,16 +11,24 @@ struct KeyedArchiveTests {
         let model = writer.reserveObject()
         let name = writer.addString("Note")
         let title = writer.addObject(
-            className: "NSMutableString", classes: ["NSMutableString", "NSString", "NSObject"],
-            fields: ["NS.string": "title"])
+            className: "NSMutableString",
+            classes: ["NSMutableString", "NSString", "NSObject"],
+            fields: ["NS.string": "title"]
+        )
         let entity = writer.addObject(
             className: "NSEntityDescription",
-            fields: ["NSEntityName": name.uid, "NSManagedObjectModel": model.uid, "NSTitle": title.uid, "NSCount": 3])
+            fields: ["NSEntityName": name.uid, "NSManagedObjectModel": model.uid, "NSTitle": title.uid, "NSCount": 3]
+        )
         let entities = writer.addDictionary(keys: [name.uid], values: [entity.uid], className: "NSMutableDictionary")
         let identifiers = writer.addArray([writer.addString("").uid], className: "NSSet")
         writer.setObject(
-            model, className: "NSManagedObjectModel",
-            fields: ["NSEntities": entities.uid, "NSVersionIdentifiers": identifiers.uid, "NSNothing": KeyedArchiveWriter.null])
+            model,
+            className: "NSManagedObjectModel",
+            fields: [
+                "NSEntities": entities.uid, "NSVersionIdentifiers": identifiers.uid,
+                "NSNothing": KeyedArchiveWriter.null,
+            ]
+        )
         return (try writer.encodedData(root: model), model.index)
     }
 
@@ -73,7 +81,9 @@ struct KeyedArchiveTests {
         let uuidKey = writer.addString("id")
         let dictionary = writer.addDictionary(keys: [key.uid, uuidKey.uid], values: [date.uid, uuid.uid])
         let note = writer.addObject(
-            className: "MyApp.Note", fields: ["info": dictionary.uid, "flag": true, "nothing": KeyedArchiveWriter.null])
+            className: "MyApp.Note",
+            fields: ["info": dictionary.uid, "flag": true, "nothing": KeyedArchiveWriter.null]
+        )
         let archive = try KeyedArchive(data: try writer.encodedData(root: note))
         let tree = try archive.decodeRootTree()
         #expect(tree[field: "flag"] == .bool(true))
@@ -93,7 +103,10 @@ struct KeyedArchiveTests {
         let innerData = try inner.encodedData(root: innerRoot)
         var outer = KeyedArchiveWriter()
         let holder = outer.addObject(
-            className: "NSMutableData", classes: ["NSMutableData", "NSData", "NSObject"], fields: ["NS.data": .data(innerData)])
+            className: "NSMutableData",
+            classes: ["NSMutableData", "NSData", "NSObject"],
+            fields: ["NS.data": .data(innerData)]
+        )
         let archive = try KeyedArchive(data: try outer.encodedData(root: holder))
         let nested = try #require(try archive.nestedArchive(archive.topValue(forKey: "root")))
         #expect(nested.nestingDepth == 1)
@@ -106,12 +119,17 @@ struct KeyedArchiveTests {
         let token = writer.addString("__empty_slot_token_4c24_98dc_ac1e_b773__")
         let keys = writer.addArray([writer.addString("A").uid, writer.addString("B").uid])
         let mapping = writer.addObject(
-            className: "NSKnownKeysMappingStrategy1", fields: ["keys": keys.uid, "length": 2, "version": 1])
+            className: "NSKnownKeysMappingStrategy1",
+            fields: ["keys": keys.uid, "length": 2, "version": 1]
+        )
         let values = writer.addArray([writer.addString("a-value").uid, token.uid])
         let dictionary = writer.addObject(
             className: "NSKnownKeysDictionary1",
-            classes: ["NSKnownKeysDictionary1", "NSKnownKeysDictionary", "NSMutableDictionary", "NSDictionary", "NSObject"],
-            fields: ["values": values.uid, "searchMapping": mapping.uid, "emptyToken": token.uid, "version": 1])
+            classes: [
+                "NSKnownKeysDictionary1", "NSKnownKeysDictionary", "NSMutableDictionary", "NSDictionary", "NSObject",
+            ],
+            fields: ["values": values.uid, "searchMapping": mapping.uid, "emptyToken": token.uid, "version": 1]
+        )
         let archive = try KeyedArchive(data: try writer.encodedData(root: dictionary))
         let entries = try #require(try archive.stringKeyedEntries(archive.topValue(forKey: "root")))
         #expect(entries.map(\.key) == ["A"])
@@ -122,7 +140,9 @@ struct KeyedArchiveTests {
     @Test func secondNullStringIsNil() throws {
         let plist: PropertyListValue = [
             "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["root": .uid(1)],
-            "$objects": ["$null", ["$class": .uid(2), "x": .uid(3)], ["$classname": "Thing", "$classes": ["Thing"]], "$null"],
+            "$objects": [
+                "$null", ["$class": .uid(2), "x": .uid(3)], ["$classname": "Thing", "$classes": ["Thing"]], "$null",
+            ],
         ]
         let archive = try KeyedArchive(propertyList: plist)
         let root = try #require(try archive.rootObject())
@@ -138,7 +158,8 @@ struct KeyedArchiveTests {
 
     @Test func uidPastObjectsNamesTheObject() throws {
         let plist = Self.archive(objects: [
-            "$null", ["$class": .uid(2), "child": .uid(9)], ["$classname": "Thing", "$classes": ["Thing", "NSObject"]],
+            "$null", ["$class": .uid(2), "child": .uid(9)],
+            ["$classname": "Thing", "$classes": ["Thing", "NSObject"]],
         ])
         let archive = try KeyedArchive(propertyList: plist, path: "bad.archive")
         let error = #expect(throws: DecantError.self) { try archive.validate() }
@@ -155,9 +176,12 @@ struct KeyedArchiveTests {
         #expect(error?.code == .malformedInput)
     }
 
-    @Test("$class that is not a class dictionary", arguments: [
-        PropertyListValue.uid(2), .uid(3), .integer(2), .uid(0),
-    ])
+    @Test(
+        "$class that is not a class dictionary",
+        arguments: [
+            PropertyListValue.uid(2), .uid(3), .integer(2), .uid(0),
+        ]
+    )
     func badClassReference(classValue: PropertyListValue) throws {
         let plist = Self.archive(objects: ["$null", ["$class": classValue], "NotAClass", ["$classes": ["X"]]])
         let archive = try KeyedArchive(propertyList: plist, path: "bad.archive")
@@ -168,7 +192,8 @@ struct KeyedArchiveTests {
 
     @Test func selfReferentialStringIsRejected() throws {
         let plist = Self.archive(objects: [
-            "$null", ["$class": .uid(2), "NS.string": .uid(1)], ["$classname": "NSMutableString", "$classes": ["NSMutableString"]],
+            "$null", ["$class": .uid(2), "NS.string": .uid(1)],
+            ["$classname": "NSMutableString", "$classes": ["NSMutableString"]],
         ])
         let archive = try KeyedArchive(propertyList: plist)
         let error = #expect(throws: DecantError.self) { try archive.string(archive.topValue(forKey: "root")) }

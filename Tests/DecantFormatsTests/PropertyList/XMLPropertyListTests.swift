@@ -53,15 +53,18 @@ struct XMLPropertyListTests {
         #expect(value == expected)
     }
 
-    @Test("Malformed XML throws with a line", arguments: [
-        "<plist><dict><key>a</key></dict></plist>",
-        "<plist><integer>abc</integer></plist>",
-        "<plist><dict><string>x</string></dict></plist>",
-        "<plist><array><string>x</string></plist>",
-        "<plist><frob/></plist>",
-        "<plist><date>yesterday</date></plist>",
-        "<plist></plist>",
-    ])
+    @Test(
+        "Malformed XML throws with a line",
+        arguments: [
+            "<plist><dict><key>a</key></dict></plist>",
+            "<plist><integer>abc</integer></plist>",
+            "<plist><dict><string>x</string></dict></plist>",
+            "<plist><array><string>x</string></plist>",
+            "<plist><frob/></plist>",
+            "<plist><date>yesterday</date></plist>",
+            "<plist></plist>",
+        ]
+    )
     func malformed(xml: String) throws {
         let error = #expect(throws: DecantError.self) {
             try PropertyListValue.decode(from: Data(xml.utf8), path: "bad.plist")
