@@ -25,8 +25,18 @@ private struct TreeDecoder {
     let archive: KeyedArchive
     let maximumDepth: Int
     var onPath: Set<Int> = []
+    /// Values produced so far; shared objects are decoded once per parent, so a hostile DAG could otherwise
+    /// take exponential time.
+    var produced = 0
+    static let maximumValueCount = 1_000_000
 
     mutating func decode(_ value: PropertyListValue?, depth: Int) throws -> ArchivedValue {
+        produced += 1
+        guard produced <= Self.maximumValueCount else {
+            throw archive.error(
+                "more than \(Self.maximumValueCount) values; shared objects make the tree too large",
+                object: nil, key: nil)
+        }
         guard depth <= maximumDepth else {
             throw archive.error("values nested deeper than \(maximumDepth) levels", object: nil, key: nil)
         }

@@ -202,6 +202,16 @@ struct KeyedArchiveTests {
         #expect(treeError?.location?.object == "$objects[1]")
     }
 
+    @Test func sharedObjectBombIsRefused() throws {
+        // 40 arrays each holding the next one twice: acyclic, but 2^40 values as a tree.
+        var writer = KeyedArchiveWriter()
+        var next = writer.addString("leaf")
+        for _ in 0..<40 { next = writer.addArray([next.uid, next.uid]) }
+        let archive = try KeyedArchive(data: try writer.encodedData(root: next))
+        let error = #expect(throws: DecantError.self) { try archive.decodeRootTree() }
+        #expect(error?.code == .malformedInput)
+    }
+
     @Test("Missing or wrong archive header keys", arguments: ["$archiver", "$version", "$top", "$objects"])
     func headerKeys(key: String) throws {
         guard case .dictionary(var dictionary) = Self.archive(objects: ["$null"]) else { return }
