@@ -17,7 +17,9 @@ public enum Deflate {
     /// Throws ``DecantError`` `.malformedInput` for a corrupt or truncated stream and for output over the limit
     /// (a decompression bomb); the location carries `path` and the input offset reached.
     public static func inflate(
-        _ data: Data, maximumOutputSize: Int = defaultMaximumOutputSize, path: String? = nil
+        _ data: Data,
+        maximumOutputSize: Int = defaultMaximumOutputSize,
+        path: String? = nil
     ) throws -> Data {
         guard data.count <= Int(UInt32.max) else {
             throw DecantError(.unsupportedFormat, "DEFLATE stream larger than 4 GiB", at: Location(path: path))
@@ -44,8 +46,10 @@ public enum Deflate {
                 let consumed = inputCount - Int(stream.avail_in)
                 guard output.count + produced <= maximumOutputSize else {
                     throw DecantError(
-                        .malformedInput, "DEFLATE stream inflates to more than \(maximumOutputSize) bytes",
-                        at: Location(path: path, offset: consumed))
+                        .malformedInput,
+                        "DEFLATE stream inflates to more than \(maximumOutputSize) bytes",
+                        at: Location(path: path, offset: consumed)
+                    )
                 }
                 output.append(contentsOf: chunk[0..<produced])
                 switch status {
@@ -55,11 +59,17 @@ public enum Deflate {
                     continue
                 case Z_BUF_ERROR where stream.avail_in == 0:
                     throw DecantError(
-                        .malformedInput, "DEFLATE stream is truncated", at: Location(path: path, offset: consumed))
+                        .malformedInput,
+                        "DEFLATE stream is truncated",
+                        at: Location(path: path, offset: consumed)
+                    )
                 default:
                     let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
                     throw DecantError(
-                        .malformedInput, "corrupt DEFLATE stream: \(reason)", at: Location(path: path, offset: consumed))
+                        .malformedInput,
+                        "corrupt DEFLATE stream: \(reason)",
+                        at: Location(path: path, offset: consumed)
+                    )
                 }
             }
         }
@@ -72,7 +82,15 @@ public enum Deflate {
         }
         var stream = z_stream()
         let started = deflateInit2_(
-            &stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+            &stream,
+            level,
+            Z_DEFLATED,
+            -15,
+            8,
+            Z_DEFAULT_STRATEGY,
+            zlibVersion(),
+            Int32(MemoryLayout<z_stream>.size)
+        )
         guard started == Z_OK else {
             throw DecantError(.usage, "zlib could not start deflating (level \(level))")
         }

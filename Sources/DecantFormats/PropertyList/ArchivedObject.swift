@@ -21,7 +21,11 @@ public struct ArchivedObject: Sendable, Hashable {
 
     /// Creates an object description; ``KeyedArchive/object(at:)`` is the usual way to get one.
     public init(
-        index: Int, className: String?, classes: [String], fields: PropertyListDictionary, value: PropertyListValue
+        index: Int,
+        className: String?,
+        classes: [String],
+        fields: PropertyListDictionary,
+        value: PropertyListValue
     ) {
         self.index = index
         self.className = className

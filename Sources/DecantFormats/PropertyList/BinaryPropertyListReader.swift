@@ -61,8 +61,10 @@ extension BinaryPropertyListReader {
             }
             guard bytes.count >= headerLength, bytes[6] == UInt8(ascii: "0"), bytes[7] == UInt8(ascii: "0") else {
                 throw DecantError(
-                    .unsupportedFormat, "binary property list version other than 00",
-                    at: Location(path: path, offset: 6))
+                    .unsupportedFormat,
+                    "binary property list version other than 00",
+                    at: Location(path: path, offset: 6)
+                )
             }
             guard bytes.count >= headerLength + 1 + trailerLength else {
                 throw error("file of \(bytes.count) bytes is too short for a binary property list", at: bytes.count)
@@ -92,7 +94,10 @@ extension BinaryPropertyListReader {
             guard table >= UInt64(headerLength + 1), table <= UInt64(trailer), !tableLength.overflow,
                 Int(table) + tableLength.partialValue <= trailer
             else {
-                throw error("offset table at \(table) does not fit between the objects and the trailer", at: trailer + 24)
+                throw error(
+                    "offset table at \(table) does not fit between the objects and the trailer",
+                    at: trailer + 24
+                )
             }
             offsetTableOffset = Int(table)
         }
@@ -177,7 +182,8 @@ extension BinaryPropertyListReader {
                 guard reference < UInt64(objectCount) else {
                     throw error(
                         "reference \(reference) is not below the object count \(objectCount)",
-                        at: start + item * objectRefSize)
+                        at: start + item * objectRefSize
+                    )
                 }
                 return Int(reference)
             }
@@ -242,7 +248,10 @@ extension BinaryPropertyListReader {
                 let (length, start) = try count(marker: marker, at: offset)
                 let keyReferences = try references(at: start, count: length, objectStart: offset)
                 let valueReferences = try references(
-                    at: start + length * objectRefSize, count: length, objectStart: offset)
+                    at: start + length * objectRefSize,
+                    count: length,
+                    objectStart: offset
+                )
                 var dictionary = PropertyListDictionary()
                 for (keyReference, valueReference) in zip(keyReferences, valueReferences) {
                     guard case .string(let key) = try parseObject(keyReference, depth: depth + 1) else {

@@ -25,8 +25,18 @@ private struct TreeDecoder {
     let archive: KeyedArchive
     let maximumDepth: Int
     var onPath: Set<Int> = []
+    /// Values produced so far; shared objects are decoded once per parent, so a hostile DAG could otherwise
+    /// take exponential time.
+    var produced = 0
+    static let maximumValueCount = 1_000_000
 
     mutating func decode(_ value: PropertyListValue?, depth: Int) throws -> ArchivedValue {
+        produced += 1
+        guard produced <= Self.maximumValueCount else {
+            throw archive.error(
+                "more than \(Self.maximumValueCount) values; shared objects make the tree too large",
+                object: nil, key: nil)
+        }
         guard depth <= maximumDepth else {
             throw archive.error("values nested deeper than \(maximumDepth) levels", object: nil, key: nil)
         }
@@ -59,7 +69,8 @@ private struct TreeDecoder {
             return .dictionary(
                 try dictionary.map {
                     ArchivedValue.Entry(key: .string($0.key), value: try decode($0.value, depth: depth + 1))
-                })
+                }
+            )
         }
     }
 
@@ -85,10 +96,14 @@ private struct TreeDecoder {
             return .dictionary(
                 try entries.map {
                     ArchivedValue.Entry(
-                        key: try decode($0.key, depth: depth + 1), value: try decode($0.value, depth: depth + 1))
-                })
+                        key: try decode($0.key, depth: depth + 1),
+                        value: try decode($0.value, depth: depth + 1)
+                    )
+                }
+            )
         }
-        let isCollection = object.isKind(of: "NSArray") || object.isKind(of: "NSSet") || object.isKind(of: "NSOrderedSet")
+        let isCollection =
+            object.isKind(of: "NSArray") || object.isKind(of: "NSSet") || object.isKind(of: "NSOrderedSet")
         let hasOnlyElementKeys = fields.keys.allSatisfy { $0 == "NS.objects" || $0.hasPrefix("NS.object.") }
         if isCollection, hasOnlyElementKeys, let elements = try archive.elements(reference) {
             return .array(try elements.map { try decode($0, depth: depth + 1) })

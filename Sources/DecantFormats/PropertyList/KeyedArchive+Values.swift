@@ -29,8 +29,10 @@ extension KeyedArchive {
             error("expected \(expected), found an inline \(value.kindName)", object: nil, key: nil)
         case .object(let object):
             error(
-                "expected \(expected), found an object of class \(object.className ?? "?")", object: object.index,
-                key: nil)
+                "expected \(expected), found an object of class \(object.className ?? "?")",
+                object: object.index,
+                key: nil
+            )
         }
     }
 
@@ -167,7 +169,9 @@ extension KeyedArchive {
             throw error("NS.uuidbytes is not 16 bytes of data", object: object.index, key: "NS.uuidbytes")
         }
         let b = [UInt8](bytes)
-        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        return UUID(
+            uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+        )
     }
 
     /// The UUID in field `key` of `object`.
@@ -189,7 +193,8 @@ extension KeyedArchive {
         guard wrapping < Self.maximumWrapping else {
             throw error("NS.base URLs nested too deeply", object: object.index, key: "NS.base")
         }
-        guard let base = try inField("NS.base", of: object, { try url(object["NS.base"], wrapping: wrapping + 1) }) else {
+        guard let base = try inField("NS.base", of: object, { try url(object["NS.base"], wrapping: wrapping + 1) })
+        else {
             return relative
         }
         if let baseURL = URL(string: base), let resolvedURL = URL(string: relative, relativeTo: baseURL) {
@@ -257,8 +262,10 @@ extension KeyedArchive {
                 try inField("NS.objects", of: object) { try elements(object["NS.objects"] ?? .array([])) } ?? []
             guard keys.count == values.count else {
                 throw error(
-                    "NS.keys has \(keys.count) entries but NS.objects has \(values.count)", object: object.index,
-                    key: "NS.keys")
+                    "NS.keys has \(keys.count) entries but NS.objects has \(values.count)",
+                    object: object.index,
+                    key: "NS.keys"
+                )
             }
             return zip(keys, values).map { (key: $0, value: $1) }
         case .object(let object) where object.isKind(of: "NSDictionary"):
@@ -275,8 +282,10 @@ extension KeyedArchive {
         let values = try inField("values", of: object) { try elements(object["values"]) } ?? []
         guard keys.count == values.count else {
             throw error(
-                "searchMapping has \(keys.count) keys but values has \(values.count)", object: object.index,
-                key: "values")
+                "searchMapping has \(keys.count) keys but values has \(values.count)",
+                object: object.index,
+                key: "values"
+            )
         }
         let emptyToken = try string(forKey: "emptyToken", in: object)
         var entries: [(key: PropertyListValue, value: PropertyListValue)] = []
@@ -292,7 +301,8 @@ extension KeyedArchive {
 
     /// The entries of the dictionary in field `key` of `object`.
     public func dictionaryEntries(
-        forKey key: String, in object: ArchivedObject
+        forKey key: String,
+        in object: ArchivedObject
     ) throws -> [(key: PropertyListValue, value: PropertyListValue)]? {
         try inField(key, of: object) { try dictionaryEntries(object[key]) }
     }
@@ -310,7 +320,8 @@ extension KeyedArchive {
 
     /// The string-keyed entries of the dictionary in field `key` of `object`.
     public func stringKeyedEntries(
-        forKey key: String, in object: ArchivedObject
+        forKey key: String,
+        in object: ArchivedObject
     ) throws -> [(key: String, value: PropertyListValue)]? {
         try inField(key, of: object) { try stringKeyedEntries(object[key]) }
     }

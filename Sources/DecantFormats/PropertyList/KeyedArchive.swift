@@ -119,7 +119,11 @@ public struct KeyedArchive: Sendable {
             throw error("expected an object reference, found an inline \(value.kindName)", object: nil, key: nil)
         }
         guard uid < UInt64(objects.count) else {
-            throw error("reference \(uid) is past the end of $objects (\(objects.count) entries)", object: nil, key: nil)
+            throw error(
+                "reference \(uid) is past the end of $objects (\(objects.count) entries)",
+                object: nil,
+                key: nil
+            )
         }
         let index = Int(uid)
         return isNull(at: index) ? nil : index
@@ -174,8 +178,10 @@ public struct KeyedArchive: Sendable {
             case .string(let name)? = description["$classname"]
         else {
             throw error(
-                "$class refers to $objects[\(classIndex)], which is not a class dictionary", object: owner,
-                key: "$class")
+                "$class refers to $objects[\(classIndex)], which is not a class dictionary",
+                object: owner,
+                key: "$class"
+            )
         }
         var chain: [String] = [name]
         if let classes = description["$classes"] {
@@ -183,7 +189,10 @@ public struct KeyedArchive: Sendable {
                 strings.count == names.count
             else {
                 throw error(
-                    "$classes of $objects[\(classIndex)] is not an array of strings", object: owner, key: "$class")
+                    "$classes of $objects[\(classIndex)] is not an array of strings",
+                    object: owner,
+                    key: "$class"
+                )
             }
             chain = strings.isEmpty ? chain : strings
         }
@@ -195,7 +204,10 @@ public struct KeyedArchive: Sendable {
         case .uid(let uid):
             guard uid < UInt64(objects.count) else {
                 throw error(
-                    "reference \(uid) is past the end of $objects (\(objects.count) entries)", object: owner, key: key)
+                    "reference \(uid) is past the end of $objects (\(objects.count) entries)",
+                    object: owner,
+                    key: key
+                )
             }
         case .array(let elements), .set(let elements):
             guard depth < 64 else { throw error("inline values nested too deeply", object: owner, key: key) }
@@ -213,7 +225,9 @@ public struct KeyedArchive: Sendable {
     /// A malformed-input error located at `$objects[object]` and `key` in this archive's file.
     func error(_ message: String, object: Int?, key: String?) -> DecantError {
         DecantError(
-            .malformedInput, message,
-            at: Location(path: path, object: object.map { "$objects[\($0)]" }, keyPath: key))
+            .malformedInput,
+            message,
+            at: Location(path: path, object: object.map { "$objects[\($0)]" }, keyPath: key)
+        )
     }
 }

@@ -45,7 +45,10 @@ public struct KeyedArchiveWriter: Sendable {
     /// Fills a reserved entry with an object of class `className`; `classes` is the class and its superclasses,
     /// most specific first (defaults to `[className, "NSObject"]`). Field values are inline scalars or `uid`s.
     public mutating func setObject(
-        _ reference: Reference, className: String, classes: [String]? = nil, fields: PropertyListDictionary
+        _ reference: Reference,
+        className: String,
+        classes: [String]? = nil,
+        fields: PropertyListDictionary
     ) {
         let classReference = classEntry(className, classes: classes ?? [className, "NSObject"])
         var entry = fields
@@ -55,7 +58,9 @@ public struct KeyedArchiveWriter: Sendable {
 
     /// Adds an object of class `className`; see ``setObject(_:className:classes:fields:)``.
     public mutating func addObject(
-        className: String, classes: [String]? = nil, fields: PropertyListDictionary
+        className: String,
+        classes: [String]? = nil,
+        fields: PropertyListDictionary
     ) -> Reference {
         let reference = reserveObject()
         setObject(reference, className: className, classes: classes, fields: fields)
@@ -80,21 +85,29 @@ public struct KeyedArchiveWriter: Sendable {
 
     /// Adds an `NSArray` (or `NSSet`, `NSMutableArray`, … by `className`) whose `NS.objects` are `elements`.
     public mutating func addArray(
-        _ elements: [PropertyListValue], className: String = "NSArray", classes: [String]? = nil
+        _ elements: [PropertyListValue],
+        className: String = "NSArray",
+        classes: [String]? = nil
     ) -> Reference {
         addObject(
-            className: className, classes: classes ?? Self.defaultChain(className),
-            fields: ["NS.objects": .array(elements)])
+            className: className,
+            classes: classes ?? Self.defaultChain(className),
+            fields: ["NS.objects": .array(elements)]
+        )
     }
 
     /// Adds an `NSDictionary` (or `NSMutableDictionary` by `className`) with parallel `NS.keys` and `NS.objects`.
     public mutating func addDictionary(
-        keys: [PropertyListValue], values: [PropertyListValue], className: String = "NSDictionary",
+        keys: [PropertyListValue],
+        values: [PropertyListValue],
+        className: String = "NSDictionary",
         classes: [String]? = nil
     ) -> Reference {
         addObject(
-            className: className, classes: classes ?? Self.defaultChain(className),
-            fields: ["NS.keys": .array(keys), "NS.objects": .array(values)])
+            className: className,
+            classes: classes ?? Self.defaultChain(className),
+            fields: ["NS.keys": .array(keys), "NS.objects": .array(values)]
+        )
     }
 
     /// The `$classes` chains Foundation writes for its collection classes.
@@ -111,7 +124,9 @@ public struct KeyedArchiveWriter: Sendable {
 
     private mutating func classEntry(_ className: String, classes: [String]) -> Int {
         if let existing = classReferences[className] { return existing }
-        objects.append(.dictionary(["$classname": .string(className), "$classes": .array(classes.map(PropertyListValue.string))]))
+        objects.append(
+            .dictionary(["$classname": .string(className), "$classes": .array(classes.map(PropertyListValue.string))])
+        )
         classReferences[className] = objects.count - 1
         return objects.count - 1
     }
@@ -125,8 +140,10 @@ public struct KeyedArchiveWriter: Sendable {
         for (index, object) in objects.enumerated() {
             guard let object else {
                 throw DecantError(
-                    .usage, "archive entry reserved but never set",
-                    at: Location(object: "$objects[\(index)]"))
+                    .usage,
+                    "archive entry reserved but never set",
+                    at: Location(object: "$objects[\(index)]")
+                )
             }
             try checkReferences(object, owner: index)
             filled.append(object)
@@ -151,7 +168,10 @@ public struct KeyedArchiveWriter: Sendable {
         switch value {
         case .uid(let uid) where uid >= UInt64(objects.count):
             throw DecantError(
-                .usage, "reference \(uid) is past the end of the archive", at: Location(object: "$objects[\(owner)]"))
+                .usage,
+                "reference \(uid) is past the end of the archive",
+                at: Location(object: "$objects[\(owner)]")
+            )
         case .array(let elements), .set(let elements):
             for element in elements { try checkReferences(element, owner: owner) }
         case .dictionary(let dictionary):

@@ -24,7 +24,9 @@ extension PropertyListValue {
             throw DecantError(.malformedInput, "empty file is not a property list", at: Location(path: path, offset: 0))
         }
         throw DecantError(
-            .unsupportedFormat, "neither a binary nor an XML property list",
-            at: Location(path: path, offset: start - data.startIndex))
+            .unsupportedFormat,
+            "neither a binary nor an XML property list",
+            at: Location(path: path, offset: start - data.startIndex)
+        )
     }
 }

@@ -1,5 +1,6 @@
 import Decant
 public import Foundation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -33,8 +34,18 @@ public struct XMLPropertyListReader: Sendable {
         if let failure = builder.failure { throw failure }
         guard succeeded else {
             throw DecantError(
-                .malformedInput, "not well-formed XML",
-                at: Location(path: path, line: parser.lineNumber), underlyingError: parser.parserError)
+                .malformedInput,
+                "not well-formed XML",
+                at: Location(path: path, line: parser.lineNumber),
+                underlyingError: parser.parserError
+            )
+        }
+        guard builder.stack.isEmpty else {
+            throw DecantError(
+                .malformedInput,
+                "XML property list ends inside an array or dictionary",
+                at: Location(path: path, line: parser.lineNumber)
+            )
         }
         guard let top = builder.top else {
             throw DecantError(.malformedInput, "XML property list has no value", at: Location(path: path, line: 1))
@@ -105,8 +116,11 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-        qualifiedName: String?, attributes: [String: String] = [:]
+        _ parser: XMLParser,
+        didStartElement elementName: String,
+        namespaceURI: String?,
+        qualifiedName: String?,
+        attributes: [String: String] = [:]
     ) {
         guard failure == nil else { return }
         switch elementName {
@@ -126,6 +140,18 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
         }
     }
 
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        // libxml2 recovers from some errors (a mismatched end tag) and goes on; we do not.
+        if failure == nil {
+            failure = DecantError(
+                .malformedInput,
+                "not well-formed XML",
+                at: Location(path: path, line: parser.lineNumber),
+                underlyingError: parseError
+            )
+        }
+    }
+
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         if collectingText { text += string }
     }
@@ -135,12 +161,16 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(
-        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
+        _ parser: XMLParser,
+        didEndElement elementName: String,
+        namespaceURI: String?,
+        qualifiedName: String?
     ) {
         guard failure == nil else { return }
         collectingText = elementName == "key" || elementName == "string" ? false : collectingText
         switch elementName {
         case "plist":
+            guard stack.isEmpty else { return fail(parser, "</plist> closes an unfinished array or dictionary") }
             return
         case "key":
             guard case .dictionary(let dictionary, nil)? = stack.last else {
