@@ -32,3 +32,8 @@ public struct RecordLayout: Sendable, Hashable {
         relationships.firstIndex { $0.name == name }
     }
 }
+
+extension RecordLayout {
+    /// An empty batch for records of this layout.
+    public func emptyBatch() -> RecordBatch { RecordBatch(layout: self) }
+}

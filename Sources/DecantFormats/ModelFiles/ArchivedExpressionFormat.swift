@@ -23,9 +23,11 @@ struct ArchivedExpressionFormat {
             return "SELF"
         case 2:
             return "$" + (try archive.string(forKey: "NSVariable", in: object) ?? "")
-        case 3, 10:
+        case 10:
             return try archive.string(forKey: "NSKeyPath", in: object) ?? ""
-        case 4:
+        case 3 where object["NSKeyPath"] != nil:
+            return try archive.string(forKey: "NSKeyPath", in: object) ?? ""
+        case 3, 4:
             return try function(object, depth: depth)
         case 50:
             let request = try expression(object["NSFRExpression"], depth: depth + 1) ?? "nil"
@@ -83,7 +85,7 @@ struct ArchivedExpressionFormat {
             try expression($0, depth: depth + 1) ?? "nil"
         }
         let operandObject = try archive.object(forKey: "NSOperand", in: object)
-        if selector == "valueForKeyPath:" {
+        if selector == "valueForKeyPath:" || selector == "valueForKey:" {
             let operand = try expression(object["NSOperand"], depth: depth + 1) ?? ""
             let path = arguments.first ?? ""
             return operand == "SELF" || operand.isEmpty ? path : "\(operand).\(path)"

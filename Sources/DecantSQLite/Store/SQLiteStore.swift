@@ -126,9 +126,23 @@ public final class SQLiteStore {
         return cachedModel
     }
 
-    /// The number of rows per entity, counted with `SELECT Z_ENT, COUNT(*)` over every entity table.
-    public func objectCounts() throws -> [String: Int] {
-        let names = Dictionary(primaryKeys.map { ($0.entityNumber, $0.name) }, uniquingKeysWith: { first, _ in first })
+    /// Each entity's number in this store: its `Z_PRIMARYKEY` row, or for an entity that row does not name (a store
+    /// migrated in place may keep an entity's former name there), the number Core Data gives it in `schema`.
+    public func entityNumbers(for schema: StoreSchema) -> [String: Int] {
+        let stored = entityNumbers
+        var numbers: [String: Int] = [:]
+        for entity in schema.entities { numbers[entity.name] = stored[entity.name] ?? entity.number }
+        return numbers
+    }
+
+    /// The number of rows per entity, counted with `SELECT Z_ENT, COUNT(*)` over every entity table. Entities are
+    /// named by `Z_PRIMARYKEY`, or, given the store's model, by the model (see ``entityNumbers(for:)``).
+    public func objectCounts(model: ObjectModel? = nil) throws -> [String: Int] {
+        var names = Dictionary(primaryKeys.map { ($0.entityNumber, $0.name) }, uniquingKeysWith: { first, _ in first })
+        if let model {
+            let schema = try StoreSchema(model: model, style: SchemaStyle(frameworkVersion: metadata.frameworkVersion ?? 1344))
+            for (name, number) in entityNumbers(for: schema) { names[number] = name }
+        }
         return try connection.inDatabase { db in
             var counts: [String: Int] = [:]
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")

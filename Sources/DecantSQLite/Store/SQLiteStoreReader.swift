@@ -28,6 +28,7 @@ public final class SQLiteStoreReader: RecordReader {
     private let store: SQLiteStore
     private let entityNames: [String]
     private let entityIndexByNumber: [Int: Int32]
+    private let entityNumbers: [String: Int]
     private var pending: [Int]
     private var current: EntityCursor?
 
@@ -40,10 +41,11 @@ public final class SQLiteStoreReader: RecordReader {
             model: model, style: SchemaStyle(frameworkVersion: store.metadata.frameworkVersion ?? 1344))
         self.entityNames = model.entities.map(\.name)
         var indexByNumber: [Int: Int32] = [:]
-        let numbers = store.entityNumbers
+        let numbers = store.entityNumbers(for: schema)
         for (index, name) in entityNames.enumerated() {
-            if let number = numbers[name] ?? schema.entity(named: name)?.number { indexByNumber[number] = Int32(index) }
+            if let number = numbers[name] { indexByNumber[number] = Int32(index) }
         }
+        self.entityNumbers = numbers
         self.entityIndexByNumber = indexByNumber
         self.pending = Array(model.entities.indices).reversed()
     }
@@ -108,7 +110,7 @@ public final class SQLiteStoreReader: RecordReader {
             else { throw DecantError(.malformedInput, "the model has no entity \(entity.name)") }
             self.layout = layout
             self.location = Location(path: reader.store.files.database.path, entity: entity.name)
-            self.entityNumber = reader.store.entityNumbers[entity.name] ?? mapping.number
+            self.entityNumber = reader.entityNumbers[entity.name] ?? mapping.number
             var columns = ["Z_PK"]
             var external: [Int: Bool] = [:]
             for (index, attribute) in layout.attributes.enumerated() {

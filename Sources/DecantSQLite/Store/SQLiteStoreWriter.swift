@@ -44,19 +44,25 @@ public final class SQLiteStoreWriter: RecordWriter {
 
     /// Starts a new store at `destination` for `model`.
     ///
+    /// `style` picks the schema of a given Core Data release; the default is the current one. An older style
+    /// reproduces the schema of a store that release wrote (for comparisons with old stores).
     /// - Throws: `.cannotCreateOutput` when the folder is not writable.
-    public init(creating destination: URL, model: ObjectModel, journalMode: JournalMode = .wal) throws {
+    public init(
+        creating destination: URL, model: ObjectModel, journalMode: JournalMode = .wal, style: SchemaStyle = .current
+    ) throws {
         self.model = model
         self.destination = destination
         self.journalMode = journalMode
-        self.schema = try StoreSchema(model: model)
-        self.metadata = StoreMetadata.fresh(for: model)
+        self.schema = try StoreSchema(model: model, style: style)
+        self.metadata = StoreMetadata.fresh(for: model, frameworkVersion: style.frameworkVersion)
         let folder = destination.deletingLastPathComponent()
         self.temporary = folder.appendingPathComponent(".\(destination.lastPathComponent).decant-\(UUID().uuidString)")
         do {
             var configuration = GRDB.Configuration()
             configuration.label = "decant.writer"
             configuration.journalMode = .default
+            // One transaction spans every write() call until finish() commits it.
+            configuration.allowsUnsafeTransactions = true
             self.connection = try DatabaseQueue(path: temporary.path, configuration: configuration)
             try connection.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
@@ -107,8 +113,10 @@ public final class SQLiteStoreWriter: RecordWriter {
                 try db.execute(
                     sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                     arguments: [metadata.storeUUID, plist])
-                let cache = try Deflate.deflate(ArchivedModelEncoder.encode(model))
-                try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache])
+                if schema.style.hasModelCache {
+                    let cache = try Deflate.deflate(ArchivedModelEncoder.encode(model))
+                    try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache])
+                }
                 try db.execute(sql: "COMMIT")
                 if journalMode == .wal { try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
             }

@@ -38,12 +38,15 @@ public struct StoreMetadata: Sendable, Hashable {
     public var versionChecksum: String? { plist["NSStoreModelVersionChecksumKey"]?.stringValue }
 
     /// The metadata Core Data writes for a fresh store of `model`.
-    public static func fresh(for model: ObjectModel, storeUUID: String = UUID().uuidString.uppercased()) -> Self {
+    public static func fresh(
+        for model: ObjectModel, frameworkVersion: Int = SchemaStyle.current.frameworkVersion,
+        storeUUID: String = UUID().uuidString.uppercased()
+    ) -> Self {
         let hashes = model.entityVersionHashes
         var hashDictionary = PropertyListDictionary()
         for name in hashes.keys.sorted() { hashDictionary[name] = .data(hashes[name] ?? Data()) }
         let plist: PropertyListDictionary = [
-            "NSPersistenceFrameworkVersion": .integer(Int64(SchemaStyle.current.frameworkVersion)),
+            "NSPersistenceFrameworkVersion": .integer(Int64(frameworkVersion)),
             "NSStoreModelVersionChecksumKey": .string(ObjectModel.versionChecksum(of: hashes)),
             "NSStoreModelVersionHashes": .dictionary(hashDictionary),
             "NSStoreModelVersionHashesDigest": .string(ObjectModel.versionHashesDigest(of: hashes)),
