@@ -1,6 +1,7 @@
 import ArgumentParser
 import Decant
 import DecantFormats
+import DecantSQLite
 import Foundation
 
 extension DecantCommand {
@@ -11,22 +12,33 @@ extension DecantCommand {
                 For a model (.xcdatamodeld, .xcdatamodel, .momd, .mom): its versions, the current version, and per \
                 version the identifiers, the model checksum and every entity's version hash (base64) with its \
                 attribute and relationship counts.
+
+                For a Core Data SQLite store: its metadata, store UUID, object counts per entity, and the model \
+                version it was written with: the version of --model whose hashes match, or without --model the \
+                model the store keeps in Z_MODELCACHE. When no version matches, the nearest one and what differs \
+                per entity. The store's files are never modified.
                 """
         )
 
         @Argument(help: "The model or store to describe.")
         var path: String
 
+        @Option(name: .long, help: "The model bundle to match a store against (.xcdatamodeld, .momd, …).")
+        var model: String?
+
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
             try reportingErrors(verbose: options.verbose) {
-                let bundle = try ModelBundle.load(from: URL(fileURLWithPath: path))
-                let report = ModelReport(bundle: bundle, path: path)
-                if options.json {
-                    printOut(String(decoding: try report.jsonData(), as: UTF8.self))
-                } else {
-                    printOut(report.text)
+                let url = URL(fileURLWithPath: path)
+                switch try InputKind(of: url) {
+                case .model:
+                    let report = ModelReport(bundle: try ModelBundle.load(from: url), path: path)
+                    printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
+                case .sqliteStore:
+                    let bundle = try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }
+                    let report = try StoreReport(store: url, path: path, bundle: bundle)
+                    printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
                 }
             }
         }

@@ -122,13 +122,12 @@ public final class SQLiteStoreWriter: RecordWriter {
             }
             inserters.removeAll()
             try connection.close()
-            Self.removeFiles(at: URL(fileURLWithPath: destination.path), keepingMain: false)
-            try FileManager.default.moveItem(at: temporary, to: destination)
-            for suffix in ["-wal", "-shm"] {
-                let leftover = URL(fileURLWithPath: temporary.path + suffix)
-                if FileManager.default.fileExists(atPath: leftover.path) {
-                    try FileManager.default.moveItem(at: leftover, to: URL(fileURLWithPath: destination.path + suffix))
-                }
+            // The finished store replaces the destination in one rename; companions of an older store there
+            // would belong to other content, so they go first.
+            for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: destination.path + suffix) }
+            guard rename(temporary.path, destination.path) == 0 else {
+                throw DecantError(
+                    .cannotCreateOutput, "cannot move the finished store into place (errno \(errno))", at: location)
             }
             finished = true
         } catch let error as DecantError {
@@ -159,8 +158,8 @@ public final class SQLiteStoreWriter: RecordWriter {
         try db.execute(sql: "DROP TABLE temp.decant_hidden_keys")
     }
 
-    private static func removeFiles(at url: URL, keepingMain: Bool = false) {
-        if !keepingMain { try? FileManager.default.removeItem(at: url) }
+    private static func removeFiles(at url: URL) {
+        try? FileManager.default.removeItem(at: url)
         for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
     }
 

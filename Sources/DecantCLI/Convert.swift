@@ -1,0 +1,61 @@
+import ArgumentParser
+import Decant
+import DecantFormats
+import DecantSQLite
+import Foundation
+
+extension DecantCommand {
+    struct Convert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Copy a store into a new store of the same model version.",
+            discussion: """
+                Reads every object of IN through the record stream and writes OUT with the schema, bookkeeping \
+                tables and metadata Core Data creates for the same model version, so an app built with that \
+                version opens OUT without migrating. The version is the one of --model whose hashes match IN, or \
+                without --model the model IN keeps in Z_MODELCACHE. IN is never modified; OUT is written beside its \
+                destination and moved into place only when complete. --journal delete leaves a single \
+                self-contained file, the form to bundle as an app's seed store.
+                """
+        )
+
+        @Argument(help: "The store to read.")
+        var input: String
+
+        @Argument(help: "The store to write (replaced if it exists).")
+        var output: String
+
+        @Option(name: .long, help: "The model bundle whose matching version the store follows.")
+        var model: String?
+
+        @Option(name: .long, help: "The output's journal mode.")
+        var journal: JournalModeArgument = .wal
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try reportingErrors(verbose: options.verbose) {
+                let bundle = try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }
+                let report = try StoreConversion.convert(
+                    from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), bundle: bundle,
+                    journalMode: journal.mode)
+                if options.json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                    printOut(String(decoding: try encoder.encode(report), as: UTF8.self))
+                } else {
+                    let total = report.written.values.reduce(0, +)
+                    printOut("\(output): \(total) objects written (model \(report.modelVersion))")
+                    for name in report.written.keys.sorted() { printOut("  \(name)  \(report.written[name] ?? 0)") }
+                }
+            }
+        }
+    }
+}
+
+/// `--journal wal|delete`.
+enum JournalModeArgument: String, ExpressibleByArgument, CaseIterable {
+    case wal
+    case delete
+
+    var mode: SQLiteStoreWriter.JournalMode { self == .wal ? .wal : .delete }
+}

@@ -1,0 +1,49 @@
+public import Decant
+public import Foundation
+
+/// `decant convert` for Core Data SQLite stores: copies every object of a store into a new store of the same
+/// model version through the record stream (the path migrations use), and reconciles the counts.
+///
+/// ```swift
+/// let report = try StoreConversion.convert(from: input, to: output, bundle: nil)
+/// print(report.written)
+/// ```
+public enum StoreConversion {
+    /// What a conversion did.
+    public struct Report: Sendable, Hashable, Codable {
+        /// The model version used (`Z_MODELCACHE` when the store's own cache was used).
+        public var modelVersion: String
+        /// Objects read per entity.
+        public var read: [String: Int]
+        /// Objects written per entity.
+        public var written: [String: Int]
+        /// The output path.
+        public var output: String
+    }
+
+    /// Converts `input` into a new store at `output`.
+    ///
+    /// The model is the version of `bundle` whose hashes match the input, or without a bundle the input's
+    /// `Z_MODELCACHE`. The output is written beside its destination and renamed into place when complete.
+    /// - Throws: ``DecantError``: `.usage` when input and output are the same file, `.modelMismatch` when no
+    ///   version matches, the reader's and writer's errors otherwise.
+    public static func convert(
+        from input: URL, to output: URL, bundle: ModelBundle?, journalMode: SQLiteStoreWriter.JournalMode = .wal
+    ) throws -> Report {
+        guard input.standardizedFileURL.resolvingSymlinksInPath() != output.standardizedFileURL.resolvingSymlinksInPath()
+        else {
+            throw DecantError(.usage, "the output must be a different file from the input", at: Location(path: output.path))
+        }
+        let store = try SQLiteStore(contentsOf: input)
+        let model = try store.resolveModel(bundle: bundle)
+        var reader = try SQLiteStoreReader(store: store, model: model)
+        var writer = try SQLiteStoreWriter(creating: output, model: model, journalMode: journalMode)
+        let transfer = try RecordTransfer.copy(from: &reader, to: &writer)
+        guard transfer.isReconciled else {
+            throw DecantError(.ioError, "objects read and written do not reconcile", at: Location(path: output.path))
+        }
+        return Report(
+            modelVersion: model.versionName ?? "Z_MODELCACHE", read: transfer.read, written: transfer.written,
+            output: output.path)
+    }
+}
