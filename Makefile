@@ -3,7 +3,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libxml2-dev zlib1g-dev sqlite3 python3
 DECANT := .build/release/decant
 
-.PHONY: demo test build deps clean
+.PHONY: demo test build deps oracles clean
 
 # Installs the Debian packages the build and the tests need, when they are missing and we are allowed to.
 deps:
@@ -16,6 +16,10 @@ deps:
 	  else echo "Please install these Debian packages:$$missing" >&2; exit 1; fi; \
 	fi
 
+# Test oracles from PyPI (never runtime dependencies): jsonschema checks `--json` output against schemas/.
+oracles:
+	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema
+
 build: deps
 	$(SWIFT) build -c release --product decant
 
@@ -25,8 +29,9 @@ demo: build
 	  echo "== decant inspect $$model"; $(DECANT) inspect "$$model" || exit $$?; echo; \
 	done
 
-test: deps
-	$(SWIFT) test
+test: deps oracles
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
 
 clean:
 	rm -rf .build

@@ -1,1 +1,0 @@
-// Placeholder so the test target has a source file until its tests land.

@@ -1,0 +1,126 @@
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// Runs the built `decant` binary: what only `main` does (exit codes, stdout versus stderr).
+@Suite("decant binary", .serialized)
+struct EndToEndTests {
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static let binary = Fixtures.packageRoot.appendingPathComponent(".build/debug/decant")
+
+    static func run(_ arguments: [String]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static var hasBinary: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
+
+    @Test(.enabled(if: hasBinary)) func inspectsASampleModel() throws {
+        let outcome = try Self.run(["inspect", Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.contains("version Notes 3 (current)"))
+        #expect(outcome.stderr.isEmpty)
+    }
+
+    @Test(.enabled(if: hasBinary)) func missingInputExits66() throws {
+        let outcome = try Self.run(["inspect", "/nonexistent/Nope.xcdatamodeld"])
+        #expect(outcome.status == 66)
+        #expect(outcome.stdout.isEmpty)
+        #expect(outcome.stderr.hasPrefix("Error: /nonexistent/Nope.xcdatamodeld"))
+    }
+
+    @Test(.enabled(if: hasBinary)) func legacyModelExits65() throws {
+        let legacy = Fixtures.corpus(
+            "rentzsch__mogenerator/contributed templates/Nikita Zhuk/ponso/sample project/PonsoTest/MyModel.xcdatamodeld")
+        let outcome = try Self.run(["inspect", legacy.path])
+        #expect(outcome.status == 65)
+        #expect(outcome.stderr.contains("re-save"))
+    }
+
+    @Test(.enabled(if: hasBinary)) func malformedModelNamesTheLine() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = folder.appendingPathComponent("Bad.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try Data("<?xml version=\"1.0\"?>\n<model>\n<entity name=\"A\">\n</model>\n".utf8)
+            .write(to: model.appendingPathComponent("contents"))
+        let outcome = try Self.run(["inspect", model.path])
+        #expect(outcome.status == 65)
+        #expect(outcome.stderr.contains("contents:"))
+    }
+
+    @Test(.enabled(if: hasBinary)) func usageErrorExits64() throws {
+        let outcome = try Self.run(["convert", "only-one-argument"])
+        #expect(outcome.status == 64)
+    }
+
+    @Test(.enabled(if: hasBinary)) func convertsAStoreAndInspectsIt() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 5.moody")
+        let output = folder.appendingPathComponent("Moody.sqlite")
+        let converted = try Self.run(["convert", input.path, output.path, "--journal", "delete"])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.path + "-wal"))
+        let inspected = try Self.run(["inspect", output.path, "--json"])
+        #expect(inspected.status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(inspected.stdout.utf8)) as? [String: Any]
+        #expect(json?["kind"] as? String == "store")
+        #expect(json?["journalMode"] as? String == "delete")
+        let same = try Self.run(["convert", output.path, output.path])
+        #expect(same.status == 64)
+    }
+}
+
+extension EndToEndTests {
+    /// Validates `document` against `schemas/inspect.schema.json` with Python's jsonschema (a test oracle).
+    static func validate(_ document: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let schema = Fixtures.packageRoot.appendingPathComponent("schemas/inspect.schema.json").path
+        process.arguments = [
+            "python3", "-c",
+            "import json, sys, jsonschema; jsonschema.validate(json.load(sys.stdin), json.load(open(sys.argv[1]))); print('valid')",
+            schema,
+        ]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(document.utf8))
+        try input.fileHandleForWriting.close()
+        let text = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(.enabled(if: hasBinary)) func jsonFollowsTheSchema() throws {
+        let model = try Self.run(["inspect", Fixtures.samplesRoot.appendingPathComponent("Lessons.xcdatamodeld").path, "--json"])
+        #expect(try Self.validate(model.stdout) == "valid")
+        let momd = Fixtures.corpus("alemar11__CoreDataPlus/Tests/Resources/SampleModel/Fixtures/SampleModel.momd")
+        #expect(try Self.validate(Self.run(["inspect", momd.path, "--json"]).stdout) == "valid")
+        let store = Fixtures.corpus("alemar11__CoreDataPlus/Tests/Resources/SampleModel/Fixtures/SampleModel_V2.sqlite")
+        let bundle = Fixtures.corpus("alemar11__CoreDataPlus/Tests/Resources/SampleModel/SampleModel.xcdatamodeld")
+        #expect(try Self.validate(Self.run(["inspect", store.path, "--model", bundle.path, "--json"]).stdout) == "valid")
+        #expect(try Self.validate(Self.run(["inspect", store.path, "--json"]).stdout) == "valid")
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Decant
+@testable import DecantCLI
+import DecantFormats
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// `decant inspect` on every model in the corpus, through the library path the command takes, plus argument
+/// parsing.
+@Suite("inspect")
+struct InspectCommandTests {
+    static let models: [String] = Fixtures.corpusItems { url in
+        ["xcdatamodeld", "momd", "mom"].contains(url.pathExtension)
+            || (url.pathExtension == "xcdatamodel" && url.deletingLastPathComponent().pathExtension != "xcdatamodeld")
+    }.map(Fixtures.corpusRelativePath)
+
+    @Test("describes every corpus model, or says a legacy one must be re-saved", arguments: models)
+    func everyModel(_ path: String) throws {
+        let url = Fixtures.corpus(path)
+        do {
+            let bundle = try ModelBundle.load(from: url)
+            let report = ModelReport(bundle: bundle, path: path)
+            #expect(report.versions.count == bundle.versions.count)
+            #expect(report.versions.filter(\.isCurrent).count <= 1)
+            for version in report.versions {
+                #expect(version.entities.allSatisfy { Data(base64Encoded: $0.versionHash)?.count == 32 })
+                #expect(Data(base64Encoded: version.checksum)?.count == 32)
+            }
+            let json = try JSONSerialization.jsonObject(with: report.jsonData()) as? [String: Any]
+            #expect(json?["kind"] as? String == "model")
+            #expect(!report.text.isEmpty)
+        } catch let error as DecantError {
+            // Only Xcode 3 models may fail, and they must say what to do.
+            #expect(error.code == .unsupportedFormat)
+            #expect(error.message.contains("re-save"))
+        }
+    }
+
+    @Test func parsesOptions() throws {
+        let command = try DecantCommand.parseAsRoot(["inspect", "Notes.sqlite", "--model", "Notes.xcdatamodeld", "--json"])
+        let inspect = try #require(command as? DecantCommand.Inspect)
+        #expect(inspect.path == "Notes.sqlite")
+        #expect(inspect.model == "Notes.xcdatamodeld")
+        #expect(inspect.options.json)
+    }
+
+    @Test func convertParsesJournal() throws {
+        let command = try DecantCommand.parseAsRoot(["convert", "a.sqlite", "b.sqlite", "--journal", "delete"])
+        let convert = try #require(command as? DecantCommand.Convert)
+        #expect(convert.journal == .delete)
+        #expect(throws: (any Error).self) { try DecantCommand.parseAsRoot(["convert", "a", "b", "--journal", "x"]) }
+    }
+
+    @Test func helpNamesEveryCommand() {
+        let help = DecantCommand.helpMessage(columns: 100)
+        #expect(help.contains("inspect"))
+        #expect(help.contains("convert"))
+        #expect(help.contains("65 bad input data"))
+    }
+}
