@@ -163,15 +163,9 @@ public final class SQLiteStoreWriter: RecordWriter {
         for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
     }
 
-    /// The primary key a record gets: its own when it came from a store, a new one for an external id.
-    fileprivate func primaryKey(for id: RecordID, table: String) -> Int64 {
-        switch id {
-        case .primaryKey(let key):
-            maxKeys[table] = max(maxKeys[table] ?? 0, key)
-            return key
-        case .external(let name):
-            return key(forExternal: name, table: table)
-        }
+    /// Records the highest primary key written to `table`, for its root's `Z_MAX`.
+    fileprivate func noteKey(_ key: Int64, table: String) {
+        if key > maxKeys[table] ?? 0 { maxKeys[table] = key }
     }
 
     fileprivate func key(forExternal name: String, table: String) -> Int64 {
@@ -187,18 +181,33 @@ public final class SQLiteStoreWriter: RecordWriter {
 
     /// The prepared statements and column plan for one entity.
     private final class Inserter {
-        enum Slot {
-            case attribute(parameter: Int32, type: AttributeType, external: Bool)
-            case toOne(parameter: Int32, entityParameter: Int32?)
-            case manyToMany(statement: Statement, ordered: Bool)
-            case hiddenKey(id: Int, ordered: Bool)
-            case none
+        /// An attribute cell bound to an INSERT parameter.
+        struct AttributeBinding {
+            var cell: Int
+            var parameter: Int32
+            var asReal: Bool
+            var external: Bool
         }
 
-        let entityNumber: Int
+        /// A to-one cell bound to its key parameter and, when the destination has sub-entities, its entity parameter.
+        struct ToOneBinding {
+            var cell: Int
+            var parameter: Int32
+            var entityParameter: Int32?
+        }
+
+        /// A to-many cell whose members go to a join table or a staged hidden key.
+        enum MemberTarget {
+            case joinTable(Statement, ordered: Bool)
+            case hiddenKey(id: Int)
+        }
+
+        let entityNumber: Int64
         let table: String
         let insert: Statement
-        var slots: [Slot] = []
+        var attributeBindings: [AttributeBinding] = []
+        var toOneBindings: [ToOneBinding] = []
+        var memberTargets: [(cell: Int, target: MemberTarget)] = []
         unowned let writer: SQLiteStoreWriter
         let entityNumbers: [String: Int]
         let entityTables: [String: String]
@@ -210,26 +219,26 @@ public final class SQLiteStoreWriter: RecordWriter {
                     .modelMismatch, "the destination model has no entity \(layout.entityName)",
                     at: Location(path: writer.destination.path, entity: layout.entityName))
             }
-            entityNumber = mapping.number
+            entityNumber = Int64(mapping.number)
             table = mapping.tableName
             entityNumbers = Dictionary(writer.schema.entities.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
             entityTables = Dictionary(writer.schema.entities.map { ($0.name, $0.tableName) }, uniquingKeysWith: { a, _ in a })
             var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-            var slots: [Slot] = []
-            for attribute in layout.attributes {
-                guard let column = mapping.attributeColumns[attribute.name] else {
-                    slots.append(.none)
-                    continue
-                }
+            for (index, attribute) in layout.attributes.enumerated() {
+                guard let column = mapping.attributeColumns[attribute.name] else { continue }
                 columns.append(column)
-                slots.append(
-                    .attribute(
-                        parameter: Int32(columns.count), type: attribute.type,
+                attributeBindings.append(
+                    AttributeBinding(
+                        cell: index, parameter: Int32(columns.count),
+                        asReal: [.double, .float, .date].contains(attribute.type),
                         external: attribute.allowsExternalBinaryDataStorage))
             }
-            var statements: [Slot] = []
+            let attributeCount = layout.attributes.count
+            var targets: [(cell: Int, target: MemberTarget)] = []
+            var toOnes: [ToOneBinding] = []
             try writer.connection.inDatabase { db in
-                for relationship in layout.relationships {
+                for (index, relationship) in layout.relationships.enumerated() {
+                    let cell = attributeCount + index
                     switch mapping.relationships[relationship.name] {
                     case .toOne(let key)?:
                         columns.append(key.column)
@@ -239,7 +248,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                             columns.append(entityColumn)
                             entityParameter = Int32(columns.count)
                         }
-                        statements.append(.toOne(parameter: parameter, entityParameter: entityParameter))
+                        toOnes.append(ToOneBinding(cell: cell, parameter: parameter, entityParameter: entityParameter))
                     case .manyToMany(let link)?:
                         // Both sides list the pair; the second insert only adds its own order column.
                         let sql: String
@@ -249,19 +258,18 @@ public final class SQLiteStoreWriter: RecordWriter {
                         } else {
                             sql = "INSERT OR IGNORE INTO \(link.table) (\(link.sourceColumn), \(link.destinationColumn)) VALUES (?, ?)"
                         }
-                        statements.append(
-                            .manyToMany(statement: try db.makeStatement(sql: sql), ordered: link.orderColumn != nil))
+                        targets.append((cell, .joinTable(try db.makeStatement(sql: sql), ordered: link.orderColumn != nil)))
                     case .toManyThroughHiddenKey(let key)?:
                         // The members may not be written yet: stage the links, apply them in finish().
-                        let id = writer.hiddenKeys.count
+                        targets.append((cell, .hiddenKey(id: writer.hiddenKeys.count)))
                         writer.hiddenKeys.append(key)
-                        statements.append(.hiddenKey(id: id, ordered: key.orderColumn != nil))
                     default:
-                        statements.append(.none)
+                        break
                     }
                 }
             }
-            self.slots = slots + statements
+            toOneBindings = toOnes
+            memberTargets = targets
             let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
             let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
             self.insert = try writer.connection.inDatabase { db in try db.makeStatement(sql: sql) }
@@ -269,49 +277,53 @@ public final class SQLiteStoreWriter: RecordWriter {
 
         func insert(_ batch: RecordBatch, db: Database) throws {
             // Hot path: statements were prepared once through GRDB; binding and stepping use the SQLite handle
-            // directly, and text and bytes are bound straight from the batch's buffer (no String, no Data).
+            // directly, and text and bytes are bound straight from the batch's buffer without a copy (no String,
+            // no Data): SQLite reads them during the step, and the statement is reset right after it.
             let handle = insert.sqliteStatement
             let width = batch.width
-            try batch.bytes.withUnsafeBytes { arena in
-                for row in 0..<batch.count {
-                    let identity = batch.identities[row]
-                    let key: Int64 = identity.kind == .integer
-                        ? writer.primaryKey(for: .primaryKey(identity.integer), table: table)
-                        : writer.primaryKey(for: batch.id(at: row), table: table)
-                    sqlite3_reset(handle)
-                    sqlite3_bind_int64(handle, 1, key)
-                    sqlite3_bind_int64(handle, 2, Int64(entityNumber))
-                    sqlite3_bind_int64(handle, 3, 1)
-                    for (index, slot) in slots.enumerated() {
-                        let cell = batch.cells[row * width + index]
-                        switch slot {
-                        case .attribute(let parameter, let type, let external):
-                            bind(cell, to: parameter, of: handle, arena: arena, type: type, external: external)
-                        case .toOne(let parameter, let entityParameter):
-                            try bindReference(cell, batch: batch, parameter: parameter, entityParameter: entityParameter, handle: handle)
-                        case .manyToMany, .hiddenKey, .none:
-                            break
+            var maxKey: Int64 = 0
+            defer { sqlite3_clear_bindings(handle) }
+            try batch.cells.withUnsafeBufferPointer { cells in
+                try batch.bytes.withUnsafeBytes { arena in
+                    for row in 0..<batch.count {
+                        let identity = batch.identities[row]
+                        let key =
+                            identity.kind == .integer
+                            ? identity.integer : writer.key(forExternal: batch.id(at: row).description, table: table)
+                        maxKey = max(maxKey, key)
+                        sqlite3_bind_int64(handle, 1, key)
+                        sqlite3_bind_int64(handle, 2, entityNumber)
+                        sqlite3_bind_int64(handle, 3, 1)
+                        let base = row * width
+                        for binding in attributeBindings {
+                            bind(cells[base + binding.cell], binding, to: handle, arena: arena)
                         }
+                        for binding in toOneBindings {
+                            bindReference(cells[base + binding.cell], batch: batch, binding: binding, handle: handle)
+                        }
+                        let code = sqlite3_step(handle)
+                        sqlite3_reset(handle)
+                        guard code == SQLITE_DONE else {
+                            let object = "\(batch.layout.entityName)/\(batch.id(at: row))"
+                            throw DecantError(
+                                .malformedInput, "cannot insert: \(String(cString: sqlite3_errmsg(db.sqliteConnection)))",
+                                at: Location(path: writer.destination.path, entity: batch.layout.entityName, object: object))
+                        }
+                        if !memberTargets.isEmpty { try writeMembers(row: row, key: key, batch: batch, db: db) }
                     }
-                    let code = sqlite3_step(handle)
-                    guard code == SQLITE_DONE else {
-                        throw DecantError(
-                            .malformedInput,
-                            "cannot insert: \(String(cString: sqlite3_errmsg(db.sqliteConnection)))",
-                            at: Location(path: writer.destination.path, entity: batch.layout.entityName, object: "\(batch.layout.entityName)/\(batch.id(at: row))"))
-                    }
-                    try writeMembers(row: row, key: key, batch: batch, db: db)
                 }
             }
+            writer.noteKey(maxKey, table: table)
         }
 
         private func bind(
-            _ cell: RecordBatch.Cell, to parameter: Int32, of handle: OpaquePointer, arena: UnsafeRawBufferPointer,
-            type: AttributeType, external: Bool
+            _ cell: RecordBatch.Cell, _ binding: AttributeBinding, to handle: OpaquePointer,
+            arena: UnsafeRawBufferPointer
         ) {
+            let parameter = binding.parameter
             switch cell.kind {
             case .integer:
-                if type == .double || type == .float || type == .date {
+                if binding.asReal {
                     sqlite3_bind_double(handle, parameter, Double(cell.integer))
                 } else {
                     sqlite3_bind_int64(handle, parameter, cell.integer)
@@ -320,17 +332,19 @@ public final class SQLiteStoreWriter: RecordWriter {
                 sqlite3_bind_double(handle, parameter, Double(bitPattern: UInt64(bitPattern: cell.integer)))
             case .text:
                 let start = arena.baseAddress.map { $0 + Int(cell.integer) }
-                sqlite3_bind_text(handle, parameter, start?.assumingMemoryBound(to: CChar.self), cell.length, sqliteTransient)
+                sqlite3_bind_text(handle, parameter, start?.assumingMemoryBound(to: CChar.self), cell.length, nil)
+            case .blob where binding.external:
+                // Stored inline with the 0x01 tag, as Core Data does for values it keeps in the database.
+                var tagged = [UInt8](repeating: 1, count: Int(cell.length) + 1)
+                if let start = arena.baseAddress.map({ $0 + Int(cell.integer) }) {
+                    tagged.withUnsafeMutableBytes {
+                        $0.baseAddress?.advanced(by: 1).copyMemory(from: start, byteCount: Int(cell.length))
+                    }
+                }
+                sqlite3_bind_blob(handle, parameter, tagged, Int32(tagged.count), sqliteTransient)
             case .blob:
                 let start = arena.baseAddress.map { $0 + Int(cell.integer) }
-                if external {
-                    // Stored inline with the 0x01 tag, as Core Data does for small values.
-                    var tagged = [UInt8](repeating: 1, count: Int(cell.length) + 1)
-                    if let start { tagged.withUnsafeMutableBytes { $0.baseAddress?.advanced(by: 1).copyMemory(from: start, byteCount: Int(cell.length)) } }
-                    sqlite3_bind_blob(handle, parameter, tagged, Int32(tagged.count), sqliteTransient)
-                } else {
-                    sqlite3_bind_blob(handle, parameter, start, cell.length, sqliteTransient)
-                }
+                sqlite3_bind_blob(handle, parameter, start, cell.length, nil)
             default:
                 sqlite3_bind_null(handle, parameter)
             }
@@ -340,10 +354,10 @@ public final class SQLiteStoreWriter: RecordWriter {
             switch cell.kind {
             case .reference, .externalReference:
                 let reference = batch.reference(of: cell)
-                let table = entityTables[reference.entity] ?? ""
                 switch reference.id {
                 case .primaryKey(let key): return (key, reference.entity)
-                case .external(let name): return (writer.key(forExternal: name, table: table), reference.entity)
+                case .external(let name):
+                    return (writer.key(forExternal: name, table: entityTables[reference.entity] ?? ""), reference.entity)
                 }
             default:
                 return nil
@@ -351,34 +365,33 @@ public final class SQLiteStoreWriter: RecordWriter {
         }
 
         private func bindReference(
-            _ cell: RecordBatch.Cell, batch: RecordBatch, parameter: Int32, entityParameter: Int32?, handle: OpaquePointer
-        ) throws {
+            _ cell: RecordBatch.Cell, batch: RecordBatch, binding: ToOneBinding, handle: OpaquePointer
+        ) {
             guard let (key, entity) = destination(of: cell, batch: batch) else {
-                sqlite3_bind_null(handle, parameter)
-                if let entityParameter { sqlite3_bind_null(handle, entityParameter) }
+                sqlite3_bind_null(handle, binding.parameter)
+                if let entityParameter = binding.entityParameter { sqlite3_bind_null(handle, entityParameter) }
                 return
             }
-            sqlite3_bind_int64(handle, parameter, key)
-            if let entityParameter { sqlite3_bind_int64(handle, entityParameter, Int64(entityNumbers[entity] ?? 0)) }
+            sqlite3_bind_int64(handle, binding.parameter, key)
+            if let entityParameter = binding.entityParameter {
+                sqlite3_bind_int64(handle, entityParameter, Int64(entityNumbers[entity] ?? 0))
+            }
         }
 
         private func writeMembers(row: Int, key: Int64, batch: RecordBatch, db: Database) throws {
-            let attributeCount = batch.layout.attributes.count
-            for (index, slot) in slots.enumerated().dropFirst(attributeCount) {
-                let cell = batch.cells[row * batch.width + index]
+            for (cellIndex, target) in memberTargets {
+                let cell = batch.cell(row: row, column: cellIndex)
                 guard cell.kind == .referenceList else { continue }
                 let members = batch.references[Int(cell.integer)..<Int(cell.integer) + Int(cell.length)]
                 for (position, member) in members.enumerated() {
                     guard let (memberKey, _) = destination(of: member, batch: batch) else { continue }
-                    switch slot {
-                    case .manyToMany(let statement, let ordered):
+                    switch target {
+                    case .joinTable(let statement, let ordered):
                         var arguments: StatementArguments = [key, memberKey]
                         if ordered { arguments += [position + 1] }
                         try statement.execute(arguments: arguments)
-                    case .hiddenKey(let id, _):
+                    case .hiddenKey(let id):
                         try writer.stageHiddenKey(id: id, owner: key, member: memberKey, position: position + 1, db: db)
-                    default:
-                        break
                     }
                 }
             }

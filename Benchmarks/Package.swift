@@ -1,0 +1,17 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Benchmarks live in their own package so their code never reaches users' dependency graphs.
+let package = Package(
+    name: "DecantBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "decant", path: "../")
+    ],
+    targets: [
+        .executableTarget(
+            name: "StoreCopyBenchmark",
+            dependencies: [.product(name: "Decant", package: "decant")]
+        )
+    ]
+)

@@ -1,0 +1,152 @@
+// Decant's SQLite→SQLite convert of a large Notes store through the record stream, against the pure-SQL copy of
+// the same rows (ATTACH, then INSERT … SELECT … WHERE 1, which defeats SQLite's transfer optimization), in one
+// run. Prints the ratio and the peak RSS of the process that ran Decant's copy.
+//
+//   swift run -c release --package-path Benchmarks StoreCopyBenchmark [objects…]   (default: 1000000 4000000)
+import CSQLite
+import Decant
+import DecantFormats
+import DecantSQLite
+import Foundation
+
+let notesModel: ObjectModel = {
+    var note = Entity(name: "Note")
+    note.className = "Note"
+    note.attributes = [
+        Attribute(name: "content", type: .string, isOptional: true),
+        Attribute(name: "date", type: .date, isOptional: true),
+        Attribute(name: "pinned", type: .boolean, isOptional: true),
+        Attribute(name: "wordCount", type: .integer32, isOptional: true),
+    ]
+    return ObjectModel(versionName: "Notes", entities: [note])
+}()
+
+/// Writes a Notes store of `count` objects with ~40-byte texts, through Decant's writer, as a single file.
+func generate(count: Int, at url: URL) throws {
+    guard let layout = RecordLayout(entity: "Note", in: notesModel) else { return }
+    let writer = try SQLiteStoreWriter(creating: url, model: notesModel, journalMode: .delete)
+    var batch = RecordBatch(layout: layout)
+    let words = ["milk", "eggs", "bread", "call", "mum", "meeting", "at", "noon", "buy", "stamps", "and", "tea"]
+    var key = 0
+    while key < count {
+        batch.removeAll()
+        for _ in 0..<min(4096, count - key) {
+            key += 1
+            var text = ""
+            var wordCount = 0
+            var seed = key &* 2_654_435_761
+            while text.utf8.count < 36 {
+                text += (text.isEmpty ? "" : " ") + words[seed % words.count]
+                seed = seed / words.count + key
+                wordCount += 1
+            }
+            batch.beginRecord(primaryKey: Int64(key))
+            batch.appendText(text)  // content
+            batch.appendReal(700_000_000 + Double(key) * 13.25)  // date
+            batch.appendInteger(key % 7 == 0 ? 1 : 0)  // pinned
+            batch.appendInteger(Int64(wordCount))  // wordCount
+            batch.endRecord()
+        }
+        try writer.write(batch)
+    }
+    try writer.finish()
+}
+
+/// The anchor: the same rows copied by SQLite alone into a store with the same schema.
+func sqlCopy(from source: URL, to destination: URL) throws -> Double {
+    try SQLiteStoreWriter(creating: destination, model: notesModel, journalMode: .delete).finish()
+    var db: OpaquePointer?
+    guard sqlite3_open(destination.path, &db) == SQLITE_OK else { throw BenchmarkError("cannot open \(destination.path)") }
+    defer { sqlite3_close(db) }
+    func run(_ sql: String) throws {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw BenchmarkError(String(cString: sqlite3_errmsg(db)))
+        }
+    }
+    let start = Date()
+    try run("PRAGMA synchronous = OFF")
+    try run("ATTACH DATABASE '\(source.path)' AS src")
+    try run("BEGIN")
+    try run(
+        "INSERT INTO ZNOTE (Z_PK, Z_ENT, Z_OPT, ZPINNED, ZWORDCOUNT, ZDATE, ZCONTENT) "
+            + "SELECT Z_PK, Z_ENT, Z_OPT, ZPINNED, ZWORDCOUNT, ZDATE, ZCONTENT FROM src.ZNOTE WHERE 1")
+    try run("UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT MAX(Z_PK) FROM ZNOTE) WHERE Z_NAME = 'Note'")
+    try run("COMMIT")
+    return Date().timeIntervalSince(start)
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs Decant's convert in a child process (this program with `--convert`) and returns its wall time and
+/// peak RSS in MiB.
+func decantCopy(from source: URL, to destination: URL) throws -> (seconds: Double, peakMiB: Double) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = ["--convert", source.path, destination.path]
+    let start = Date()
+    try process.run()
+    process.waitUntilExit()
+    let seconds = Date().timeIntervalSince(start)
+    guard process.terminationStatus == 0 else { throw BenchmarkError("convert failed (\(process.terminationStatus))") }
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+    return (seconds, Double(usage.ru_maxrss) / 1024)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--convert", arguments.count == 3 {
+    let report = try StoreConversion.convert(
+        from: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]), bundle: nil,
+        journalMode: .delete)
+    guard report.read == report.written else { exit(1) }
+    exit(0)
+}
+
+if arguments.first == "--generate", arguments.count == 3, let count = Int(arguments[1]) {
+    try generate(count: count, at: URL(fileURLWithPath: arguments[2]))
+    exit(0)
+}
+if arguments.first == "--profile", arguments.count == 2 {
+    let store = try SQLiteStore(contentsOf: URL(fileURLWithPath: arguments[1]))
+    let model = try store.resolveModel(bundle: nil)
+    var start = Date()
+    let reader = try SQLiteStoreReader(store: store, model: model)
+    var batch = RecordBatch(layout: RecordLayout(entity: "Note", in: model)!)
+    var batches: [RecordBatch] = []
+    var n = 0
+    while try reader.nextBatch(into: &batch) { n += batch.count; batches.append(batch) }
+    print("read", n, Date().timeIntervalSince(start))
+    start = Date()
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent("profile-\(UUID().uuidString).sqlite")
+    let writer = try SQLiteStoreWriter(creating: out, model: model, journalMode: .delete)
+    for b in batches { try writer.write(b) }
+    try writer.finish()
+    print("write", Date().timeIntervalSince(start))
+    try? FileManager.default.removeItem(at: out)
+    exit(0)
+}
+let sizes = arguments.compactMap(Int.init).isEmpty ? [1_000_000, 4_000_000] : arguments.compactMap(Int.init)
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("decant-bench-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+print("objects     SQL copy   Decant copy   ratio   Decant peak RSS")
+var peaks: [Double] = []
+for size in sizes {
+    let source = folder.appendingPathComponent("notes-\(size).sqlite")
+    try generate(count: size, at: source)
+    let anchor = try sqlCopy(from: source, to: folder.appendingPathComponent("sql-\(size).sqlite"))
+    // Each child's RSS is the maximum over all children so far; run the sizes smallest first.
+    let decant = try decantCopy(from: source, to: folder.appendingPathComponent("decant-\(size).sqlite"))
+    peaks.append(decant.peakMiB)
+    print(
+        String(
+            format: "%9d   %7.2f s   %9.2f s   %5.2f   %8.1f MiB", size, anchor, decant.seconds, decant.seconds / anchor,
+            decant.peakMiB))
+    for name in ["notes", "sql", "decant"] {
+        try? FileManager.default.removeItem(at: folder.appendingPathComponent("\(name)-\(size).sqlite"))
+    }
+}
+print("targets: ratio <= 2.0; peak RSS <= 64 MiB and the same (±10%) for every size")
