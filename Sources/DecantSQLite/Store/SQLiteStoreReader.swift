@@ -222,21 +222,22 @@ public final class SQLiteStoreReader: RecordReader {
         private func appendColumn(
             _ handle: OpaquePointer, _ column: Int32, to batch: inout RecordBatch, external: Bool, row: Int64
         ) throws {
-            switch sqlite3_column_type(handle, column) {
+            // One locked column access, then reads of the value without further locking: SQLite documents these
+            // reads as not thread-safe, and they need not be, because GRDB serializes all use of the connection.
+            guard let value = sqlite3_column_value(handle, column) else { return batch.appendNull() }
+            switch sqlite3_value_type(value) {
             case SQLITE_INTEGER:
-                batch.appendInteger(sqlite3_column_int64(handle, column))
+                batch.appendInteger(sqlite3_value_int64(value))
             case SQLITE_FLOAT:
-                batch.appendReal(sqlite3_column_double(handle, column))
+                batch.appendReal(sqlite3_value_double(value))
             case SQLITE_TEXT:
-                let count = Int(sqlite3_column_bytes(handle, column))
-                if let pointer = sqlite3_column_text(handle, column) {
-                    batch.appendText(utf8: UnsafeRawBufferPointer(start: pointer, count: count))
+                if let pointer = sqlite3_value_text(value) {
+                    batch.appendText(utf8: UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value))))
                 } else {
                     batch.appendText("")
                 }
             case SQLITE_BLOB:
-                let count = Int(sqlite3_column_bytes(handle, column))
-                let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count)
+                let bytes = UnsafeRawBufferPointer(start: sqlite3_value_blob(value), count: Int(sqlite3_value_bytes(value)))
                 if external {
                     try appendExternalBinary(bytes, to: &batch, row: row)
                 } else {

@@ -67,8 +67,12 @@ public final class SQLiteStoreWriter: RecordWriter {
             try connection.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
                 try db.execute(sql: "PRAGMA page_size = 4096")
-                try db.execute(sql: "PRAGMA journal_mode = \(journalMode == .wal ? "WAL" : "DELETE")")
+                // The file is private until finish() renames it into place, and a failed run deletes it, so it is
+                // built without a journal and with an exclusive lock; finish() sets the final journal mode.
+                try db.execute(sql: "PRAGMA journal_mode = OFF")
+                try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
                 try db.execute(sql: "PRAGMA synchronous = OFF")
+                try db.execute(sql: "PRAGMA cache_size = -8192")
                 try db.execute(sql: "BEGIN IMMEDIATE")
                 for statement in schema.createStatements { try db.execute(sql: statement) }
             }
@@ -118,6 +122,9 @@ public final class SQLiteStoreWriter: RecordWriter {
                     try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache])
                 }
                 try db.execute(sql: "COMMIT")
+                try db.execute(sql: "PRAGMA locking_mode = NORMAL")
+                try db.execute(sql: "PRAGMA journal_mode = \(journalMode == .wal ? "WAL" : "DELETE")")
+                try db.execute(sql: "PRAGMA synchronous = FULL")
                 if journalMode == .wal { try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
             }
             inserters.removeAll()
@@ -204,7 +211,11 @@ public final class SQLiteStoreWriter: RecordWriter {
 
         let entityNumber: Int64
         let table: String
-        let insert: Statement
+        /// INSERT of one row, and of ``chunk`` rows at once (one step for many rows is much cheaper).
+        let insertOne: Statement
+        let insertChunk: Statement
+        let chunk: Int
+        let parameterCount: Int32
         var attributeBindings: [AttributeBinding] = []
         var toOneBindings: [ToOneBinding] = []
         var memberTargets: [(cell: Int, target: MemberTarget)] = []
@@ -270,46 +281,75 @@ public final class SQLiteStoreWriter: RecordWriter {
             }
             toOneBindings = toOnes
             memberTargets = targets
-            let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-            let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
-            self.insert = try writer.connection.inDatabase { db in try db.makeStatement(sql: sql) }
+            let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+            let prefix = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+            let chunk = max(1, min(64, 30_000 / columns.count))
+            self.chunk = chunk
+            self.parameterCount = Int32(columns.count)
+            (insertOne, insertChunk) = try writer.connection.inDatabase { db in
+                (
+                    try db.makeStatement(sql: prefix + tuple),
+                    try db.makeStatement(sql: prefix + Array(repeating: tuple, count: chunk).joined(separator: ", "))
+                )
+            }
         }
 
         func insert(_ batch: RecordBatch, db: Database) throws {
-            // Hot path: statements were prepared once through GRDB; binding and stepping use the SQLite handle
-            // directly, and text and bytes are bound straight from the batch's buffer without a copy (no String,
-            // no Data): SQLite reads them during the step, and the statement is reset right after it.
-            let handle = insert.sqliteStatement
+            // Hot path: statements were prepared once through GRDB; binding and stepping use the SQLite handles
+            // directly, rows go in `chunk` at a time, and text and bytes are bound straight from the batch's buffer
+            // without a copy (no String, no Data): SQLite reads them during the step, and the statement is reset
+            // right after it.
             let width = batch.width
             var maxKey: Int64 = 0
-            defer { sqlite3_clear_bindings(handle) }
+            defer {
+                sqlite3_clear_bindings(insertOne.sqliteStatement)
+                sqlite3_clear_bindings(insertChunk.sqliteStatement)
+            }
             try batch.cells.withUnsafeBufferPointer { cells in
                 try batch.bytes.withUnsafeBytes { arena in
-                    for row in 0..<batch.count {
-                        let identity = batch.identities[row]
-                        let key =
-                            identity.kind == .integer
-                            ? identity.integer : writer.key(forExternal: batch.id(at: row).description, table: table)
-                        maxKey = max(maxKey, key)
-                        sqlite3_bind_int64(handle, 1, key)
-                        sqlite3_bind_int64(handle, 2, entityNumber)
-                        sqlite3_bind_int64(handle, 3, 1)
-                        let base = row * width
-                        for binding in attributeBindings {
-                            bind(cells[base + binding.cell], binding, to: handle, arena: arena)
-                        }
-                        for binding in toOneBindings {
-                            bindReference(cells[base + binding.cell], batch: batch, binding: binding, handle: handle)
+                    var row = 0
+                    while row < batch.count {
+                        let count = batch.count - row >= chunk ? chunk : 1
+                        let handle = count == 1 ? insertOne.sqliteStatement : insertChunk.sqliteStatement
+                        for offset in 0..<count {
+                            let first = Int32(offset) * parameterCount
+                            let identity = batch.identities[row + offset]
+                            let key =
+                                identity.kind == .integer
+                                ? identity.integer
+                                : writer.key(forExternal: batch.id(at: row + offset).description, table: table)
+                            maxKey = max(maxKey, key)
+                            sqlite3_bind_int64(handle, first + 1, key)
+                            sqlite3_bind_int64(handle, first + 2, entityNumber)
+                            sqlite3_bind_int64(handle, first + 3, 1)
+                            let base = (row + offset) * width
+                            for binding in attributeBindings {
+                                bind(cells[base + binding.cell], binding, first: first, to: handle, arena: arena)
+                            }
+                            for binding in toOneBindings {
+                                bindReference(cells[base + binding.cell], batch: batch, binding: binding, first: first, handle: handle)
+                            }
                         }
                         let code = sqlite3_step(handle)
                         sqlite3_reset(handle)
                         guard code == SQLITE_DONE else {
-                            let object = "\(batch.layout.entityName)/\(batch.id(at: row))"
+                            let objects = count == 1
+                                ? "\(batch.layout.entityName)/\(batch.id(at: row))"
+                                : "\(batch.layout.entityName)/\(batch.id(at: row))…\(batch.id(at: row + count - 1))"
                             throw DecantError(
                                 .malformedInput, "cannot insert: \(String(cString: sqlite3_errmsg(db.sqliteConnection)))",
-                                at: Location(path: writer.destination.path, entity: batch.layout.entityName, object: object))
+                                at: Location(path: writer.destination.path, entity: batch.layout.entityName, object: objects))
                         }
-                        if !memberTargets.isEmpty { try writeMembers(row: row, key: key, batch: batch, db: db) }
+                        if !memberTargets.isEmpty {
+                            for offset in 0..<count {
+                                let identity = batch.identities[row + offset]
+                                let key = identity.kind == .integer
+                                    ? identity.integer
+                                    : writer.key(forExternal: batch.id(at: row + offset).description, table: table)
+                                try writeMembers(row: row + offset, key: key, batch: batch, db: db)
+                            }
+                        }
+                        row += count
                     }
                 }
             }
@@ -317,10 +357,10 @@ public final class SQLiteStoreWriter: RecordWriter {
         }
 
         private func bind(
-            _ cell: RecordBatch.Cell, _ binding: AttributeBinding, to handle: OpaquePointer,
+            _ cell: RecordBatch.Cell, _ binding: AttributeBinding, first: Int32, to handle: OpaquePointer,
             arena: UnsafeRawBufferPointer
         ) {
-            let parameter = binding.parameter
+            let parameter = first + binding.parameter
             switch cell.kind {
             case .integer:
                 if binding.asReal {
@@ -365,16 +405,16 @@ public final class SQLiteStoreWriter: RecordWriter {
         }
 
         private func bindReference(
-            _ cell: RecordBatch.Cell, batch: RecordBatch, binding: ToOneBinding, handle: OpaquePointer
+            _ cell: RecordBatch.Cell, batch: RecordBatch, binding: ToOneBinding, first: Int32, handle: OpaquePointer
         ) {
             guard let (key, entity) = destination(of: cell, batch: batch) else {
-                sqlite3_bind_null(handle, binding.parameter)
-                if let entityParameter = binding.entityParameter { sqlite3_bind_null(handle, entityParameter) }
+                sqlite3_bind_null(handle, first + binding.parameter)
+                if let entityParameter = binding.entityParameter { sqlite3_bind_null(handle, first + entityParameter) }
                 return
             }
-            sqlite3_bind_int64(handle, binding.parameter, key)
+            sqlite3_bind_int64(handle, first + binding.parameter, key)
             if let entityParameter = binding.entityParameter {
-                sqlite3_bind_int64(handle, entityParameter, Int64(entityNumbers[entity] ?? 0))
+                sqlite3_bind_int64(handle, first + entityParameter, Int64(entityNumbers[entity] ?? 0))
             }
         }
 
