@@ -134,9 +134,11 @@ public final class SQLiteStoreReader: RecordReader {
                         columns.append(name)
                     }
                     sources.append(.toOne(column: column, entityColumn: entityColumn, fixedEntity: Int32(fixed)))
-                case .toManyThroughInverse?:
+                case .toManyThroughInverse(let key)? where key.orderColumn == nil:
                     sources.append(.viaInverse)
-                case .toManyThroughHiddenKey(let key)?:
+                case .toManyThroughInverse(let key)?, .toManyThroughHiddenKey(let key)?:
+                    // Ordered one-to-many (the order lives in Z_FOK_ on the members) and to-many without inverse
+                    // (a hidden key on the members): list the members here, in order.
                     let order = key.orderColumn.map { ", \($0)" } ?? ""
                     let sql = "SELECT \(key.column), Z_PK, Z_ENT FROM \(key.table) WHERE \(key.column) IS NOT NULL "
                         + "ORDER BY \(key.column)\(order), Z_PK"

@@ -34,8 +34,8 @@ public final class SQLiteStoreWriter: RecordWriter {
     private let connection: DatabaseQueue
     private var inserters: [String: Inserter] = [:]
     private var maxKeys: [String: Int64] = [:]  // root table → highest Z_PK
-    private var nextExternalKey: [String: Int64] = [:]
-    private var externalKeys: [String: [String: Int64]] = [:]  // root table → external id → Z_PK
+    /// External object ids → assigned `Z_PK`s, per table (bounded in memory, spilling to a temporary file).
+    let identities: IdentityMap
     private var finished = false
     private let metadata: StoreMetadata
     /// Hidden foreign keys of to-many relationships without inverse, staged in `temp.decant_hidden_keys`.
@@ -48,8 +48,10 @@ public final class SQLiteStoreWriter: RecordWriter {
     /// reproduces the schema of a store that release wrote (for comparisons with old stores).
     /// - Throws: `.cannotCreateOutput` when the folder is not writable.
     public init(
-        creating destination: URL, model: ObjectModel, journalMode: JournalMode = .wal, style: SchemaStyle = .current
+        creating destination: URL, model: ObjectModel, journalMode: JournalMode = .wal, style: SchemaStyle = .current,
+        identityMapBound: Int = 500_000
     ) throws {
+        self.identities = IdentityMap(bound: identityMapBound)
         self.model = model
         self.destination = destination
         self.journalMode = journalMode
@@ -125,10 +127,16 @@ public final class SQLiteStoreWriter: RecordWriter {
                 try db.execute(sql: "PRAGMA locking_mode = NORMAL")
                 try db.execute(sql: "PRAGMA journal_mode = \(journalMode == .wal ? "WAL" : "DELETE")")
                 try db.execute(sql: "PRAGMA synchronous = FULL")
-                if journalMode == .wal { try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+                if journalMode == .wal { try db.execute(sql: "PRAGMA main.wal_checkpoint(TRUNCATE)") }
             }
             inserters.removeAll()
             try connection.close()
+            // Closing checkpointed the log; a store whose data still sat in a -wal must not be moved without it.
+            let log = temporary.path + "-wal"
+            if let size = try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int, size > 0 {
+                throw DecantError(.ioError, "the store's write-ahead log was not checkpointed", at: location)
+            }
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary.path + suffix) }
             // The finished store replaces the destination in one rename; companions of an older store there
             // would belong to other content, so they go first.
             for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: destination.path + suffix) }
@@ -142,6 +150,12 @@ public final class SQLiteStoreWriter: RecordWriter {
         } catch {
             throw DecantError(.ioError, "cannot complete the store", at: location, underlyingError: error)
         }
+    }
+
+    /// Registers a key whose values are staged until finish(); returns its id.
+    fileprivate func registerStagedKey(_ key: StoreSchema.ForeignKey) -> Int {
+        hiddenKeys.append(key)
+        return hiddenKeys.count - 1
     }
 
     fileprivate func stageHiddenKey(id: Int, owner: Int64, member: Int64, position: Int, db: Database) throws {
@@ -175,13 +189,14 @@ public final class SQLiteStoreWriter: RecordWriter {
         if key > maxKeys[table] ?? 0 { maxKeys[table] = key }
     }
 
-    fileprivate func key(forExternal name: String, table: String) -> Int64 {
-        if let known = externalKeys[table]?[name] { return known }
-        let next = max(nextExternalKey[table] ?? 0, maxKeys[table] ?? 0) + 1
-        nextExternalKey[table] = next
-        maxKeys[table] = max(maxKeys[table] ?? 0, next)
-        externalKeys[table, default: [:]][name] = next
-        return next
+    /// The primary key of the object with external id `name` in `table`, assigned on first sight (a reference may
+    /// come before its object).
+    fileprivate func key(forExternal name: String, table: String) throws -> Int64 {
+        try identities.key(for: name, scope: table) {
+            let next = (maxKeys[table] ?? 0) + 1
+            maxKeys[table] = next
+            return next
+        }
     }
 
     // MARK: Inserting one entity
@@ -270,10 +285,13 @@ public final class SQLiteStoreWriter: RecordWriter {
                             sql = "INSERT OR IGNORE INTO \(link.table) (\(link.sourceColumn), \(link.destinationColumn)) VALUES (?, ?)"
                         }
                         targets.append((cell, .joinTable(try db.makeStatement(sql: sql), ordered: link.orderColumn != nil)))
+                    case .toManyThroughInverse(let key)? where key.orderColumn != nil:
+                        // The order of an ordered one-to-many lives on the members, which may not be written yet:
+                        // staged like a hidden key and applied in finish().
+                        targets.append((cell, .hiddenKey(id: writer.registerStagedKey(key))))
                     case .toManyThroughHiddenKey(let key)?:
                         // The members may not be written yet: stage the links, apply them in finish().
-                        targets.append((cell, .hiddenKey(id: writer.hiddenKeys.count)))
-                        writer.hiddenKeys.append(key)
+                        targets.append((cell, .hiddenKey(id: writer.registerStagedKey(key))))
                     default:
                         break
                     }
@@ -317,7 +335,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                             let key =
                                 identity.kind == .integer
                                 ? identity.integer
-                                : writer.key(forExternal: batch.id(at: row + offset).description, table: table)
+                                : try writer.key(forExternal: batch.id(at: row + offset).description, table: table)
                             maxKey = max(maxKey, key)
                             sqlite3_bind_int64(handle, first + 1, key)
                             sqlite3_bind_int64(handle, first + 2, entityNumber)
@@ -327,7 +345,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                                 bind(cells[base + binding.cell], binding, first: first, to: handle, arena: arena)
                             }
                             for binding in toOneBindings {
-                                bindReference(cells[base + binding.cell], batch: batch, binding: binding, first: first, handle: handle)
+                                try bindReference(cells[base + binding.cell], batch: batch, binding: binding, first: first, handle: handle)
                             }
                         }
                         let code = sqlite3_step(handle)
@@ -345,7 +363,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                                 let identity = batch.identities[row + offset]
                                 let key = identity.kind == .integer
                                     ? identity.integer
-                                    : writer.key(forExternal: batch.id(at: row + offset).description, table: table)
+                                    : try writer.key(forExternal: batch.id(at: row + offset).description, table: table)
                                 try writeMembers(row: row + offset, key: key, batch: batch, db: db)
                             }
                         }
@@ -390,14 +408,14 @@ public final class SQLiteStoreWriter: RecordWriter {
             }
         }
 
-        private func destination(of cell: RecordBatch.Cell, batch: RecordBatch) -> (key: Int64, entity: String)? {
+        private func destination(of cell: RecordBatch.Cell, batch: RecordBatch) throws -> (key: Int64, entity: String)? {
             switch cell.kind {
             case .reference, .externalReference:
                 let reference = batch.reference(of: cell)
                 switch reference.id {
                 case .primaryKey(let key): return (key, reference.entity)
                 case .external(let name):
-                    return (writer.key(forExternal: name, table: entityTables[reference.entity] ?? ""), reference.entity)
+                    return (try writer.key(forExternal: name, table: entityTables[reference.entity] ?? ""), reference.entity)
                 }
             default:
                 return nil
@@ -406,8 +424,8 @@ public final class SQLiteStoreWriter: RecordWriter {
 
         private func bindReference(
             _ cell: RecordBatch.Cell, batch: RecordBatch, binding: ToOneBinding, first: Int32, handle: OpaquePointer
-        ) {
-            guard let (key, entity) = destination(of: cell, batch: batch) else {
+        ) throws {
+            guard let (key, entity) = try destination(of: cell, batch: batch) else {
                 sqlite3_bind_null(handle, first + binding.parameter)
                 if let entityParameter = binding.entityParameter { sqlite3_bind_null(handle, first + entityParameter) }
                 return
@@ -424,7 +442,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                 guard cell.kind == .referenceList else { continue }
                 let members = batch.references[Int(cell.integer)..<Int(cell.integer) + Int(cell.length)]
                 for (position, member) in members.enumerated() {
-                    guard let (memberKey, _) = destination(of: member, batch: batch) else { continue }
+                    guard let (memberKey, _) = try destination(of: member, batch: batch) else { continue }
                     switch target {
                     case .joinTable(let statement, let ordered):
                         var arguments: StatementArguments = [key, memberKey]
