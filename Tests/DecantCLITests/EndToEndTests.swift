@@ -91,10 +91,10 @@ struct EndToEndTests {
 
 extension EndToEndTests {
     /// Validates `document` against `schemas/inspect.schema.json` with Python's jsonschema (a test oracle).
-    static func validate(_ document: String) throws -> String {
+    static func validate(_ document: String, schema name: String = "inspect") throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let schema = Fixtures.packageRoot.appendingPathComponent("schemas/inspect.schema.json").path
+        let schema = Fixtures.packageRoot.appendingPathComponent("schemas/\(name).schema.json").path
         process.arguments = [
             "python3", "-c",
             "import json, sys, jsonschema; jsonschema.validate(json.load(sys.stdin), json.load(open(sys.argv[1]))); print('valid')",
@@ -122,5 +122,9 @@ extension EndToEndTests {
         let bundle = Fixtures.corpus("alemar11__CoreDataPlus/Tests/Resources/SampleModel/SampleModel.xcdatamodeld")
         #expect(try Self.validate(Self.run(["inspect", store.path, "--model", bundle.path, "--json"]).stdout) == "valid")
         #expect(try Self.validate(Self.run(["inspect", store.path, "--json"]).stdout) == "valid")
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let converted = try Self.run(["convert", store.path, folder.appendingPathComponent("out.sqlite").path, "--json"])
+        #expect(try Self.validate(converted.stdout, schema: "convert") == "valid")
     }
 }
