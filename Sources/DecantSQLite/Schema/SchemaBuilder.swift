@@ -428,7 +428,10 @@ struct SchemaBuilder {
                             elements: [.init(column: column, order: nil)]))
                     }
                 }
-                for compound in entity.compoundIndexes {
+                // A compiled model (.mom, Z_MODELCACHE) also lists each fetch index as a compound index of the same
+                // properties; Core Data creates the fetch index alone (SampleModel_V2.sqlite).
+                let fetchIndexProperties = Set(entity.fetchIndexes.map { $0.elements.map { $0.property ?? "" } })
+                for compound in entity.compoundIndexes where !fetchIndexProperties.contains(compound) {
                     let columns = compound.compactMap { column(of: $0, in: entity.name) }
                     guard !columns.isEmpty, columns.count == compound.count else { continue }
                     if style.usesModernIndexDescriptions {

@@ -1,5 +1,7 @@
 import Decant
+import DecantFormats
 @testable import DecantSQLite
+import DecantTestSupport
 import Testing
 
 @Suite("StoreSchema")
@@ -114,7 +116,8 @@ struct StoreSchemaTests {
 
     @Test("framework 637 style: constraint clause, legacy index names, no Z_MODELCACHE at 519")
     func legacyStyle() throws {
-        let schema = try StoreSchema(model: SchemaTestModels.moodyV5, style: SchemaStyle(frameworkVersion: 637))
+        let moody = try ModelBundle.load(from: Fixtures.corpus("objcio__core-data/Migrations/Migrations/Moody.xcdatamodeld"))
+        let schema = try StoreSchema(model: try #require(moody.version(named: "Moody 5")), style: SchemaStyle(frameworkVersion: 637))
         let statements = schema.createStatements
         #expect(statements.first == "CREATE TABLE ZCOUNTRY ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, "
             + "ZISOCONTINENT INTEGER, ZNUMBEROFMOODS INTEGER, ZNUMERICISO3166CODE INTEGER, ZUNIQUENESSDUMMY INTEGER, "
