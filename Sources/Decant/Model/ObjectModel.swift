@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// let model = bundle.currentVersion
-/// for entity in model.entities { print(entity.name, model.versionHash(of: entity.name)!.base64EncodedString()) }
+/// for entity in model.entities { print(entity.name, model.versionHash(of: entity.name)?.base64EncodedString() ?? "") }
 /// ```
 public struct ObjectModel: Sendable, Hashable {
     /// The version name (`Notes 2` for `Notes 2.xcdatamodel` or `Notes 2.mom`), when known.
