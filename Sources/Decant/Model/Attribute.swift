@@ -1,5 +1,3 @@
-public import Foundation
-
 /// An attribute of an entity (`NSAttributeDescription`), with everything a model source can say of it.
 ///
 /// ```swift

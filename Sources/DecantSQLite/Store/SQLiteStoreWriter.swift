@@ -158,22 +158,29 @@ public final class SQLiteStoreWriter: RecordWriter {
         return hiddenKeys.count - 1
     }
 
-    fileprivate func stageHiddenKey(id: Int, owner: Int64, member: Int64, position: Int, db: Database) throws {
+    /// Stages one link of a staged key: `member`'s key column will hold `owner` (and its entity, and the order).
+    fileprivate func stageHiddenKey(
+        id: Int, owner: Int64, ownerEntity: Int64, member: Int64, position: Int, db: Database
+    ) throws {
         if !hiddenKeysStaged {
-            try db.execute(sql: "CREATE TEMP TABLE decant_hidden_keys (key INTEGER, owner INTEGER, member INTEGER, position INTEGER)")
+            try db.execute(
+                sql: "CREATE TEMP TABLE decant_hidden_keys "
+                    + "(key INTEGER, owner INTEGER, owner_entity INTEGER, member INTEGER, position INTEGER)")
             hiddenKeysStaged = true
         }
         try db.execute(
-            sql: "INSERT INTO temp.decant_hidden_keys VALUES (?, ?, ?, ?)", arguments: [id, owner, member, position])
+            sql: "INSERT INTO temp.decant_hidden_keys VALUES (?, ?, ?, ?, ?)",
+            arguments: [id, owner, ownerEntity, member, position])
     }
 
     private func applyHiddenKeys(_ db: Database) throws {
         guard hiddenKeysStaged else { return }
         for (id, key) in hiddenKeys.enumerated() {
             let order = key.orderColumn.map { ", \($0) = s.position" } ?? ""
+            let entity = key.entityColumn.map { ", \($0) = s.owner_entity" } ?? ""
             try db.execute(
-                sql: "UPDATE \(key.table) SET \(key.column) = s.owner\(order) FROM "
-                    + "(SELECT owner, member, position FROM temp.decant_hidden_keys WHERE key = \(id)) AS s "
+                sql: "UPDATE \(key.table) SET \(key.column) = s.owner\(entity)\(order) FROM "
+                    + "(SELECT owner, owner_entity, member, position FROM temp.decant_hidden_keys WHERE key = \(id)) AS s "
                     + "WHERE \(key.table).Z_PK = s.member")
         }
         try db.execute(sql: "DROP TABLE temp.decant_hidden_keys")
@@ -449,7 +456,8 @@ public final class SQLiteStoreWriter: RecordWriter {
                         if ordered { arguments += [position + 1] }
                         try statement.execute(arguments: arguments)
                     case .hiddenKey(let id):
-                        try writer.stageHiddenKey(id: id, owner: key, member: memberKey, position: position + 1, db: db)
+                        try writer.stageHiddenKey(
+                            id: id, owner: key, ownerEntity: entityNumber, member: memberKey, position: position + 1, db: db)
                     }
                 }
             }

@@ -85,7 +85,7 @@ struct StoreFeatureTests {
                 book(1, entity: "Book", title: "Dune", shelf: 1, authors: [1, 2], tags: [1]),
                 book(3, entity: "Book", title: "", shelf: 1, authors: [], tags: [2]),
             ],
-            "EBook": [book(2, entity: "EBook", title: "Snow Crash", shelf: 1, authors: [2], tags: [])],
+            "EBook": [book(2, entity: "EBook", title: "Snow Crash", shelf: 1, authors: [2], tags: [3])],
             "Author": [
                 Record(entity: "Author", id: .primaryKey(1), values: ["Frank"], relationships: [.toMany([reference("Book", 1)])]),
                 Record(
@@ -95,6 +95,7 @@ struct StoreFeatureTests {
             "Tag": [
                 Record(entity: "Tag", id: .primaryKey(1), values: ["classic"]),
                 Record(entity: "Tag", id: .primaryKey(2), values: ["new"]),
+                Record(entity: "Tag", id: .primaryKey(3), values: ["digital"]),
             ],
             "Reading": [
                 Record(entity: "Reading", id: .primaryKey(1), values: [.date(day)], relationships: [.toOne(reference("EBook", 2))]),
@@ -140,11 +141,13 @@ struct StoreFeatureTests {
         #expect(try Self.query(url, "SELECT COUNT(*) FROM Z_1BOOKS") == ["3"])
         // Book (2) has a sub-entity, so Reading.book carries the destination's Z_ENT (EBook, 3) too.
         #expect(try Self.query(url, "SELECT Z2_BOOK FROM ZREADING WHERE Z_PK = 1") == ["3"])
+        // Book.tags has no inverse: a hidden key on the tags, with the owner's Z_ENT because Book has a sub-entity.
+        #expect(try Self.query(url, "SELECT Z_PK, Z2TAGS, Z2_2TAGS FROM ZTAG ORDER BY Z_PK") == ["1|1|2", "2|3|2", "3|2|3"])
         // External storage: inline values carry the 0x01 tag.
         #expect(try Self.query(url, "SELECT hex(substr(ZCOVER, 1, 2)) FROM ZBOOK WHERE Z_PK = 1") == ["0101"])
         #expect(try Self.query(url, "PRAGMA integrity_check") == ["ok"])
         #expect(try Self.query(url, "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_SUPER = 0 ORDER BY Z_ENT") == [
-            "Author|2", "Book|3", "Reading|2", "Shelf|2", "Tag|2",
+            "Author|2", "Book|3", "Reading|2", "Shelf|2", "Tag|3",
         ])
     }
 
@@ -209,13 +212,13 @@ struct StoreFeatureTests {
         var handle: OpaquePointer?
         #expect(sqlite3_open(url.path, &handle) == SQLITE_OK)
         defer { sqlite3_close(handle) }
-        sqlite3_exec(handle, "PRAGMA wal_autocheckpoint = 0; INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (3, 6, 1, 'wal only');", nil, nil, nil)
+        sqlite3_exec(handle, "PRAGMA wal_autocheckpoint = 0; INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (4, 6, 1, 'wal only');", nil, nil, nil)
         let wal = url.path + "-wal"
         #expect((try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0) > 0)
         let before = CorpusStoreTests.snapshot(of: url)
         let store = try SQLiteStore(contentsOf: url)
         let counts = try store.objectCounts()
-        #expect(counts["Tag"] == 3)
+        #expect(counts["Tag"] == 4)
         #expect(CorpusStoreTests.snapshot(of: url) == before)
     }
 
