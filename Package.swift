@@ -20,10 +20,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(
             name: "Decant",
-            dependencies: [
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "DecantFormats", dependencies: ["Decant", "CZlib"]),
         .target(
@@ -31,6 +28,7 @@ let package = Package(
             dependencies: [
                 "Decant", "DecantFormats", "CSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(

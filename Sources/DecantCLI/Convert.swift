@@ -37,7 +37,7 @@ extension DecantCommand {
                 let bundle = try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }
                 let report = try StoreConversion.convert(
                     from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), bundle: bundle,
-                    journalMode: journal.mode)
+                    journalMode: journal.mode, logger: options.makeLogger(label: "decant.convert"))
                 if options.json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

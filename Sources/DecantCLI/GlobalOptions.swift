@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 
 /// Flags every command takes.
 struct GlobalOptions: ParsableArguments {
@@ -7,4 +8,11 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(help: "Print one JSON document on standard output instead of text.")
     var json = false
+
+    /// A logger writing to standard error: warnings by default, then info, debug and trace with each `-v`.
+    func makeLogger(label: String) -> Logger {
+        var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = [.warning, .info, .debug, .trace][min(verbose, 3)]
+        return logger
+    }
 }

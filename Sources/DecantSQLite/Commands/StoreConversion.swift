@@ -1,5 +1,6 @@
 public import Decant
 public import Foundation
+public import Logging
 
 /// `decant convert` for Core Data SQLite stores: copies every object of a store into a new store of the same
 /// model version through the record stream (the path migrations use), and reconciles the counts.
@@ -28,7 +29,8 @@ public enum StoreConversion {
     /// - Throws: ``DecantError``: `.usage` when input and output are the same file, `.modelMismatch` when no
     ///   version matches, the reader's and writer's errors otherwise.
     public static func convert(
-        from input: URL, to output: URL, bundle: ModelBundle?, journalMode: SQLiteStoreWriter.JournalMode = .wal
+        from input: URL, to output: URL, bundle: ModelBundle?, journalMode: SQLiteStoreWriter.JournalMode = .wal,
+        logger: Logger = Logger(label: "decant.convert")
     ) throws -> Report {
         guard input.standardizedFileURL.resolvingSymlinksInPath() != output.standardizedFileURL.resolvingSymlinksInPath()
         else {
@@ -36,9 +38,18 @@ public enum StoreConversion {
         }
         let store = try SQLiteStore(contentsOf: input)
         let model = try store.resolveModel(bundle: bundle)
+        logger.debug(
+            "Model resolved",
+            metadata: [
+                "store.path": "\(input.path)", "model.version": "\(model.versionName ?? "Z_MODELCACHE")",
+                "store.framework": "\(store.metadata.frameworkVersion ?? 0)",
+            ])
         var reader = try SQLiteStoreReader(store: store, model: model)
         var writer = try SQLiteStoreWriter(creating: output, model: model, journalMode: journalMode)
         let transfer = try RecordTransfer.copy(from: &reader, to: &writer)
+        for (entity, count) in transfer.written.sorted(by: { $0.key < $1.key }) {
+            logger.debug("Entity copied", metadata: ["entity": "\(entity)", "records.written": "\(count)"])
+        }
         guard transfer.isReconciled else {
             throw DecantError(.ioError, "objects read and written do not reconcile", at: Location(path: output.path))
         }
