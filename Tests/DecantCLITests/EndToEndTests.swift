@@ -5,29 +5,11 @@ import Testing
 /// Runs the built `decant` binary: what only `main` does (exit codes, stdout versus stderr).
 @Suite("decant binary", .serialized)
 struct EndToEndTests {
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
     static let binary = Fixtures.packageRoot.appendingPathComponent(".build/debug/decant")
 
-    static func run(_ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let outcome = try Subprocess.run(binary, arguments)
+        return (outcome.status, outcome.output, outcome.errors)
     }
 
     static var hasBinary: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
@@ -92,25 +74,9 @@ struct EndToEndTests {
 extension EndToEndTests {
     /// Validates `document` against `schemas/inspect.schema.json` with Python's jsonschema (a test oracle).
     static func validate(_ document: String, schema name: String = "inspect") throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let schema = Fixtures.packageRoot.appendingPathComponent("schemas/\(name).schema.json").path
-        process.arguments = [
-            "python3", "-c",
-            "import json, sys, jsonschema; jsonschema.validate(json.load(sys.stdin), json.load(open(sys.argv[1]))); print('valid')",
-            schema,
-        ]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(document.utf8))
-        try input.fileHandleForWriting.close()
-        let text = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let script = "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))); print('valid')"
+        return (try? PythonOracle.text(script, input: Data(document.utf8), arguments: [schema])) ?? "invalid"
     }
 
     @Test(.enabled(if: hasBinary)) func jsonFollowsTheSchema() throws {

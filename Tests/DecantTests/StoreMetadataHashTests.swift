@@ -24,20 +24,12 @@ struct StoreMetadataHashTests {
         }
         let script = """
             import sqlite3, plistlib, json, base64, sys
-            con = sqlite3.connect(sys.argv[1])
+            con = sqlite3.connect(sys.argv[2])
             blob = con.execute("SELECT Z_PLIST FROM Z_METADATA").fetchone()[0]
             hashes = plistlib.loads(blob)["NSStoreModelVersionHashes"]
             print(json.dumps({k: base64.b64encode(v).decode() for k, v in hashes.items()}))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, copy.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "python3 oracle failed for \(store.path)")
+        let data = try PythonOracle.run(script, arguments: [copy.path])
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: String])
         return try json.mapValues { try #require(Data(base64Encoded: $0)) }
     }

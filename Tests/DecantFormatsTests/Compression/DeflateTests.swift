@@ -1,5 +1,6 @@
 import Decant
 import DecantFormats
+import DecantTestSupport
 import Foundation
 import Testing
 

@@ -82,14 +82,8 @@ struct XcdatamodelErrorTests {
 
     private func sha256(_ text: String) -> Data? {
         // An independent SHA-256 (Python's hashlib), so the check does not reuse the code under test.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import hashlib,sys;sys.stdout.write(hashlib.sha256(sys.argv[1].encode()).hexdigest())", text]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        guard (try? process.run()) != nil else { return nil }
-        let hex = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let script = "import hashlib, sys; sys.stdout.write(hashlib.sha256(sys.argv[2].encode()).hexdigest())"
+        guard let hex = try? PythonOracle.text(script, arguments: [text]) else { return nil }
         var bytes: [UInt8] = []
         var index = hex.startIndex
         while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) {
