@@ -108,6 +108,8 @@ public final class SQLiteStoreWriter: RecordWriter {
         do {
             try connection.writeWithoutTransaction { db in
                 try applyHiddenKeys(db)
+                // Derived-attribute triggers go in after the rows, whose derived values were copied as stored.
+                for statement in schema.derivedAttributeTriggers(for: model).statements { try db.execute(sql: statement) }
                 for row in schema.primaryKeyRows {
                     let table = schema.entity(number: row.entityNumber)?.tableName ?? ""
                     let max = row.superNumber == 0 ? maxKeys[table] ?? 0 : 0

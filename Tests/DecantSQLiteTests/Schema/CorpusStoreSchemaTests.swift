@@ -51,6 +51,11 @@ struct CorpusStoreSchemaTests {
         let differences = expected.differences(from: actual)
         #expect(differences.isEmpty, "\(store) (framework \(frameworkVersion)):\n\(differences.joined(separator: "\n"))")
 
+        // Derived attributes: the same triggers, word for word (SampleModel2's Book.pagesCount).
+        let (triggers, unsupported) = schema.derivedAttributeTriggers(for: model)
+        #expect(unsupported.isEmpty)
+        #expect(Set(triggers) == Set(try Self.triggers(ofStoreAt: copy)))
+
         let leftovers = Self.primaryKeyLeftovers[store] ?? [:]
         let stored = opened.primaryKeys.filter { $0.entityNumber < 16000 }.map { "\($0.entityNumber) \($0.name) \($0.superNumber)" }
         let generated = schema.primaryKeyRows.map { "\($0.entityNumber) \(leftovers[$0.name] ?? $0.name) \($0.superNumber)" }
@@ -68,6 +73,23 @@ struct CorpusStoreSchemaTests {
         #expect(differences.contains("+ index sqlite_autoindex_ZCOUNTRY_1: UNIQUE ON ZCOUNTRY (ZNUMERICISO3166CODE, ZUNIQUENESSDUMMY)"))
         #expect(differences.contains("- index Z_Mood_remoteID: ON ZMOOD (ZREMOTEID)"))
         #expect(differences.contains("+ index ZMOOD_ZREMOTEID_INDEX: ON ZMOOD (ZREMOTEID)"))
+    }
+
+    /// The `CREATE TRIGGER` statements of a store.
+    static func triggers(ofStoreAt url: URL) throws -> [String] {
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return [] }
+        defer { sqlite3_close(handle) }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, "SELECT sql FROM sqlite_master WHERE type = 'trigger'", -1, &statement, nil)
+            == SQLITE_OK
+        else { return [] }
+        defer { sqlite3_finalize(statement) }
+        var result: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) {
+            result.append(String(cString: text))
+        }
+        return result
     }
 
     /// Copies a store with its `-wal` and `-shm` into a fresh temporary directory: opening the original would write

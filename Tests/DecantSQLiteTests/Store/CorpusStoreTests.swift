@@ -106,6 +106,7 @@ struct CorpusStoreTests {
         let apple = try SQLiteSchemaSnapshot(contentsOf: copy.path).removingTables { $0.hasPrefix("A") }
         #expect(ours.tables == apple.tables, "\(ours.differences(from: apple))")
         #expect(Set(ours.indexes.values.map(\.columns)) == Set(apple.indexes.values.map(\.columns)))
+        #expect(Set(try CorpusStoreSchemaTests.triggers(ofStoreAt: output)) == Set(try CorpusStoreSchemaTests.triggers(ofStoreAt: copy)))
 
         // It reads back: same metadata hashes, same objects with the same values and relationships.
         let written = try SQLiteStore(contentsOf: output)
