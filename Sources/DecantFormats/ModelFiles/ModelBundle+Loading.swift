@@ -58,21 +58,26 @@ extension ModelBundle {
         url.deletingPathExtension().lastPathComponent
     }
 
-    private static func loadVersionedSource(_ url: URL) throws -> ModelBundle {
-        let manager = FileManager.default
+    /// The version entries of a bundle folder with extension `pathExtension`, in numeric-aware name order.
+    private static func versionEntries(in url: URL, pathExtension: String) throws -> [URL] {
         let children: [URL]
         do {
-            children = try manager.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
+            children = try FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
         } catch {
             throw DecantError(.ioError, "the model bundle cannot be listed", at: Location(path: url.path),
                 underlyingError: error)
         }
-        let versionFolders = children.filter { $0.pathExtension == "xcdatamodel" }
+        let entries = children.filter { $0.pathExtension == pathExtension }
             .sorted { precedesNumerically(versionName(of: $0), versionName(of: $1)) }
-        guard !versionFolders.isEmpty else {
-            throw DecantError(.malformedInput, "the model bundle holds no .xcdatamodel version", at: Location(path: url.path))
+        guard !entries.isEmpty else {
+            throw DecantError(
+                .malformedInput, "the model bundle holds no .\(pathExtension) version", at: Location(path: url.path))
         }
-        let versions = try versionFolders.map(loadSourceVersion)
+        return entries
+    }
+
+    private static func loadVersionedSource(_ url: URL) throws -> ModelBundle {
+        let versions = try versionEntries(in: url, pathExtension: "xcdatamodel").map(loadSourceVersion)
         let current = try currentVersionName(in: url)
         if let current, !versions.contains(where: { $0.versionName == current }) {
             throw DecantError(
@@ -87,19 +92,7 @@ extension ModelBundle {
     /// Reads a `.momd`: every `.mom` inside (the optional `.omo` cache is ignored, as Core Data may ignore it) and
     /// `NSManagedObjectModel_CurrentVersionName` from `VersionInfo.plist`.
     private static func loadCompiledBundle(_ url: URL) throws -> ModelBundle {
-        let children: [URL]
-        do {
-            children = try FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
-        } catch {
-            throw DecantError(.ioError, "the model bundle cannot be listed", at: Location(path: url.path),
-                underlyingError: error)
-        }
-        let files = children.filter { $0.pathExtension == "mom" }
-            .sorted { precedesNumerically(versionName(of: $0), versionName(of: $1)) }
-        guard !files.isEmpty else {
-            throw DecantError(.malformedInput, "the compiled model holds no .mom version", at: Location(path: url.path))
-        }
-        let versions = try files.map(loadCompiledVersion)
+        let versions = try versionEntries(in: url, pathExtension: "mom").map(loadCompiledVersion)
         var current: String?
         let info = url.appendingPathComponent("VersionInfo.plist")
         if FileManager.default.fileExists(atPath: info.path) {
