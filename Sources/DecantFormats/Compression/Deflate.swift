@@ -29,50 +29,37 @@ public enum Deflate {
             throw DecantError(.ioError, "zlib could not start inflating", at: Location(path: path))
         }
         defer { inflateEnd(&stream) }
-        var input = [UInt8](data)
         var output = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let inputCount = input.count
-        return try input.withUnsafeMutableBufferPointer { inputBuffer in
-            stream.next_in = inputBuffer.baseAddress
-            stream.avail_in = UInt32(inputCount)
-            while true {
-                let (status, produced) = chunk.withUnsafeMutableBufferPointer { chunkBuffer in
-                    stream.next_out = chunkBuffer.baseAddress
-                    stream.avail_out = UInt32(chunkBuffer.count)
-                    let status = CZlib.inflate(&stream, Z_NO_FLUSH)
-                    return (status, chunkBuffer.count - Int(stream.avail_out))
-                }
-                let consumed = inputCount - Int(stream.avail_in)
-                guard output.count + produced <= maximumOutputSize else {
-                    throw DecantError(
-                        .malformedInput,
-                        "DEFLATE stream inflates to more than \(maximumOutputSize) bytes",
-                        at: Location(path: path, offset: consumed)
-                    )
-                }
-                output.append(contentsOf: chunk[0..<produced])
-                switch status {
-                case Z_STREAM_END:
-                    return output
-                case Z_OK:
-                    continue
-                case Z_BUF_ERROR where stream.avail_in == 0:
-                    throw DecantError(
-                        .malformedInput,
-                        "DEFLATE stream is truncated",
-                        at: Location(path: path, offset: consumed)
-                    )
-                default:
-                    let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-                    throw DecantError(
-                        .malformedInput,
-                        "corrupt DEFLATE stream: \(reason)",
-                        at: Location(path: path, offset: consumed)
-                    )
-                }
+        try pump(&stream, data, step: { CZlib.inflate(&$0, Z_NO_FLUSH) }) { status, produced, consumed, stream in
+            guard output.count + produced.count <= maximumOutputSize else {
+                throw DecantError(
+                    .malformedInput,
+                    "DEFLATE stream inflates to more than \(maximumOutputSize) bytes",
+                    at: Location(path: path, offset: consumed)
+                )
+            }
+            output.append(contentsOf: produced)
+            switch status {
+            case Z_STREAM_END:
+                return true
+            case Z_OK:
+                return false
+            case Z_BUF_ERROR where stream.avail_in == 0:
+                throw DecantError(
+                    .malformedInput,
+                    "DEFLATE stream is truncated",
+                    at: Location(path: path, offset: consumed)
+                )
+            default:
+                let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
+                throw DecantError(
+                    .malformedInput,
+                    "corrupt DEFLATE stream: \(reason)",
+                    at: Location(path: path, offset: consumed)
+                )
             }
         }
+        return output
     }
 
     /// Compresses `data` as a raw DEFLATE stream; `level` is zlib's 0 (store) to 9 (smallest), default 6.
@@ -95,9 +82,28 @@ public enum Deflate {
             throw DecantError(.usage, "zlib could not start deflating (level \(level))")
         }
         defer { deflateEnd(&stream) }
+        var output = Data()
+        try pump(&stream, data, step: { CZlib.deflate(&$0, Z_FINISH) }) { status, produced, _, _ in
+            output.append(contentsOf: produced)
+            guard status == Z_STREAM_END || status == Z_OK || status == Z_BUF_ERROR else {
+                throw DecantError(.ioError, "zlib failed while deflating (error \(status))")
+            }
+            return status == Z_STREAM_END
+        }
+        return output
+    }
+
+    /// Feeds `data` through `stream`, calling `step` (zlib's inflate or deflate) into a 64 KiB buffer until
+    /// `handle` — given the status, the bytes that call produced, the input consumed so far and the stream —
+    /// says the stream has ended.
+    private static func pump(
+        _ stream: inout z_stream,
+        _ data: Data,
+        step: (inout z_stream) -> Int32,
+        handle: (Int32, ArraySlice<UInt8>, Int, z_stream) throws -> Bool
+    ) throws {
         var input = [UInt8](data)
         let inputCount = input.count
-        var output = Data()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         try input.withUnsafeMutableBufferPointer { inputBuffer in
             stream.next_in = inputBuffer.baseAddress
@@ -106,16 +112,11 @@ public enum Deflate {
                 let (status, produced) = chunk.withUnsafeMutableBufferPointer { chunkBuffer in
                     stream.next_out = chunkBuffer.baseAddress
                     stream.avail_out = UInt32(chunkBuffer.count)
-                    let status = CZlib.deflate(&stream, Z_FINISH)
+                    let status = step(&stream)
                     return (status, chunkBuffer.count - Int(stream.avail_out))
                 }
-                output.append(contentsOf: chunk[0..<produced])
-                if status == Z_STREAM_END { return }
-                guard status == Z_OK || status == Z_BUF_ERROR else {
-                    throw DecantError(.ioError, "zlib failed while deflating (error \(status))")
-                }
+                if try handle(status, chunk[0..<produced], inputCount - Int(stream.avail_in), stream) { return }
             }
         }
-        return output
     }
 }
