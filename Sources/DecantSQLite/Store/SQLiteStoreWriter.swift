@@ -328,6 +328,7 @@ public final class SQLiteStoreWriter: RecordWriter {
             // right after it.
             let width = batch.width
             var maxKey: Int64 = 0
+            var keys = [Int64](repeating: 0, count: chunk)  // the current chunk's primary keys
             defer {
                 sqlite3_clear_bindings(insertOne.sqliteStatement)
                 sqlite3_clear_bindings(insertChunk.sqliteStatement)
@@ -345,6 +346,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                                 identity.kind == .integer
                                 ? identity.integer
                                 : try writer.key(forExternal: batch.id(at: row + offset).description, table: table)
+                            keys[offset] = key
                             maxKey = max(maxKey, key)
                             sqlite3_bind_int64(handle, first + 1, key)
                             sqlite3_bind_int64(handle, first + 2, entityNumber)
@@ -369,11 +371,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                         }
                         if !memberTargets.isEmpty {
                             for offset in 0..<count {
-                                let identity = batch.identities[row + offset]
-                                let key = identity.kind == .integer
-                                    ? identity.integer
-                                    : try writer.key(forExternal: batch.id(at: row + offset).description, table: table)
-                                try writeMembers(row: row + offset, key: key, batch: batch, db: db)
+                                try writeMembers(row: row + offset, key: keys[offset], batch: batch, db: db)
                             }
                         }
                         row += count
