@@ -20,10 +20,7 @@ public enum InputKind: Sendable, Hashable {
             self = .model
             return
         }
-        let header = (try? FileHandle(forReadingFrom: url)).flatMap { handle in
-            defer { try? handle.close() }
-            return try? handle.read(upToCount: 16)
-        } ?? Data()
+        let header = StoreFiles.header(of: url, count: 16)
         if header == Data("SQLite format 3\0".utf8) {
             self = .sqliteStore
         } else if header.starts(with: Data("bplist00".utf8)) {

@@ -79,9 +79,7 @@ public struct StoreReport: Sendable, Codable, Hashable {
 
     /// `wal` when the header's read/write versions are 2 (WAL), else `delete`.
     static func journalMode(of url: URL) -> String {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return "unknown" }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 20)) ?? Data()
+        let header = StoreFiles.header(of: url, count: 20)
         guard header.count == 20 else { return "unknown" }
         return header[18] == 2 && header[19] == 2 ? "wal" : "delete"
     }
