@@ -39,9 +39,7 @@ extension DecantCommand {
                     from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), bundle: bundle,
                     journalMode: journal.mode, logger: options.makeLogger(label: "decant.convert"))
                 if options.json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                    printOut(String(decoding: try encoder.encode(report), as: UTF8.self))
+                    printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))
                 } else {
                     let total = report.written.values.reduce(0, +)
                     printOut("\(output): \(total) objects written (model \(report.modelVersion))")

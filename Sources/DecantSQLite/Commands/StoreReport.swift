@@ -109,9 +109,5 @@ public struct StoreReport: Sendable, Codable, Hashable {
     }
 
     /// The report as one JSON document (described by `schemas/inspect.schema.json`).
-    public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
-    }
+    public func jsonData() throws -> Data { try jsonDocument() }
 }
