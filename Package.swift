@@ -5,8 +5,9 @@ let package = Package(
     name: "decant",
     platforms: [.macOS(.v13)],
     products: [
-        // One product carries the whole library: the core, the file formats and the SQLite store.
-        .library(name: "Decant", targets: ["Decant", "DecantFormats", "DecantSQLite"]),
+        // One product carries the whole library; `import Decant` re-exports the core, the formats and the SQLite
+        // store, and adds the whole-job operations (inspect, convert).
+        .library(name: "Decant", targets: ["Decant"]),
         .executable(name: "decant", targets: ["DecantCLI"]),
     ],
     dependencies: [
@@ -18,38 +19,49 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // Model, hashes, records, the pipeline, output staging, diagnostics: no file-format code.
         .target(
-            name: "Decant",
+            name: "DecantCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
-        .target(name: "DecantFormats", dependencies: ["Decant", "CZlib"]),
+        // Codecs (property lists, keyed archives, DEFLATE), model files, store metadata.
+        .target(name: "DecantFormats", dependencies: ["DecantCore", "CZlib"]),
+        // The Core Data SQLite store: schema, reader, writer.
         .target(
             name: "DecantSQLite",
             dependencies: [
-                "Decant", "DecantFormats", "CSQLite",
+                "DecantCore", "DecantFormats", "CSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The module users import: re-exports the others and holds the whole-job operations.
+        .target(
+            name: "Decant",
+            dependencies: [
+                "DecantCore", "DecantFormats", "DecantSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "DecantCLI",
             dependencies: [
-                "Decant", "DecantFormats", "DecantSQLite",
+                "Decant",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "DecantTestSupport",
-            dependencies: ["Decant", "DecantFormats"],
+            dependencies: ["DecantCore", "DecantFormats"],
             path: "Tests/DecantTestSupport"
         ),
-        .testTarget(name: "DecantTests", dependencies: ["Decant", "DecantFormats", "DecantTestSupport"]),
-        .testTarget(name: "DecantFormatsTests", dependencies: ["Decant", "DecantFormats", "DecantTestSupport"]),
+        .testTarget(name: "DecantCoreTests", dependencies: ["DecantCore", "DecantFormats", "DecantTestSupport"]),
+        .testTarget(name: "DecantFormatsTests", dependencies: ["DecantCore", "DecantFormats", "DecantTestSupport"]),
         .testTarget(
             name: "DecantSQLiteTests",
-            dependencies: ["Decant", "DecantFormats", "DecantSQLite", "DecantTestSupport", "CSQLite"]
+            dependencies: ["DecantCore", "DecantFormats", "DecantSQLite", "DecantTestSupport", "CSQLite"]
         ),
+        .testTarget(name: "DecantTests", dependencies: ["Decant", "DecantTestSupport", "CSQLite"]),
         .testTarget(
             name: "DecantCLITests",
             dependencies: [
@@ -60,9 +72,14 @@ let package = Package(
     ]
 )
 
+let libraryTargets: Set<String> = ["DecantCore", "DecantFormats", "DecantSQLite", "Decant"]
 for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    if libraryTargets.contains(target.name) {
+        settings.append(.treatWarning("ExplicitSendable", as: .error))
+    }
     target.swiftSettings = settings
 }

@@ -1,7 +1,5 @@
 import ArgumentParser
 import Decant
-import DecantFormats
-import DecantSQLite
 import Foundation
 
 extension DecantCommand {
@@ -15,6 +13,11 @@ extension DecantCommand {
                 without --model the model IN keeps in Z_MODELCACHE. IN is never modified; OUT is written beside its \
                 destination and moved into place only when complete. --journal delete leaves a single \
                 self-contained file, the form to bundle as an app's seed store.
+
+                An externally stored value whose file is missing from the store's .<Name>_SUPPORT/_EXTERNAL_DATA \
+                folder stops the run (exit 65) naming the object, attribute and file, unless \
+                --missing-external-data keep (the output keeps the same reference) or null (the value becomes nil); \
+                either way every affected object is reported as a warning.
                 """
         )
 
@@ -30,6 +33,9 @@ extension DecantCommand {
         @Option(name: .long, help: "The output's journal mode.")
         var journal: JournalModeArgument = .wal
 
+        @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
+        var missingExternalData: MissingExternalDataArgument = .fail
+
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
@@ -37,7 +43,9 @@ extension DecantCommand {
                 let bundle = try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }
                 let report = try StoreConversion.convert(
                     from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), bundle: bundle,
-                    journalMode: journal.mode, logger: options.makeLogger(label: "decant.convert"))
+                    journalMode: journal.mode, missingExternalData: missingExternalData.policy,
+                    logger: options.makeLogger(label: "decant.convert"))
+                printWarnings(report.warnings)
                 if options.json {
                     printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))
                 } else {
@@ -56,4 +64,13 @@ enum JournalModeArgument: String, ExpressibleByArgument, CaseIterable {
     case delete
 
     var mode: SQLiteStoreWriter.JournalMode { self == .wal ? .wal : .delete }
+}
+
+/// `--missing-external-data fail|keep|null`.
+enum MissingExternalDataArgument: String, ExpressibleByArgument, CaseIterable {
+    case fail
+    case keep
+    case null
+
+    var policy: MissingExternalDataPolicy { MissingExternalDataPolicy(rawValue: rawValue) ?? .fail }
 }

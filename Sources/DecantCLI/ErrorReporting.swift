@@ -19,3 +19,8 @@ func reportingErrors(verbose: Int, _ body: () throws -> Void) throws {
 func printOut(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
+
+/// Writes each warning to standard error, one line each.
+func printWarnings(_ warnings: [Diagnostic]) {
+    for warning in warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
+}

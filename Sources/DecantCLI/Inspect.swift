@@ -1,7 +1,5 @@
 import ArgumentParser
 import Decant
-import DecantFormats
-import DecantSQLite
 import Foundation
 
 extension DecantCommand {

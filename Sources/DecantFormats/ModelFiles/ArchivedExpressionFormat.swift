@@ -1,4 +1,4 @@
-import Decant
+import DecantCore
 import Foundation
 
 /// Renders archived `NSExpression` and `NSPredicate` objects as their format strings (`count:(items)`,

@@ -1,4 +1,4 @@
-public import Decant
+public import DecantCore
 public import Foundation
 
 /// Reads a keyed archive of an `NSManagedObjectModel` — a compiled `.mom`, or the model a store keeps in
@@ -11,7 +11,7 @@ public import Foundation
 /// ```swift
 /// let model = try ArchivedModelDecoder.decode(Data(contentsOf: momURL), path: momURL.path)
 /// ```
-public enum ArchivedModelDecoder {
+public enum ArchivedModelDecoder: Sendable {
     /// Decodes archive bytes (binary or XML property list).
     public static func decode(_ data: Data, path: String? = nil) throws -> ObjectModel {
         try decode(KeyedArchive(data: data, path: path))
@@ -81,7 +81,7 @@ public enum ArchivedModelDecoder {
             return model
         }
 
-        func configurations(_ root: ArchivedObject) throws -> [Configuration] {
+        func configurations(_ root: ArchivedObject) throws -> [ModelConfiguration] {
             try (archive.stringKeyedEntries(forKey: "NSConfigurations", in: root) ?? []).map { entry in
                 let members = try (archive.elements(entry.value) ?? []).compactMap { member -> String? in
                     if let object = try archive.object(for: member), object.isKind(of: "NSEntityDescription") {
@@ -89,7 +89,7 @@ public enum ArchivedModelDecoder {
                     }
                     return try archive.string(member)
                 }
-                return Configuration(name: entry.key, entityNames: members.sorted())
+                return ModelConfiguration(name: entry.key, entityNames: members.sorted())
             }.sorted { $0.name < $1.name }
         }
 

@@ -1,4 +1,4 @@
-public import Decant
+public import DecantCore
 public import Foundation
 
 /// Writes an ``ObjectModel`` as a keyed archive of `NSManagedObjectModel` in the shape of a compiled `.mom`
@@ -11,7 +11,7 @@ public import Foundation
 /// let archive = try ArchivedModelEncoder.encode(model)
 /// let cache = try Deflate.deflate(archive)
 /// ```
-public enum ArchivedModelEncoder {
+public enum ArchivedModelEncoder: Sendable {
     /// The archive bytes (binary property list).
     public static func encode(_ model: ObjectModel) throws -> Data {
         var writer = KeyedArchiveWriter()

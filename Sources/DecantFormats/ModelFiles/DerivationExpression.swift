@@ -1,4 +1,4 @@
-import Decant
+import DecantCore
 import Foundation
 
 /// Turns a derived attribute's `derivationExpression` as Xcode stores it (`items.@count`) into the
@@ -14,7 +14,7 @@ import Foundation
 /// `sum:`, `min:`, `max:`, `average:` over the key path), function calls (`now()`, `lowercase:(name)`,
 /// `canonical:(name)`), string and number constants, and binary operators between those, re-spaced as
 /// `a + b`. Only `@count` is verified against Apple output.
-public enum DerivationExpression {
+public enum DerivationExpression: Sendable {
     /// Normalises an expression; throws `.malformedInput` when it cannot be tokenised (unbalanced quotes or
     /// parentheses, stray characters).
     public static func normalize(_ source: String) throws -> String {

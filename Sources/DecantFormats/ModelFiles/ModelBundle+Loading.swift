@@ -1,4 +1,4 @@
-public import Decant
+public import DecantCore
 public import Foundation
 
 extension ModelBundle {

@@ -1,4 +1,4 @@
-import Decant
+import DecantCore
 import Foundation
 
 #if canImport(FoundationXML)

@@ -1,4 +1,4 @@
-public import Decant
+public import DecantCore
 public import Foundation
 
 /// Reads the `contents` file of an Xcode model version (`Foo.xcdatamodel/contents`) into an ``ObjectModel``.
@@ -9,7 +9,7 @@ public import Foundation
 ///
 /// Every element and XML attribute Xcode writes is kept (`coredata-formats.md` section 1); unknown XML attributes
 /// and elements are ignored. Bad input throws ``DecantError`` `.malformedInput` with the file and line.
-public enum XcdatamodelReader {
+public enum XcdatamodelReader: Sendable {
     /// Reads a `contents` file from disk.
     public static func read(contentsOf url: URL, versionName: String? = nil) throws -> ObjectModel {
         let data: Data
@@ -320,10 +320,10 @@ private struct Reader {
         return FetchRequestTemplate(name: name, entity: entity, predicate: predicate, settings: settings)
     }
 
-    func configuration(from node: XcdatamodelNode) throws -> Configuration {
+    func configuration(from node: XcdatamodelNode) throws -> ModelConfiguration {
         let name = try required("name", of: node)
         let members = try node.children(named: "memberEntity").map { try required("name", of: $0) }
-        return Configuration(name: name, entityNames: members, usedWithCloudKit: node.flag("usedWithCloudKit"))
+        return ModelConfiguration(name: name, entityNames: members, usedWithCloudKit: node.flag("usedWithCloudKit"))
     }
 
     func userInfo(from node: XcdatamodelNode, entity: String?) throws -> [String: String] {

@@ -1,5 +1,5 @@
 internal import CSQLite
-import Decant
+import DecantCore
 
 /// The schema of a SQLite database as SQLite itself reports it: tables with their columns and declared types,
 /// indexes with their table, uniqueness and column list. Two snapshots compare as sets (column order ignored).
@@ -44,18 +44,18 @@ public struct SQLiteSchemaSnapshot: Sendable, Hashable {
     /// Reads the schema of the database file at `path`, opened read-only. Open only a copy of a WAL store: even a
     /// read-only open may write its `-shm` file.
     public init(contentsOf path: String) throws {
-        let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY)
+        let connection = try RawDatabase(path: path, flags: SQLITE_OPEN_READONLY)
         try self.init(connection: connection)
     }
 
     /// The schema `StoreSchema.createStatements` produces, read back from an in-memory database they were run in.
     public init(schema: StoreSchema) throws {
-        let connection = try SQLiteConnection(path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let connection = try RawDatabase(path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         for statement in schema.createStatements { try connection.execute(statement) }
         try self.init(connection: connection)
     }
 
-    init(connection: SQLiteConnection) throws {
+    init(connection: RawDatabase) throws {
         var tables: [Table] = []
         var indexes: [Index] = []
         let tableNames = try connection.rows(

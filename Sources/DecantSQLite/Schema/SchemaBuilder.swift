@@ -1,4 +1,4 @@
-import Decant
+import DecantCore
 
 /// Replays Core Data's two schema passes (coredata-formats.md 4.14): the column pass per hierarchy, then the
 /// relationship pass over all entities in case-insensitive name order, visiting properties in hash-table order.

@@ -1,4 +1,4 @@
-public import Decant
+public import DecantCore
 
 extension StoreSchema {
     /// The triggers Core Data creates to maintain derived attributes (coredata-formats.md 4.10), for the shape this

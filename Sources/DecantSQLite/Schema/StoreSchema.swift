@@ -1,4 +1,4 @@
-public import Decant
+public import DecantCore
 
 /// The exact SQLite schema Core Data creates for a model (coredata-formats.md 4.2–4.9, 4.14): entity numbers,
 /// `Z_PRIMARYKEY` rows, tables, columns, join tables and indexes, with a lookup of where each property is stored.

@@ -1,5 +1,5 @@
-public import Decant
-import DecantFormats
+public import DecantCore
+public import DecantFormats
 public import Foundation
 import GRDB
 
@@ -22,6 +22,8 @@ public final class SQLiteStore {
     /// The connection (read-only, on the original or a private copy).
     let connection: DatabaseQueue
     private let temporaryFolder: URL?
+    /// The store's path as the user named it, for messages.
+    public var displayPath: String { files.database.relativePath }
 
     /// Opens the store at `url` for reading.
     ///
@@ -31,7 +33,7 @@ public final class SQLiteStore {
         let (uri, folder) = try files.readableLocation()
         self.files = files
         self.temporaryFolder = folder
-        let location = Location(path: url.path)
+        let location = Location(path: url.relativePath)
         do {
             var configuration = GRDB.Configuration()
             configuration.readonly = true
@@ -44,35 +46,55 @@ public final class SQLiteStore {
                         .malformedInput, "not a Core Data store: expected tables Z_METADATA and Z_PRIMARYKEY",
                         at: location)
                 }
+                // Every value read from the file is untrusted: columns are read as database values and checked,
+                // never through conversions that trap on a wrong type.
                 guard let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
                 else { throw DecantError(.malformedInput, "Z_METADATA has no row 1", at: location) }
-                let plistData: Data = row["Z_PLIST"] ?? Data()
-                let plist = try BinaryPropertyListReader(path: url.path + " (Z_METADATA.Z_PLIST)").read(plistData)
+                guard case .blob(let plistData) = (row["Z_PLIST"] as DatabaseValue).storage else {
+                    throw DecantError(
+                        .malformedInput, "Z_METADATA.Z_PLIST is \(Self.kind(of: row["Z_PLIST"])), expected a property list blob",
+                        at: location)
+                }
+                let plist = try BinaryPropertyListReader(path: url.relativePath + " (Z_METADATA.Z_PLIST)").read(plistData)
                 guard let dictionary = plist.dictionaryValue else {
                     throw DecantError(.malformedInput, "Z_METADATA.Z_PLIST is not a dictionary", at: location)
                 }
-                let metadata = StoreMetadata(storeUUID: row["Z_UUID"] ?? "", plist: dictionary)
-                let keys = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
-                    .map { row in
-                        StoreSchema.PrimaryKeyRow(
-                            entityNumber: row["Z_ENT"] ?? 0, name: row["Z_NAME"] ?? "", superNumber: row["Z_SUPER"] ?? 0,
-                            max: row["Z_MAX"] ?? 0)
+                let uuid = String.fromDatabaseValue(row["Z_UUID"]) ?? ""
+                let metadata = StoreMetadata(storeUUID: uuid, plist: dictionary)
+                var keys: [StoreSchema.PrimaryKeyRow] = []
+                for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") {
+                    guard case .int64(let number) = (row["Z_ENT"] as DatabaseValue).storage,
+                        let name = String.fromDatabaseValue(row["Z_NAME"])
+                    else {
+                        throw DecantError(
+                            .malformedInput,
+                            "Z_PRIMARYKEY has a row whose Z_ENT (\(Self.kind(of: row["Z_ENT"]))) or Z_NAME "
+                                + "(\(Self.kind(of: row["Z_NAME"]))) is not an integer and a name", at: location)
                     }
+                    keys.append(
+                        StoreSchema.PrimaryKeyRow(
+                            entityNumber: Int(number), name: name, superNumber: Int.fromDatabaseValue(row["Z_SUPER"]) ?? 0,
+                            max: Int.fromDatabaseValue(row["Z_MAX"]) ?? 0))
+                }
                 var cache: Data?
-                if try db.tableExists("Z_MODELCACHE") {
-                    cache = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE")
+                if try db.tableExists("Z_MODELCACHE"), let value = try DatabaseValue.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE") {
+                    switch value.storage {
+                    case .blob(let data): cache = data
+                    case .null: cache = nil
+                    default:
+                        throw DecantError(
+                            .malformedInput, "Z_MODELCACHE.Z_CONTENT is \(Self.kind(of: value)), expected a blob",
+                            at: location)
+                    }
                 }
                 return (metadata, keys, cache)
             }
             self.metadata = metadata
             self.primaryKeys = primaryKeys
-            self.cachedModel = try cache.map { try Self.decodeModelCache($0, path: url.path) }
-        } catch let error as DecantError {
-            if let folder { try? FileManager.default.removeItem(at: folder) }
-            throw error.located(at: location)
+            self.cachedModel = try cache.map { try Self.decodeModelCache($0, path: url.relativePath) }
         } catch {
             if let folder { try? FileManager.default.removeItem(at: folder) }
-            throw DecantError(.malformedInput, "cannot read the store as SQLite", at: location, underlyingError: error)
+            throw DatabaseFailure.wrap(error, "cannot read the store as a Core Data SQLite store", at: location)
         }
     }
 
@@ -99,31 +121,22 @@ public final class SQLiteStore {
     /// - Throws: `.modelMismatch` naming the nearest version and what differs; `.unsupportedFormat` for a
     ///   store without a cache when no bundle is given.
     public func resolveModel(bundle: ModelBundle?) throws -> ObjectModel {
-        let stored = metadata.entityVersionHashes
-        let location = Location(path: files.database.path)
-        if let bundle {
-            let match = ModelMatch(storeHashes: stored, bundle: bundle)
-            if let matched = match.matched { return matched }
-            let nearest = match.nearest?.versionName ?? "none"
-            let detail = match.differences.map(\.description).joined(separator: "; ")
-            throw DecantError(
-                .modelMismatch, "no version of \(bundle.name) matches the store; nearest is \(nearest): \(detail)",
-                at: location)
-        }
-        guard let cachedModel else {
-            throw DecantError(
-                .unsupportedFormat,
+        try ModelMatch.resolve(
+            storeHashes: metadata.entityVersionHashes, bundle: bundle, cachedModel: cachedModel,
+            missingModelAdvice:
                 "the store has no Z_MODELCACHE (written by Core Data \(metadata.frameworkVersion ?? 0)); give its model with --model",
-                at: location)
+            at: Location(path: displayPath))
+    }
+
+    /// The storage class of a database value, for messages.
+    static func kind(of value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: "NULL"
+        case .int64: "an integer"
+        case .double: "a real"
+        case .string: "text"
+        case .blob: "a blob"
         }
-        let differences = ModelMatch.differences(store: stored, model: cachedModel.entityVersionHashes)
-        guard differences.isEmpty else {
-            throw DecantError(
-                .malformedInput,
-                "Z_MODELCACHE does not match the metadata hashes: "
-                    + differences.map(\.description).joined(separator: "; "), at: location)
-        }
-        return cachedModel
     }
 
     /// Each entity's number in this store: its `Z_PRIMARYKEY` row, or for an entity that row does not name (a store
@@ -143,20 +156,28 @@ public final class SQLiteStore {
             let schema = try StoreSchema(model: model, style: SchemaStyle(frameworkVersion: metadata.frameworkVersion ?? 1344))
             for (name, number) in entityNumbers(for: schema) { names[number] = name }
         }
-        return try connection.inDatabase { db in
-            var counts: [String: Int] = [:]
-            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-            for table in tables where table.hasPrefix("Z") {
-                let columns = Set(try db.columns(in: table).map { $0.name.uppercased() })
-                guard columns.isSuperset(of: ["Z_PK", "Z_ENT", "Z_OPT"]) else { continue }
-                let quoted = table.replacingOccurrences(of: "\"", with: "\"\"")
-                let grouped = try Row.fetchAll(db, sql: "SELECT Z_ENT, COUNT(*) AS n FROM \"\(quoted)\" GROUP BY Z_ENT")
-                for entry in grouped {
-                    let number: Int = entry["Z_ENT"] ?? 0
-                    counts[names[number] ?? "Z_ENT \(number)", default: 0] += entry["n"] ?? 0
+        do {
+            return try connection.inDatabase { db in
+                var counts: [String: Int] = [:]
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                for table in tables where table.hasPrefix("Z") {
+                    let columns = Set(try db.columns(in: table).map { $0.name.uppercased() })
+                    guard columns.isSuperset(of: ["Z_PK", "Z_ENT", "Z_OPT"]) else { continue }
+                    let quoted = table.replacingOccurrences(of: "\"", with: "\"\"")
+                    let grouped = try Row.fetchAll(db, sql: "SELECT Z_ENT, COUNT(*) AS n FROM \"\(quoted)\" GROUP BY Z_ENT")
+                    for entry in grouped {
+                        let count = Int.fromDatabaseValue(entry["n"]) ?? 0
+                        guard case .int64(let number) = (entry["Z_ENT"] as DatabaseValue).storage else {
+                            counts["\(table) rows whose Z_ENT is \(Self.kind(of: entry["Z_ENT"]))", default: 0] += count
+                            continue
+                        }
+                        counts[names[Int(number)] ?? "Z_ENT \(number)", default: 0] += count
+                    }
                 }
+                return counts
             }
-            return counts
+        } catch {
+            throw DatabaseFailure.wrap(error, "cannot count the store's objects", at: Location(path: displayPath))
         }
     }
 }

@@ -1,5 +1,6 @@
-public import Decant
+public import DecantCore
 internal import CSQLite
+import DecantFormats
 import Foundation
 import GRDB
 
@@ -24,6 +25,10 @@ public final class SQLiteStoreReader: RecordReader {
     public let schema: StoreSchema
     /// Records per batch.
     public var batchSize: Int
+    /// What happens to externally stored values whose file is missing.
+    public let missingExternalData: MissingExternalDataPolicy
+    /// Externally stored values read under a `keep` or `null` policy whose file was missing, one per value.
+    public private(set) var diagnostics: [Diagnostic] = []
 
     private let store: SQLiteStore
     private let entityNames: [String]
@@ -33,10 +38,14 @@ public final class SQLiteStoreReader: RecordReader {
     private var current: EntityCursor?
 
     /// Creates a reader of `store` whose records follow `model` (see ``SQLiteStore/resolveModel(bundle:)``).
-    public init(store: SQLiteStore, model: ObjectModel, batchSize: Int = 1024) throws {
+    public init(
+        store: SQLiteStore, model: ObjectModel, batchSize: Int = 1024,
+        missingExternalData: MissingExternalDataPolicy = .fail
+    ) throws {
         self.store = store
         self.model = model
         self.batchSize = max(1, batchSize)
+        self.missingExternalData = missingExternalData
         self.schema = try StoreSchema(
             model: model, style: SchemaStyle(frameworkVersion: store.metadata.frameworkVersion ?? 1344))
         self.entityNames = model.entities.map(\.name)
@@ -66,11 +75,11 @@ public final class SQLiteStoreReader: RecordReader {
     }
 
     /// Reads every record of one entity (for tests and small stores).
-    public func records(of entityName: String) throws -> [Decant.Record] {
+    public func records(of entityName: String) throws -> [DecantCore.Record] {
         guard let entity = model.entity(named: entityName) else { return [] }
         let cursor = try EntityCursor(reader: self, entity: entity)
         var batch = RecordBatch(layout: cursor.layout, entityNames: entityNames)
-        var result: [Decant.Record] = []
+        var result: [DecantCore.Record] = []
         var more = true
         while more {
             batch.removeAll()
@@ -95,7 +104,9 @@ public final class SQLiteStoreReader: RecordReader {
     private final class EntityCursor {
         let layout: RecordLayout
         let entityNumber: Int
-        let externalData: [Int: Bool]
+        /// Per layout attribute: its column in the SELECT (nil: the table has no column for it), and whether it
+        /// allows external storage.
+        let attributeSources: [(column: Int32?, external: Bool)]
         let sql: String
         var statement: Statement?
         var sources: [RelationshipSource] = []
@@ -105,25 +116,26 @@ public final class SQLiteStoreReader: RecordReader {
 
         init(reader: SQLiteStoreReader, entity: Entity) throws {
             self.reader = reader
-            guard let layout = RecordLayout(entity: entity.name, in: reader.model),
-                let mapping = reader.schema.entity(named: entity.name)
-            else { throw DecantError(.malformedInput, "the model has no entity \(entity.name)") }
+            let location = Location(path: reader.store.displayPath, entity: entity.name)
+            guard let layout = RecordLayout(entity: entity.name, in: reader.model) else {
+                throw DecantError(.modelMismatch, "the model has no entity \(entity.name)", at: location)
+            }
+            let plan = try ColumnPlan(layout: layout, schema: reader.schema, path: reader.store.displayPath)
+            let mapping = plan.mapping
             self.layout = layout
-            self.location = Location(path: reader.store.files.database.path, entity: entity.name)
+            self.location = location
             self.entityNumber = reader.entityNumbers[entity.name] ?? mapping.number
             var columns = ["Z_PK"]
-            var external: [Int: Bool] = [:]
-            for (index, attribute) in layout.attributes.enumerated() {
-                guard let column = mapping.attributeColumns[attribute.name] else {
-                    throw DecantError(.malformedInput, "no column for attribute \(attribute.name)", at: location)
-                }
-                columns.append(column)
-                if attribute.allowsExternalBinaryDataStorage { external[index] = true }
+            var attributeSources = layout.attributes.map { (column: Int32?.none, external: $0.allowsExternalBinaryDataStorage) }
+            for stored in plan.attributes {
+                attributeSources[stored.position].column = Int32(columns.count)
+                columns.append(stored.column)
             }
-            self.externalData = external
+            self.attributeSources = attributeSources
             var sources: [RelationshipSource] = []
-            for relationship in layout.relationships {
-                switch mapping.relationships[relationship.name] {
+            for planned in plan.relationships {
+                let relationship = planned.relationship
+                switch planned.storage {
                 case .toOne(let key)?:
                     let fixed = reader.model.entities.firstIndex { $0.name == relationship.destinationEntity } ?? 0
                     let column = Int32(columns.count)
@@ -168,9 +180,7 @@ public final class SQLiteStoreReader: RecordReader {
             if exhausted { return false }
             if statement == nil {
                 do { statement = try db.makeStatement(sql: sql) } catch {
-                    throw DecantError(
-                        .malformedInput, "the store's tables do not fit the model: \(error)", at: location,
-                        underlyingError: error)
+                    throw DatabaseFailure.wrap(error, "the store's tables do not fit its model", at: location)
                 }
             }
             guard let statement else { return false }
@@ -185,14 +195,17 @@ public final class SQLiteStoreReader: RecordReader {
                     return false
                 }
                 guard code == SQLITE_ROW else {
-                    throw DecantError(
-                        .ioError, "SQLite error \(code) reading rows: \(String(cString: sqlite3_errmsg(db.sqliteConnection)))",
-                        at: location)
+                    throw DatabaseFailure.stepFailure(code, db: db, "cannot read rows", at: location)
                 }
                 let primaryKey = sqlite3_column_int64(handle, 0)
                 batch.beginRecord(primaryKey: primaryKey)
                 for index in 0..<attributeCount {
-                    try appendColumn(handle, Int32(index + 1), to: &batch, external: externalData[index] != nil, row: primaryKey)
+                    let source = attributeSources[index]
+                    guard let column = source.column else {
+                        batch.appendNull()
+                        continue
+                    }
+                    try appendColumn(handle, column, to: &batch, attribute: index, external: source.external, row: primaryKey)
                 }
                 for source in sources {
                     switch source {
@@ -222,7 +235,8 @@ public final class SQLiteStoreReader: RecordReader {
         }
 
         private func appendColumn(
-            _ handle: OpaquePointer, _ column: Int32, to batch: inout RecordBatch, external: Bool, row: Int64
+            _ handle: OpaquePointer, _ column: Int32, to batch: inout RecordBatch, attribute: Int, external: Bool,
+            row: Int64
         ) throws {
             // One locked column access, then reads of the value without further locking: SQLite documents these
             // reads as not thread-safe, and they need not be, because GRDB serializes all use of the connection.
@@ -241,7 +255,7 @@ public final class SQLiteStoreReader: RecordReader {
             case SQLITE_BLOB:
                 let bytes = UnsafeRawBufferPointer(start: sqlite3_value_blob(value), count: Int(sqlite3_value_bytes(value)))
                 if external {
-                    try appendExternalBinary(bytes, to: &batch, row: row)
+                    try appendExternalBinary(bytes, to: &batch, attribute: attribute, row: row)
                 } else {
                     batch.appendBlob(raw: bytes)
                 }
@@ -250,26 +264,39 @@ public final class SQLiteStoreReader: RecordReader {
             }
         }
 
-        /// Decodes an external-storage value: `0x01` + bytes inline, or `0x02` + file name + `0x00` in
-        /// `_EXTERNAL_DATA`.
-        private func appendExternalBinary(_ bytes: UnsafeRawBufferPointer, to batch: inout RecordBatch, row: Int64) throws {
-            guard let tag = bytes.first else { return batch.appendBlob(raw: bytes) }
-            switch tag {
-            case 0x01:
-                batch.appendBlob(raw: UnsafeRawBufferPointer(rebasing: bytes.dropFirst()))
-            case 0x02:
-                let nameBytes = bytes.dropFirst().prefix { $0 != 0 }
-                let name = String(decoding: nameBytes, as: UTF8.self)
-                let file = reader.store.files.externalDataFolder.appendingPathComponent(name)
-                guard !name.contains("/"), let data = FileManager.default.contents(atPath: file.path) else {
-                    var place = location
-                    place.object = "\(layout.entityName)/p\(row)"
-                    throw DecantError(
-                        .fileNotFound, "externally stored value \(name) is missing from \(file.path)", at: place)
+        /// Decodes an external-storage value (``ExternalBinaryValue``), reading a file from `_EXTERNAL_DATA` when
+        /// the bytes live there, under the reader's missing-file policy.
+        private func appendExternalBinary(
+            _ bytes: UnsafeRawBufferPointer, to batch: inout RecordBatch, attribute: Int, row: Int64
+        ) throws {
+            switch ExternalBinaryValue(tagged: bytes) {
+            case .inline(let data), .untagged(let data):
+                batch.appendBlob(raw: data)
+            case .file(let name):
+                var place = location
+                place.object = "\(layout.entityName)/p\(row)"
+                place.keyPath = layout.attributes[attribute].name
+                switch try reader.store.files.externalDataFile(named: name, at: place) {
+                case .found(let data):
+                    batch.appendBlob(data)
+                case .missing(let file):
+                    let message = "externally stored value \(name) is missing from \(file.relativePath)"
+                    switch reader.missingExternalData {
+                    case .fail:
+                        throw DecantError(
+                            .malformedInput, message + " (--missing-external-data keep or null reads on)", at: place)
+                    case .keep:
+                        reader.diagnostics.append(
+                            Diagnostic(.missingExternalData, message + "; kept as a reference", at: place,
+                                       file: file.relativePath))
+                        batch.appendExternalDataReference(name)
+                    case .null:
+                        reader.diagnostics.append(
+                            Diagnostic(.missingExternalData, message + "; read as nil", at: place,
+                                       file: file.relativePath))
+                        batch.appendNull()
+                    }
                 }
-                batch.appendBlob(data)
-            default:
-                batch.appendBlob(raw: bytes)
             }
         }
     }
@@ -286,7 +313,11 @@ public final class SQLiteStoreReader: RecordReader {
         func members(of owner: Int64, db: Database, reader: SQLiteStoreReader, location: Location) throws
             -> ([Int64], [Int32])
         {
-            if statement == nil { statement = try db.makeStatement(sql: sql) }
+            if statement == nil {
+                do { statement = try db.makeStatement(sql: sql) } catch {
+                    throw DatabaseFailure.wrap(error, "the store's relationship tables do not fit its model", at: location)
+                }
+            }
             guard let handle = statement?.sqliteStatement else { return ([], []) }
             var keys: [Int64] = []
             var entities: [Int32] = []
@@ -301,7 +332,7 @@ public final class SQLiteStoreReader: RecordReader {
                     } else if code == SQLITE_DONE {
                         done = true
                     } else {
-                        throw DecantError(.ioError, "SQLite error \(code) reading relationship rows", at: location)
+                        throw DatabaseFailure.stepFailure(code, db: db, "cannot read relationship rows", at: location)
                     }
                 }
                 guard let row = pendingRow, row.owner <= owner else { break }

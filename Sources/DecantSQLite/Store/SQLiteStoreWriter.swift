@@ -1,4 +1,4 @@
-public import Decant
+public import DecantCore
 internal import CSQLite
 import DecantFormats
 public import Foundation
@@ -8,7 +8,9 @@ import GRDB
 /// bookkeeping rows, `Z_METADATA` and `Z_MODELCACHE`, and the objects of the record batches it is given.
 ///
 /// The store is built in a temporary file beside the destination and renamed into place by ``finish()`` only
-/// after it is complete and checkpointed; a failed or abandoned write leaves any existing file untouched.
+/// after it is complete and checkpointed. A failed or abandoned write (``abandon()``, or releasing the writer
+/// before ``finish()``) rolls back, finalizes its statements, closes the connection and only then deletes the
+/// temporary file, and leaves any existing file untouched.
 /// ```swift
 /// var writer = try SQLiteStoreWriter(creating: out, model: model)
 /// _ = try RecordTransfer.copy(from: &reader, to: &writer)
@@ -29,15 +31,23 @@ public final class SQLiteStoreWriter: RecordWriter {
     /// The destination.
     public let destination: URL
 
+    /// The destination as the user named it, for messages.
+    private let displayPath: String
     private let journalMode: JournalMode
-    private let temporary: URL
+    private let staged: StagedOutput
+    private var temporary: URL { staged.temporary }
     private let connection: DatabaseQueue
     private var inserters: [String: Inserter] = [:]
     private var maxKeys: [String: Int64] = [:]  // root table → highest Z_PK
     /// External object ids → assigned `Z_PK`s, per table (bounded in memory, spilling to a temporary file).
-    let identities: IdentityMap
-    private var finished = false
+    let identities: SpillingIdentityMap
+    private enum State { case open, finished, abandoned }
+    private var state = State.open
     private let metadata: StoreMetadata
+    /// What the writer let pass (derived attributes without triggers, values it has no column for).
+    public private(set) var diagnostics: [Diagnostic] = []
+    /// Entity and attribute names already reported as unstored, so each is reported once.
+    private var reportedUnstored: Set<String> = []
     /// Hidden foreign keys of to-many relationships without inverse, staged in `temp.decant_hidden_keys`.
     fileprivate var hiddenKeys: [StoreSchema.ForeignKey] = []
     private var hiddenKeysStaged = false
@@ -46,26 +56,29 @@ public final class SQLiteStoreWriter: RecordWriter {
     ///
     /// `style` picks the schema of a given Core Data release; the default is the current one. An older style
     /// reproduces the schema of a store that release wrote (for comparisons with old stores).
-    /// - Throws: `.cannotCreateOutput` when the folder is not writable.
+    /// - Throws: `.cannotCreateOutput` when the folder is not writable; `.internalError` when SQLite refuses the
+    ///   schema generated for the model (a Decant defect, or a model Core Data would refuse too).
     public init(
         creating destination: URL, model: ObjectModel, journalMode: JournalMode = .wal, style: SchemaStyle = .current,
         identityMapBound: Int = 500_000
     ) throws {
-        self.identities = IdentityMap(bound: identityMapBound)
+        self.identities = SpillingIdentityMap(bound: identityMapBound)
         self.model = model
         self.destination = destination
+        self.displayPath = destination.relativePath
         self.journalMode = journalMode
         self.schema = try StoreSchema(model: model, style: style)
         self.metadata = StoreMetadata.fresh(for: model, frameworkVersion: style.frameworkVersion)
-        let folder = destination.deletingLastPathComponent()
-        self.temporary = folder.appendingPathComponent(".\(destination.lastPathComponent).decant-\(UUID().uuidString)")
+        let staged = StagedOutput(destination: destination)
+        self.staged = staged
+        let connection: DatabaseQueue
         do {
             var configuration = GRDB.Configuration()
             configuration.label = "decant.writer"
             configuration.journalMode = .default
             // One transaction spans every write() call until finish() commits it.
             configuration.allowsUnsafeTransactions = true
-            self.connection = try DatabaseQueue(path: temporary.path, configuration: configuration)
+            connection = try DatabaseQueue(path: staged.temporary.path, configuration: configuration)
             try connection.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
                 try db.execute(sql: "PRAGMA page_size = 4096")
@@ -76,35 +89,104 @@ public final class SQLiteStoreWriter: RecordWriter {
                 try db.execute(sql: "PRAGMA synchronous = OFF")
                 try db.execute(sql: "PRAGMA cache_size = -8192")
                 try db.execute(sql: "BEGIN IMMEDIATE")
-                for statement in schema.createStatements { try db.execute(sql: statement) }
             }
         } catch {
-            Self.removeFiles(at: temporary)
+            staged.discard()
             throw DecantError(
-                .cannotCreateOutput, "cannot create a store here", at: Location(path: destination.path),
-                underlyingError: error)
+                .cannotCreateOutput, "cannot create a store here: \(DatabaseFailure.reason(of: error))",
+                at: Location(path: destination.relativePath), underlyingError: error)
+        }
+        self.connection = connection
+        do {
+            try connection.writeWithoutTransaction { db in
+                for statement in schema.createStatements {
+                    do { try db.execute(sql: statement) } catch {
+                        throw DecantError(
+                            .internalError,
+                            "SQLite refused the schema Decant generated for model \(model.versionName ?? "(unnamed)"): "
+                                + "\(DatabaseFailure.reason(of: error)) in `\(statement)`",
+                            at: Location(path: destination.relativePath), underlyingError: error)
+                    }
+                }
+            }
+        } catch {
+            abandon()
+            throw DatabaseFailure.wrap(error, "cannot create the store's schema", at: Location(path: displayPath))
+        }
+        for name in schema.derivedAttributeTriggers(for: model).unsupported {
+            let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+            diagnostics.append(
+                Diagnostic(
+                    .unsupportedDerivation,
+                    "derived attribute \(name) is copied as stored; Decant cannot create the trigger that keeps it "
+                        + "up to date, so Core Data will recompute it only when the object changes",
+                    at: Location(path: displayPath, entity: parts.first, keyPath: parts.last)))
         }
     }
 
     deinit {
-        if !finished { Self.removeFiles(at: temporary) }
+        abandon()
     }
 
     public func write(_ batch: RecordBatch) throws {
-        let name = batch.layout.entityName
-        let inserter: Inserter
-        if let known = inserters[name] {
-            inserter = known
-        } else {
-            inserter = try Inserter(writer: self, layout: batch.layout)
-            inserters[name] = inserter
+        guard state == .open else {
+            throw DecantError(.usage, "the store writer is already closed", at: Location(path: displayPath))
         }
-        try connection.writeWithoutTransaction { db in try inserter.insert(batch, db: db) }
+        let name = batch.layout.entityName
+        let location = Location(path: displayPath, entity: name)
+        do {
+            let inserter: Inserter
+            if let known = inserters[name] {
+                inserter = known
+            } else {
+                inserter = try Inserter(writer: self, layout: batch.layout)
+                inserters[name] = inserter
+            }
+            noteUnstoredValues(in: batch, plan: inserter.plan)
+            try connection.writeWithoutTransaction { db in try inserter.insert(batch, db: db) }
+        } catch {
+            throw DatabaseFailure.wrap(error, "cannot write objects", at: location)
+        }
+    }
+
+    /// Reports, once per attribute, values the store has no column for.
+    private func noteUnstoredValues(in batch: RecordBatch, plan: ColumnPlan) {
+        for unstored in plan.unstored {
+            let key = "\(plan.mapping.name).\(unstored.attribute.name)"
+            guard !reportedUnstored.contains(key) else { continue }
+            for row in 0..<batch.count where batch.cell(row: row, column: unstored.position).kind != .null {
+                reportedUnstored.insert(key)
+                diagnostics.append(
+                    Diagnostic(
+                        .unstoredProperty,
+                        "values of \(unstored.attribute.type) attribute \(key) are not written: a Core Data SQLite "
+                            + "store has no column for this type",
+                        at: Location(
+                            path: displayPath, entity: plan.mapping.name, object: "\(plan.mapping.name)/\(batch.id(at: row))",
+                            keyPath: unstored.attribute.name)))
+                break
+            }
+        }
+    }
+
+    /// Gives up the store: rolls back the open transaction, finalizes every prepared statement, closes the
+    /// connection, and only then deletes the temporary files, so SQLite never finalizes a statement on a closed
+    /// connection. Does nothing after ``finish()`` succeeded or a second time.
+    public func abandon() {
+        guard state == .open else { return }
+        state = .abandoned
+        try? connection.writeWithoutTransaction { db in
+            if !db.isInsideTransaction { return }
+            try db.execute(sql: "ROLLBACK")
+        }
+        inserters.removeAll()
+        try? connection.close()
+        staged.discard()
     }
 
     public func finish() throws {
-        guard !finished else { return }
-        let location = Location(path: destination.path)
+        guard state == .open else { return }
+        let location = Location(path: displayPath)
         do {
             try connection.writeWithoutTransaction { db in
                 try applyHiddenKeys(db)
@@ -139,18 +221,15 @@ public final class SQLiteStoreWriter: RecordWriter {
                 throw DecantError(.ioError, "the store's write-ahead log was not checkpointed", at: location)
             }
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary.path + suffix) }
-            // The finished store replaces the destination in one rename; companions of an older store there
-            // would belong to other content, so they go first.
-            for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: destination.path + suffix) }
-            guard rename(temporary.path, destination.path) == 0 else {
-                throw DecantError(
-                    .cannotCreateOutput, "cannot move the finished store into place (errno \(errno))", at: location)
-            }
-            finished = true
-        } catch let error as DecantError {
-            throw error.located(at: location)
+            state = .finished
+            try staged.commit(displayPath: displayPath)
         } catch {
-            throw DecantError(.ioError, "cannot complete the store", at: location, underlyingError: error)
+            if state == .open {
+                abandon()
+            } else {
+                staged.discard()
+            }
+            throw DatabaseFailure.wrap(error, "cannot complete the store", at: location)
         }
     }
 
@@ -186,11 +265,6 @@ public final class SQLiteStoreWriter: RecordWriter {
                     + "WHERE \(key.table).Z_PK = s.member")
         }
         try db.execute(sql: "DROP TABLE temp.decant_hidden_keys")
-    }
-
-    private static func removeFiles(at url: URL) {
-        try? FileManager.default.removeItem(at: url)
-        for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
     }
 
     /// Records the highest primary key written to `table`, for its root's `Z_MAX`.
@@ -233,6 +307,7 @@ public final class SQLiteStoreWriter: RecordWriter {
             case hiddenKey(id: Int)
         }
 
+        let plan: ColumnPlan
         let entityNumber: Int64
         let table: String
         /// INSERT of one row, and of ``chunk`` rows at once (one step for many rows is much cheaper).
@@ -249,32 +324,29 @@ public final class SQLiteStoreWriter: RecordWriter {
 
         init(writer: SQLiteStoreWriter, layout: RecordLayout) throws {
             self.writer = writer
-            guard let mapping = writer.schema.entity(named: layout.entityName) else {
-                throw DecantError(
-                    .modelMismatch, "the destination model has no entity \(layout.entityName)",
-                    at: Location(path: writer.destination.path, entity: layout.entityName))
-            }
+            let plan = try ColumnPlan(layout: layout, schema: writer.schema, path: writer.displayPath)
+            self.plan = plan
+            let mapping = plan.mapping
             entityNumber = Int64(mapping.number)
             table = mapping.tableName
             entityNumbers = Dictionary(writer.schema.entities.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
             entityTables = Dictionary(writer.schema.entities.map { ($0.name, $0.tableName) }, uniquingKeysWith: { a, _ in a })
             var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-            for (index, attribute) in layout.attributes.enumerated() {
-                guard let column = mapping.attributeColumns[attribute.name] else { continue }
-                columns.append(column)
+            for stored in plan.attributes {
+                columns.append(stored.column)
                 attributeBindings.append(
                     AttributeBinding(
-                        cell: index, parameter: Int32(columns.count),
-                        asReal: [.double, .float, .date].contains(attribute.type),
-                        external: attribute.allowsExternalBinaryDataStorage))
+                        cell: stored.position, parameter: Int32(columns.count),
+                        asReal: [.double, .float, .date].contains(stored.attribute.type),
+                        external: stored.attribute.allowsExternalBinaryDataStorage))
             }
             let attributeCount = layout.attributes.count
             var targets: [(cell: Int, target: MemberTarget)] = []
             var toOnes: [ToOneBinding] = []
             try writer.connection.inDatabase { db in
-                for (index, relationship) in layout.relationships.enumerated() {
-                    let cell = attributeCount + index
-                    switch mapping.relationships[relationship.name] {
+                for relationship in plan.relationships {
+                    let cell = attributeCount + relationship.position
+                    switch relationship.storage {
                     case .toOne(let key)?:
                         columns.append(key.column)
                         let parameter = Int32(columns.count)
@@ -367,7 +439,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                                 : "\(batch.layout.entityName)/\(batch.id(at: row))…\(batch.id(at: row + count - 1))"
                             throw DecantError(
                                 .malformedInput, "cannot insert: \(String(cString: sqlite3_errmsg(db.sqliteConnection)))",
-                                at: Location(path: writer.destination.path, entity: batch.layout.entityName, object: objects))
+                                at: Location(path: writer.displayPath, entity: batch.layout.entityName, object: objects))
                         }
                         if !memberTargets.isEmpty {
                             for offset in 0..<count {
@@ -400,12 +472,15 @@ public final class SQLiteStoreWriter: RecordWriter {
                 sqlite3_bind_text(handle, parameter, start?.assumingMemoryBound(to: CChar.self), cell.length, nil)
             case .blob where binding.external:
                 // Stored inline with the 0x01 tag, as Core Data does for values it keeps in the database.
-                var tagged = [UInt8](repeating: 1, count: Int(cell.length) + 1)
-                if let start = arena.baseAddress.map({ $0 + Int(cell.integer) }) {
-                    tagged.withUnsafeMutableBytes {
-                        $0.baseAddress?.advanced(by: 1).copyMemory(from: start, byteCount: Int(cell.length))
-                    }
-                }
+                let bytes = UnsafeRawBufferPointer(
+                    rebasing: arena[Int(cell.integer)..<Int(cell.integer) + Int(cell.length)])
+                let tagged = ExternalBinaryValue.inlineValue(bytes)
+                sqlite3_bind_blob(handle, parameter, tagged, Int32(tagged.count), sqliteTransient)
+            case .externalDataReference where binding.external:
+                // A missing external file kept as a reference (--missing-external-data keep): the same reference.
+                let name = String(
+                    decoding: arena[Int(cell.integer)..<Int(cell.integer) + Int(cell.length)], as: UTF8.self)
+                let tagged = ExternalBinaryValue.fileValue(name)
                 sqlite3_bind_blob(handle, parameter, tagged, Int32(tagged.count), sqliteTransient)
             case .blob:
                 let start = arena.baseAddress.map { $0 + Int(cell.integer) }

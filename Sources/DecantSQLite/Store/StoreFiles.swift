@@ -1,5 +1,5 @@
-import Decant
-import Foundation
+public import DecantCore
+public import Foundation
 
 /// The files that make up one SQLite store on disk: the database, its `-wal` and `-shm`, and the hidden
 /// support folder holding externally stored binary data (`.<Name>_SUPPORT/_EXTERNAL_DATA`).
@@ -12,12 +12,14 @@ public struct StoreFiles: Sendable, Hashable {
         self.database = database
     }
 
+    /// The companion file with `suffix` (one of ``StagedOutput/companionSuffixes``) beside the database.
+    public func companion(_ suffix: String) -> URL { URL(fileURLWithPath: database.path + suffix) }
     /// The write-ahead log beside the database.
-    public var writeAheadLog: URL { URL(fileURLWithPath: database.path + "-wal") }
+    public var writeAheadLog: URL { companion("-wal") }
     /// The WAL index beside the database.
-    public var sharedMemory: URL { URL(fileURLWithPath: database.path + "-shm") }
+    public var sharedMemory: URL { companion("-shm") }
     /// A rollback journal beside the database.
-    public var rollbackJournal: URL { URL(fileURLWithPath: database.path + "-journal") }
+    public var rollbackJournal: URL { companion("-journal") }
 
     /// `.<Name>_SUPPORT/_EXTERNAL_DATA` beside the database (the name without its extension).
     public var externalDataFolder: URL {
@@ -27,13 +29,57 @@ public struct StoreFiles: Sendable, Hashable {
             .appendingPathComponent("_EXTERNAL_DATA", isDirectory: true)
     }
 
+    /// What ``externalDataFile(named:at:)`` found.
+    public enum ExternalDataFile: Sendable, Hashable {
+        /// The file's bytes.
+        case found(Data)
+        /// No file at that path (the path looked at).
+        case missing(URL)
+    }
+
+    /// Reads the externally stored value `name` from ``externalDataFolder``.
+    ///
+    /// A store is untrusted input: a name that is not a plain file name (a separator, `.` or `..`), or a file or
+    /// folder on the way that is a symbolic link or not a regular file, is refused, so a crafted store cannot make
+    /// Decant copy a file from elsewhere into its output.
+    /// - Throws: `.malformedInput` naming the path looked at; `.ioError` when the file exists but cannot be read.
+    public func externalDataFile(named name: String, at location: Location) throws -> ExternalDataFile {
+        let folder = externalDataFolder
+        let file = folder.appendingPathComponent(name)
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0") else {
+            throw DecantError(
+                .malformedInput, "externally stored value has an unsafe file name \"\(name)\"", at: location)
+        }
+        for path in [folder.deletingLastPathComponent(), folder, file] {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path.path) else {
+                return .missing(file)
+            }
+            let type = attributes[.type] as? FileAttributeType
+            let expected: FileAttributeType = path == file ? .typeRegular : .typeDirectory
+            guard type == expected else {
+                throw DecantError(
+                    .malformedInput,
+                    "refusing \(path.relativePath) for externally stored value \(name): "
+                        + (type == .typeSymbolicLink ? "it is a symbolic link" : "it is not a regular \(path == file ? "file" : "folder")"),
+                    at: location)
+            }
+        }
+        do {
+            return .found(try Data(contentsOf: file))
+        } catch {
+            throw DecantError(
+                .ioError, "cannot read externally stored value \(file.relativePath)", at: location,
+                underlyingError: error)
+        }
+    }
+
     /// The companion files that exist now (`-wal`, `-shm`, `-journal`).
     public var existingCompanions: [URL] {
-        [writeAheadLog, sharedMemory, rollbackJournal].filter { FileManager.default.fileExists(atPath: $0.path) }
+        StagedOutput.companionSuffixes.map(companion).filter { FileManager.default.fileExists(atPath: $0.path) }
     }
 
     /// The first `count` bytes of `url` (fewer for a shorter file, none when it cannot be read).
-    static func header(of url: URL, count: Int) -> Data {
+    package static func header(of url: URL, count: Int) -> Data {
         guard let handle = try? FileHandle(forReadingFrom: url) else { return Data() }
         defer { try? handle.close() }
         return (try? handle.read(upToCount: count)) ?? Data()
@@ -47,7 +93,7 @@ public struct StoreFiles: Sendable, Hashable {
     /// - Returns: The path to open and a folder to delete afterwards, if a copy was made.
     package func readableLocation() throws -> (uri: String, temporaryFolder: URL?) {
         guard FileManager.default.fileExists(atPath: database.path) else {
-            throw DecantError(.fileNotFound, "no store at this path", at: Location(path: database.path))
+            throw DecantError(.fileNotFound, "no store at this path", at: Location(path: database.relativePath))
         }
         let companions = existingCompanions
         if companions.isEmpty {
@@ -68,7 +114,7 @@ public struct StoreFiles: Sendable, Hashable {
             try? FileManager.default.removeItem(at: folder)
             throw DecantError(
                 .ioError, "could not make a private copy of the store to read it",
-                at: Location(path: database.path), underlyingError: error)
+                at: Location(path: database.relativePath), underlyingError: error)
         }
     }
 

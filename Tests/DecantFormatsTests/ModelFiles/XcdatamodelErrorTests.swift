@@ -1,4 +1,4 @@
-import Decant
+import DecantCore
 import DecantFormats
 import DecantTestSupport
 import Foundation

@@ -1,4 +1,4 @@
-import Decant
+import DecantCore
 import DecantFormats
 import DecantTestSupport
 import Foundation
@@ -108,7 +108,7 @@ struct XcdatamodelFeatureTests {
                 "returnObjectsAsFaults": "YES", "returnDistinctResults": "YES", "resultType": "2",
             ])
         #expect(model.fetchRequests[2].settings == ["fetchLimit": "100", "fetchBatchSize": "10"])
-        #expect(model.configurations == [Configuration(name: "UnrelatedConfiguration", entityNames: ["UnrelatedEntity"])])
+        #expect(model.configurations == [ModelConfiguration(name: "UnrelatedConfiguration", entityNames: ["UnrelatedEntity"])])
         #expect(model.versionIdentifiers == [""])
         #expect(model.sourceInfo["macOSVersion"] == "Automatic" && model.sourceInfo["iOSVersion"] == "Automatic")
         #expect(model.sourceInfo["name"] == "")

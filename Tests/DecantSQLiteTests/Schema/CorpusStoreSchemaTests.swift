@@ -1,5 +1,5 @@
 import CSQLite
-import Decant
+import DecantCore
 import DecantFormats
 @testable import DecantSQLite
 import DecantTestSupport

@@ -1,4 +1,4 @@
-import Decant
+import DecantCore
 
 /// Models built by hand, faithfully from coredata-formats.md and from the corpus `contents` files.
 enum SchemaTestModels {

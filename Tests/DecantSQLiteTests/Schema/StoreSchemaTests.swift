@@ -1,4 +1,4 @@
-import Decant
+import DecantCore
 import DecantFormats
 @testable import DecantSQLite
 import DecantTestSupport

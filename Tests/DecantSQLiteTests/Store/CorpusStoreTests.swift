@@ -1,5 +1,5 @@
 import CSQLite
-import Decant
+import DecantCore
 import DecantFormats
 import DecantSQLite
 import DecantTestSupport

@@ -1,0 +1,113 @@
+public import DecantCore
+public import Foundation
+
+/// What `decant inspect` says about a Core Data SQLite store: format, metadata, store UUID, object counts per
+/// entity, and which model version it was written with (or the nearest version and what differs).
+///
+/// ```swift
+/// let report = try StoreReport(store: URL(fileURLWithPath: "Notes.sqlite"), bundle: notes)
+/// print(report.text)
+/// ```
+public struct StoreReport: Sendable, Codable, Hashable {
+    /// Which model the report compared the store with.
+    public struct ModelSummary: Sendable, Codable, Hashable {
+        /// `bundle` when a model was given, `cache` when the store's own `Z_MODELCACHE` was used.
+        public var source: String
+        /// The model bundle's name, when one was given.
+        public var bundle: String?
+        /// The version whose hashes equal the store's.
+        public var matchedVersion: String?
+        /// When nothing matched: the nearest version.
+        public var nearestVersion: String?
+        /// When nothing matched: per entity what differs.
+        public var differences: [String]
+    }
+
+    /// Always `store`.
+    public var kind: String = "store"
+    /// The path inspected, as given.
+    public var path: String
+    /// `sqlite`.
+    public var format: String = "sqlite"
+    /// `wal` or `delete`, from the database header.
+    public var journalMode: String
+    /// `Z_UUID`.
+    public var storeUUID: String
+    /// `NSStoreType`.
+    public var storeType: String?
+    /// `NSPersistenceFrameworkVersion`.
+    public var frameworkVersion: Int?
+    /// `NSStoreModelVersionIdentifiers`.
+    public var versionIdentifiers: [String]
+    /// `NSStoreModelVersionHashes`, base64, by entity.
+    public var entityVersionHashes: [String: String]
+    /// Whether the store keeps its model in `Z_MODELCACHE`.
+    public var hasModelCache: Bool
+    /// Objects per entity.
+    public var entityCounts: [String: Int]
+    /// The model comparison; `nil` when the store has no cache and no model was given.
+    public var model: ModelSummary?
+
+    /// Inspects the store at `url`, comparing it with `bundle` when given, else with its own model cache.
+    public init(store url: URL, path: String? = nil, bundle: ModelBundle?) throws {
+        let store = try SQLiteStore(contentsOf: url)
+        self.path = path ?? url.path
+        self.journalMode = Self.journalMode(of: url)
+        self.storeUUID = store.metadata.storeUUID
+        self.storeType = store.metadata.storeType
+        self.frameworkVersion = store.metadata.frameworkVersion
+        self.versionIdentifiers = store.metadata.versionIdentifiers
+        let hashes = store.metadata.entityVersionHashes
+        self.entityVersionHashes = hashes.mapValues { $0.base64EncodedString() }
+        self.hasModelCache = store.cachedModel != nil
+        var resolved: ObjectModel?
+        if let bundle {
+            let match = ModelMatch(storeHashes: hashes, bundle: bundle)
+            resolved = match.matched
+            self.model = ModelSummary(
+                source: "bundle", bundle: bundle.name, matchedVersion: match.matched?.versionName,
+                nearestVersion: match.nearest?.versionName, differences: match.differences.map(\.description))
+        } else if let cached = store.cachedModel {
+            let differences = ModelMatch.differences(store: hashes, model: cached.entityVersionHashes)
+            resolved = differences.isEmpty ? cached : nil
+            self.model = ModelSummary(
+                source: "cache", bundle: nil, matchedVersion: differences.isEmpty ? "Z_MODELCACHE" : nil,
+                nearestVersion: nil, differences: differences.map(\.description))
+        }
+        self.entityCounts = try store.objectCounts(model: resolved)
+    }
+
+    /// `wal` when the header's read/write versions are 2 (WAL), else `delete`.
+    static func journalMode(of url: URL) -> String {
+        let header = StoreFiles.header(of: url, count: 20)
+        guard header.count == 20 else { return "unknown" }
+        return header[18] == 2 && header[19] == 2 ? "wal" : "delete"
+    }
+
+    /// The report as human-readable text.
+    public var text: String {
+        var lines = ["\(path): Core Data SQLite store (\(journalMode) journal)"]
+        lines.append("  store UUID:        \(storeUUID)")
+        lines.append("  framework version: \(frameworkVersion.map(String.init) ?? "unknown")")
+        lines.append("  identifiers:       [\(versionIdentifiers.map { "\"\($0)\"" }.joined(separator: ", "))]")
+        lines.append("  model cache:       \(hasModelCache ? "yes" : "no")")
+        if let model {
+            if let matched = model.matchedVersion {
+                lines.append("  model:             matches \(model.bundle.map { "\($0) version " } ?? "")\(matched)")
+            } else {
+                lines.append("  model:             no version matches; nearest \(model.nearestVersion ?? "none")")
+                for difference in model.differences { lines.append("    \(difference)") }
+            }
+        } else {
+            lines.append("  model:             unknown (no Z_MODELCACHE; give the model with --model)")
+        }
+        lines.append("  objects:")
+        for name in Set(entityVersionHashes.keys).union(entityCounts.keys).sorted() {
+            lines.append("    \(name)  \(entityCounts[name] ?? 0)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The report as one JSON document (described by `schemas/inspect.schema.json`).
+    public func jsonData() throws -> Data { try jsonDocument() }
+}

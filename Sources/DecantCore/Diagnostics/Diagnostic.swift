@@ -1,0 +1,43 @@
+/// Something a run noticed and let pass: it goes to standard error as a warning and into `--json` reports.
+///
+/// ```swift
+/// let note = Diagnostic(.missingExternalData, "externally stored value kept as a reference",
+///                       at: Location(path: "Notes.sqlite", entity: "Note", object: "Note/p3", keyPath: "image"))
+/// print(note)   // warning: Notes.sqlite: entity Note, object Note/p3, key image: externally stored value …
+/// ```
+public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// What kind of thing was noticed; a stable name for scripts reading `--json`.
+    public struct Kind: RawRepresentable, Sendable, Hashable, Codable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// An externally stored value's file is missing; the value was kept as a reference or written as nil.
+        public static let missingExternalData = Kind(rawValue: "missing-external-data")
+        /// A derived attribute whose derivation Decant cannot express as a trigger: values are copied as
+        /// stored and not kept up to date by the store.
+        public static let unsupportedDerivation = Kind(rawValue: "unsupported-derivation")
+        /// A property the destination cannot store (no column for it); its values are not written.
+        public static let unstoredProperty = Kind(rawValue: "unstored-property")
+    }
+
+    /// What kind of thing was noticed.
+    public var kind: Kind
+    /// What happened, in one sentence without a trailing period.
+    public var message: String
+    /// Where.
+    public var location: Location?
+    /// The file involved besides the input itself (an external-data file), as looked for.
+    public var file: String?
+
+    /// Creates a diagnostic.
+    public init(_ kind: Kind, _ message: String, at location: Location? = nil, file: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.location = location
+        self.file = file
+    }
+
+    public var description: String {
+        "warning: " + (location.map { "\($0): " } ?? "") + message
+    }
+}

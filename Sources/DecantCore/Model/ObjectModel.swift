@@ -1,0 +1,140 @@
+/// One version of a managed object model (`NSManagedObjectModel`).
+///
+/// ```swift
+/// let model = bundle.currentVersion
+/// for entity in model.entities { print(entity.name, model.versionHash(of: entity.name)?.base64EncodedString() ?? "") }
+/// ```
+public struct ObjectModel: Sendable, Hashable {
+    /// The version name (`Notes 2` for `Notes 2.xcdatamodel` or `Notes 2.mom`), when known.
+    public var versionName: String?
+    /// The entities, in source order.
+    public var entities: [Entity]
+    /// `userDefinedModelVersionIdentifier`, as the model's version identifiers (usually zero or one).
+    public var versionIdentifiers: [String]
+    /// Named configurations.
+    public var configurations: [ModelConfiguration]
+    /// Model-level fetch request templates.
+    public var fetchRequests: [FetchRequestTemplate]
+    /// Composite attribute types.
+    public var composites: [CompositeType]
+    /// Model-level user info.
+    public var userInfo: [String: String]
+    /// Source-level facts that do not affect the compiled model (`lastSavedToolsVersion`, `sourceLanguage`, …).
+    public var sourceInfo: [String: String]
+
+    /// Creates a model.
+    public init(versionName: String? = nil, entities: [Entity], versionIdentifiers: [String] = []) {
+        self.versionName = versionName
+        self.entities = entities
+        self.versionIdentifiers = versionIdentifiers
+        self.configurations = []
+        self.fetchRequests = []
+        self.composites = []
+        self.userInfo = [:]
+        self.sourceInfo = [:]
+    }
+
+    /// The entity with this name.
+    public func entity(named name: String) -> Entity? {
+        entities.first { $0.name == name }
+    }
+
+    /// The entity's parent.
+    public func parent(of entity: Entity) -> Entity? {
+        entity.parentName.flatMap { self.entity(named: $0) }
+    }
+
+    /// The entity's direct sub-entities, in model order.
+    public func subentities(of entity: Entity) -> [Entity] {
+        entities.filter { $0.parentName == entity.name }
+    }
+
+    /// The root of the entity's inheritance hierarchy (the entity itself when it has no parent).
+    ///
+    /// A cycle in `parentEntity` stops at the entity where it closes.
+    public func root(of entity: Entity) -> Entity {
+        var current = entity
+        var seen: Set<String> = [entity.name]
+        while let parent = parent(of: current), seen.insert(parent.name).inserted { current = parent }
+        return current
+    }
+
+    /// The entity's ancestors, nearest first.
+    public func ancestors(of entity: Entity) -> [Entity] {
+        var result: [Entity] = []
+        var seen: Set<String> = [entity.name]
+        var current = entity
+        while let parent = parent(of: current), seen.insert(parent.name).inserted {
+            result.append(parent)
+            current = parent
+        }
+        return result
+    }
+
+    /// The entity's attributes and relationships including inherited ones: the nearest declaration of each
+    /// name wins. Fetched properties are not included.
+    public func properties(of entity: Entity) -> (attributes: [Attribute], relationships: [Relationship]) {
+        var attributes: [String: Attribute] = [:]
+        var relationships: [String: Relationship] = [:]
+        var order: [String] = []
+        for declaring in ([entity] + ancestors(of: entity)).reversed() {
+            for attribute in declaring.attributes {
+                if attributes[attribute.name] == nil && relationships[attribute.name] == nil { order.append(attribute.name) }
+                relationships[attribute.name] = nil
+                attributes[attribute.name] = attribute
+            }
+            for relationship in declaring.relationships {
+                if attributes[relationship.name] == nil && relationships[relationship.name] == nil {
+                    order.append(relationship.name)
+                }
+                attributes[relationship.name] = nil
+                relationships[relationship.name] = relationship
+            }
+        }
+        return (order.compactMap { attributes[$0] }, order.compactMap { relationships[$0] })
+    }
+}
+
+/// All versions of a model: an `.xcdatamodeld` or `.momd` bundle (or a single unversioned model).
+public struct ModelBundle: Sendable, Hashable {
+    /// The bundle name (`Notes` for `Notes.xcdatamodeld`).
+    public var name: String
+    /// Every version, in the order version names sort (numeric-aware).
+    public var versions: [ObjectModel]
+    /// The current version's name.
+    public var currentVersionName: String?
+    /// The kind of file the bundle was read from.
+    public var sourceKind: SourceKind
+
+    /// The kinds of model files Decant reads.
+    public enum SourceKind: String, Sendable, Hashable, Codable {
+        /// A versioned Xcode model source.
+        case xcdatamodeld
+        /// An unversioned Xcode model source.
+        case xcdatamodel
+        /// A compiled, versioned model.
+        case momd
+        /// A single compiled model.
+        case mom
+        /// A model recovered from a store's `Z_MODELCACHE`.
+        case storeCache
+    }
+
+    /// Creates a bundle.
+    public init(name: String, versions: [ObjectModel], currentVersionName: String?, sourceKind: SourceKind) {
+        self.name = name
+        self.versions = versions
+        self.currentVersionName = currentVersionName
+        self.sourceKind = sourceKind
+    }
+
+    /// The current version: the one `.xccurrentversion` or `VersionInfo.plist` names, else the last.
+    public var currentVersion: ObjectModel? {
+        versions.first { $0.versionName == currentVersionName } ?? versions.last
+    }
+
+    /// The version with this name.
+    public func version(named name: String) -> ObjectModel? {
+        versions.first { $0.versionName == name }
+    }
+}

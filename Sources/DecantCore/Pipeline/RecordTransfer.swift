@@ -1,0 +1,191 @@
+import Foundation
+
+/// Copies every record from a reader to a writer, optionally through a transform.
+public enum RecordTransfer: Sendable {
+    /// Streams all batches from `reader` (through `transform`, when given) into `writer` and finishes the writer.
+    ///
+    /// With `overlapping` (the default) the reader fills the next batch on a second thread while the writer
+    /// writes the current one; at most `depth` filled batches wait between them, and batches are recycled, so
+    /// memory stays bounded and nothing is allocated per record. The reader is lent to that thread for the
+    /// duration of the call and is used by no other thread meanwhile; it is back with the caller, advanced,
+    /// when the call returns or throws.
+    ///
+    /// On any error the writer is abandoned (``RecordWriter/abandon()``), after the reading thread has finished
+    /// with the reader, so an incomplete output is never completed and never left behind.
+    /// - Returns: The per-entity counts, rejects and diagnostics.
+    /// - Throws: Whatever the reader, the transform or the writer throws (``DecantError``).
+    public static func copy(
+        from reader: inout some RecordReader, through transform: (any RecordTransform)? = nil,
+        to writer: inout some RecordWriter, overlapping: Bool = true, depth: Int = 2
+    ) throws -> TransferReport {
+        var report = TransferReport()
+        var stage = transform
+        do {
+            if let first = reader.model.entities.first, let layout = RecordLayout(entity: first.name, in: reader.model) {
+                if overlapping {
+                    try copyOverlapping(
+                        from: &reader, layout: layout, depth: max(1, depth),
+                        consume: { try deliver($0, through: &stage, to: &writer, report: &report) })
+                } else {
+                    var batch = RecordBatch(layout: layout)
+                    while try reader.nextBatch(into: &batch) {
+                        try deliver(batch, through: &stage, to: &writer, report: &report)
+                    }
+                }
+            }
+            if var transform = stage {
+                var output = TransformOutput()
+                try transform.finish(into: &output)
+                try write(output, to: &writer, report: &report)
+            }
+            report.diagnostics = reader.diagnostics + writer.diagnostics
+            try writer.finish()
+        } catch {
+            writer.abandon()
+            throw error
+        }
+        return report
+    }
+
+    /// Counts one batch read, passes it through the transform, writes what comes out.
+    private static func deliver(
+        _ batch: RecordBatch, through transform: inout (any RecordTransform)?, to writer: inout some RecordWriter,
+        report: inout TransferReport
+    ) throws {
+        report.read[batch.layout.entityName, default: 0] += batch.count
+        guard var stage = transform else {
+            try writer.write(batch)
+            report.written[batch.layout.entityName, default: 0] += batch.count
+            return
+        }
+        var output = TransformOutput()
+        try stage.transform(batch, into: &output)
+        transform = stage
+        try write(output, to: &writer, report: &report)
+    }
+
+    private static func write(
+        _ output: TransformOutput, to writer: inout some RecordWriter, report: inout TransferReport
+    ) throws {
+        report.add(output)
+        for batch in output.batches where batch.count > 0 {
+            try writer.write(batch)
+            report.written[batch.layout.entityName, default: 0] += batch.count
+        }
+    }
+
+    /// Reads on a second thread and hands each filled batch to `consume` on this one.
+    private static func copyOverlapping<Reader: RecordReader>(
+        from reader: inout Reader, layout: RecordLayout, depth: Int, consume: (RecordBatch) throws -> Void
+    ) throws {
+        try withUnsafeMutablePointer(to: &reader) { pointer in
+            let channel = BatchChannel(depth: depth, layout: layout)
+            // The producer borrows the caller's reader through this pointer, which stays valid until
+            // withUnsafeMutablePointer returns; this thread does not touch the reader until the producer has
+            // signalled `stopped` as its very last act, so the reader is never used by two threads at once.
+            let lent = LentReader { batch in try pointer.pointee.nextBatch(into: &batch) }
+            let stopped = DispatchSemaphore(value: 0)
+            let producer = Thread {
+                defer { stopped.signal() }
+                do {
+                    while var batch = channel.emptyBatch() {
+                        guard try lent.next(&batch) else {
+                            channel.finish(error: nil)
+                            return
+                        }
+                        channel.push(batch)
+                    }
+                    channel.finish(error: nil)
+                } catch {
+                    channel.finish(error: error)
+                }
+            }
+            producer.start()
+            defer {
+                channel.cancel()
+                stopped.wait()
+            }
+            while let batch = try channel.pop() {
+                try consume(batch)
+                channel.recycle(batch)
+            }
+        }
+    }
+}
+
+/// The caller's reader, lent to the producer thread for the duration of one overlapped copy: only that thread
+/// calls `next` while it is lent.
+private final class LentReader: @unchecked Sendable {
+    let next: (inout RecordBatch) throws -> Bool
+    init(_ next: @escaping (inout RecordBatch) throws -> Bool) { self.next = next }
+}
+
+/// The bounded hand-over between the reading thread and the writing thread.
+private final class BatchChannel: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var filled: [RecordBatch] = []
+    private var spare: [RecordBatch] = []
+    private var created = 0
+    private let depth: Int
+    private let layout: RecordLayout
+    private var finished = false
+    private var cancelled = false
+    private var failure: (any Error)?
+
+    init(depth: Int, layout: RecordLayout) {
+        self.depth = depth
+        self.layout = layout
+    }
+
+    /// A batch for the producer to fill, waiting while `depth` filled batches are queued; nil once cancelled.
+    func emptyBatch() -> RecordBatch? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !cancelled && spare.isEmpty && created >= depth + 1 { condition.wait() }
+        if cancelled { return nil }
+        if let batch = spare.popLast() { return batch }
+        created += 1
+        return RecordBatch(layout: layout)
+    }
+
+    func push(_ batch: RecordBatch) {
+        condition.lock()
+        filled.append(batch)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func finish(error: (any Error)?) {
+        condition.lock()
+        if !finished {
+            finished = true
+            failure = error
+        }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next filled batch, or nil at the end; rethrows the producer's error.
+    func pop() throws -> RecordBatch? {
+        condition.lock()
+        defer { condition.unlock() }
+        while filled.isEmpty && !finished { condition.wait() }
+        if !filled.isEmpty { return filled.removeFirst() }
+        if let failure { throw failure }
+        return nil
+    }
+
+    func recycle(_ batch: RecordBatch) {
+        condition.lock()
+        spare.append(batch)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,233 @@
+import DecantCore
+public import Foundation
+
+/// An NSKeyedArchiver archive read as an index-addressed object graph, without Foundation's unarchiver.
+///
+/// ```swift
+/// let archive = try KeyedArchive(data: data, path: "SampleModel.mom")
+/// guard let root = try archive.rootObject() else { return }
+/// for (name, reference) in try archive.stringKeyedEntries(forKey: "NSEntities", in: root) ?? [] {
+///     let entity = try archive.object(for: reference)
+/// }
+/// ```
+///
+/// Objects are addressed by their `$objects` index, so cyclic graphs (model ↔ entity ↔ property) need no special
+/// care: walk by index and memoise. A reference is `nil` when it is UID 0 or points at any entry equal to the
+/// string `$null`. Every error is a ``DecantError`` with code `.malformedInput` naming the object index.
+public struct KeyedArchive: Sendable {
+    /// How many archives deep ``nestedArchive(_:)`` may go. Defaults to 8.
+    public static let maximumNestingDepth = 8
+
+    /// The file name put into error locations.
+    public let path: String?
+    /// The `$archiver` value (always `NSKeyedArchiver` in Apple's files).
+    public let archiverName: String
+    /// The `$version` value (always 100000).
+    public let version: Int64
+    /// The `$top` dictionary as written: usually `{root: UID}`, sometimes several keys or inline scalars.
+    public let top: PropertyListDictionary
+    /// The `$objects` array as written.
+    public let objects: [PropertyListValue]
+    /// 0 for an archive read from a file, 1 for an archive nested in a data value of it, and so on.
+    public let nestingDepth: Int
+
+    /// Reads an archive from binary or XML property-list bytes.
+    public init(data: Data, path: String? = nil) throws {
+        try self.init(propertyList: PropertyListValue.decode(from: data, path: path), path: path)
+    }
+
+    /// Reads an archive from an already decoded property list, checking `$archiver`, `$version`, `$top` and
+    /// `$objects` and that every reference in `$top` lies inside `$objects`.
+    public init(propertyList: PropertyListValue, path: String? = nil) throws {
+        try self.init(propertyList: propertyList, path: path, nestingDepth: 0)
+    }
+
+    init(propertyList: PropertyListValue, path: String?, nestingDepth: Int) throws {
+        func failure(_ message: String, key: String? = nil) -> DecantError {
+            DecantError(.malformedInput, message, at: Location(path: path, keyPath: key))
+        }
+        guard case .dictionary(let archive) = propertyList else {
+            throw failure("keyed archive is a \(propertyList.kindName), not a dictionary")
+        }
+        guard case .string(let archiver)? = archive["$archiver"] else {
+            throw failure("keyed archive has no $archiver string", key: "$archiver")
+        }
+        guard archiver == "NSKeyedArchiver" else {
+            throw failure("$archiver is '\(archiver)', not NSKeyedArchiver", key: "$archiver")
+        }
+        guard case .integer(let version)? = archive["$version"] else {
+            throw failure("keyed archive has no $version integer", key: "$version")
+        }
+        guard version == 100_000 else {
+            throw failure("$version is \(version), not 100000", key: "$version")
+        }
+        guard case .dictionary(let top)? = archive["$top"] else {
+            throw failure("keyed archive has no $top dictionary", key: "$top")
+        }
+        guard case .array(let objects)? = archive["$objects"], !objects.isEmpty else {
+            throw failure("keyed archive has no non-empty $objects array", key: "$objects")
+        }
+        self.path = path
+        self.archiverName = archiver
+        self.version = version
+        self.top = top
+        self.objects = objects
+        self.nestingDepth = nestingDepth
+        for (key, value) in top {
+            try checkReferences(in: value, owner: nil, key: "$top.\(key)", depth: 0)
+        }
+    }
+
+    /// The number of entries in `$objects`.
+    public var objectCount: Int { objects.count }
+
+    /// The keys of `$top`, in archive order.
+    public var topKeys: [String] { top.keys }
+
+    /// The `$top` value for `key` as written (a UID or an inline scalar).
+    public func topValue(forKey key: String) -> PropertyListValue? { top[key] }
+
+    /// The object index that `$top[key]` refers to, or `nil` when it refers to nil.
+    ///
+    /// Throws when the key is missing or its value is not a reference.
+    public func topReference(forKey key: String) throws -> Int? {
+        guard let value = top[key] else {
+            throw error("$top has no key '\(key)'", object: nil, key: "$top")
+        }
+        guard case .uid = value else {
+            throw error("$top.\(key) is an inline \(value.kindName), not a reference", object: nil, key: "$top")
+        }
+        return try reference(value)
+    }
+
+    /// The object `$top.root` refers to (the root of `archivedData(withRootObject:)`), or `nil` for nil.
+    public func rootObject() throws -> ArchivedObject? {
+        guard let index = try topReference(forKey: "root") else { return nil }
+        return try object(at: index)
+    }
+
+    /// Whether the entry at `index` stands for nil: index 0, or an entry equal to the string `$null`.
+    public func isNull(at index: Int) -> Bool {
+        index == 0 || (objects.indices.contains(index) && objects[index] == .string("$null"))
+    }
+
+    /// The object index a `.uid` value refers to, or `nil` for UID 0 or a `$null` entry.
+    ///
+    /// Throws when `value` is not a UID or points outside `$objects`.
+    public func reference(_ value: PropertyListValue) throws -> Int? {
+        guard case .uid(let uid) = value else {
+            throw error("expected an object reference, found an inline \(value.kindName)", object: nil, key: nil)
+        }
+        guard uid < UInt64(objects.count) else {
+            throw error(
+                "reference \(uid) is past the end of $objects (\(objects.count) entries)",
+                object: nil,
+                key: nil
+            )
+        }
+        let index = Int(uid)
+        return isNull(at: index) ? nil : index
+    }
+
+    /// The object a field value refers to: `nil` for a missing value or a nil reference.
+    ///
+    /// An inline scalar (a string or number written in place) comes back as a plain ``ArchivedObject`` with
+    /// index -1, so callers can treat both forms alike.
+    public func object(for value: PropertyListValue?) throws -> ArchivedObject? {
+        guard let value, !value.isNull else { return nil }
+        guard case .uid = value else {
+            return ArchivedObject(index: -1, className: nil, classes: [], fields: [:], value: value)
+        }
+        guard let index = try reference(value) else { return nil }
+        return try object(at: index)
+    }
+
+    /// The entry at `index`, with its class resolved and every reference in its fields checked.
+    ///
+    /// Throws when the index is outside `$objects`, `$class` does not point at a class dictionary
+    /// (`{$classname, $classes}`), or a field refers outside `$objects`.
+    public func object(at index: Int) throws -> ArchivedObject {
+        guard objects.indices.contains(index) else {
+            throw error("object index \(index) is outside $objects (\(objects.count) entries)", object: nil, key: nil)
+        }
+        let value = objects[index]
+        guard case .dictionary(var fields) = value, let classValue = fields["$class"] else {
+            return ArchivedObject(index: index, className: nil, classes: [], fields: [:], value: value)
+        }
+        fields["$class"] = nil
+        guard case .uid(let classUID) = classValue, classUID < UInt64(objects.count), classUID != 0 else {
+            throw error("$class is not a reference to a class dictionary", object: index, key: "$class")
+        }
+        let (className, classes) = try classDescription(at: Int(classUID), owner: index)
+        for (key, field) in fields {
+            try checkReferences(in: field, owner: index, key: key, depth: 0)
+        }
+        return ArchivedObject(index: index, className: className, classes: classes, fields: fields, value: value)
+    }
+
+    /// Checks that every object in the archive resolves: each `$class`, and each reference in each field.
+    public func validate() throws {
+        for index in objects.indices {
+            _ = try object(at: index)
+        }
+    }
+
+    /// Reads the class dictionary at `classIndex`: its `$classname` and `$classes` chain.
+    func classDescription(at classIndex: Int, owner: Int) throws -> (String, [String]) {
+        guard case .dictionary(let description) = objects[classIndex],
+            case .string(let name)? = description["$classname"]
+        else {
+            throw error(
+                "$class refers to $objects[\(classIndex)], which is not a class dictionary",
+                object: owner,
+                key: "$class"
+            )
+        }
+        var chain: [String] = [name]
+        if let classes = description["$classes"] {
+            guard case .array(let names) = classes, let strings = Optional(names.compactMap(\.stringValue)),
+                strings.count == names.count
+            else {
+                throw error(
+                    "$classes of $objects[\(classIndex)] is not an array of strings",
+                    object: owner,
+                    key: "$class"
+                )
+            }
+            chain = strings.isEmpty ? chain : strings
+        }
+        return (name, chain)
+    }
+
+    func checkReferences(in value: PropertyListValue, owner: Int?, key: String, depth: Int) throws {
+        switch value {
+        case .uid(let uid):
+            guard uid < UInt64(objects.count) else {
+                throw error(
+                    "reference \(uid) is past the end of $objects (\(objects.count) entries)",
+                    object: owner,
+                    key: key
+                )
+            }
+        case .array(let elements), .set(let elements):
+            guard depth < 64 else { throw error("inline values nested too deeply", object: owner, key: key) }
+            for element in elements { try checkReferences(in: element, owner: owner, key: key, depth: depth + 1) }
+        case .dictionary(let dictionary):
+            guard depth < 64 else { throw error("inline values nested too deeply", object: owner, key: key) }
+            for element in dictionary.values {
+                try checkReferences(in: element, owner: owner, key: key, depth: depth + 1)
+            }
+        default:
+            break
+        }
+    }
+
+    /// A malformed-input error located at `$objects[object]` and `key` in this archive's file.
+    func error(_ message: String, object: Int?, key: String?) -> DecantError {
+        DecantError(
+            .malformedInput,
+            message,
+            at: Location(path: path, object: object.map { "$objects[\($0)]" }, keyPath: key)
+        )
+    }
+}
