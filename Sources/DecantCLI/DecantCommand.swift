@@ -6,7 +6,7 @@ struct DecantCommand: ParsableCommand {
         commandName: "decant",
         abstract: "Read, convert and migrate Core Data models and stores on Linux.",
         discussion: """
-            Exit codes: 0 ok, 1 ran but found problems, 64 usage, 65 bad input data, 66 input missing,
+            Exit codes: 0 ok, 1 ran but found problems, 64 usage, 65 bad input data, 66 input missing, 70 internal error,
             73 cannot create output, 74 I/O error.
             """,
         version: "0.1.0",

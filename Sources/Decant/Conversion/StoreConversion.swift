@@ -42,14 +42,14 @@ public enum StoreConversion: Sendable {
         guard input.standardizedFileURL.resolvingSymlinksInPath() != output.standardizedFileURL.resolvingSymlinksInPath()
         else {
             throw DecantError(
-                .usage, "the output must be a different file from the input", at: Location(path: output.relativePath))
+                .usage, "the output must be a different file from the input", at: Location(path: output.displayPath))
         }
         let store = try SQLiteStore(contentsOf: input)
         let model = try store.resolveModel(bundle: bundle)
         logger.debug(
             "Model resolved",
             metadata: [
-                "store.path": "\(input.relativePath)", "model.version": "\(model.versionName ?? "Z_MODELCACHE")",
+                "store.path": "\(input.displayPath)", "model.version": "\(model.versionName ?? "Z_MODELCACHE")",
                 "store.framework": "\(store.metadata.frameworkVersion ?? 0)",
             ])
         var reader = try SQLiteStoreReader(store: store, model: model, missingExternalData: missingExternalData)
@@ -63,10 +63,10 @@ public enum StoreConversion: Sendable {
             throw DecantError(
                 .internalError,
                 "objects read and written do not reconcile (read \(transfer.read), written \(transfer.written))",
-                at: Location(path: output.relativePath))
+                at: Location(path: output.displayPath))
         }
         return Report(
             modelVersion: model.versionName ?? "Z_MODELCACHE", read: transfer.read, written: transfer.written,
-            output: output.relativePath, warnings: transfer.diagnostics)
+            output: output.displayPath, warnings: transfer.diagnostics)
     }
 }

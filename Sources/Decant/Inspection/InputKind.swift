@@ -14,7 +14,7 @@ public enum InputKind: Sendable, Hashable {
     public init(of url: URL) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw DecantError(.fileNotFound, "no such file or folder", at: Location(path: url.path))
+            throw DecantError(.fileNotFound, "no such file or folder", at: Location(path: url.displayPath))
         }
         if isDirectory.boolValue || url.pathExtension.lowercased() == "mom" {
             self = .model
@@ -27,7 +27,9 @@ public enum InputKind: Sendable, Hashable {
             self = .model
         } else {
             throw DecantError(
-                .unsupportedFormat, "not a Core Data model or SQLite store", at: Location(path: url.path))
+                .unsupportedFormat,
+                "not a Core Data model or SQLite store: the file starts with neither the SQLite header nor a property list",
+                at: Location(path: url.displayPath))
         }
     }
 }

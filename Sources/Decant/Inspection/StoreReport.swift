@@ -51,7 +51,7 @@ public struct StoreReport: Sendable, Codable, Hashable {
     /// Inspects the store at `url`, comparing it with `bundle` when given, else with its own model cache.
     public init(store url: URL, path: String? = nil, bundle: ModelBundle?) throws {
         let store = try SQLiteStore(contentsOf: url)
-        self.path = path ?? url.path
+        self.path = path ?? url.displayPath
         self.journalMode = Self.journalMode(of: url)
         self.storeUUID = store.metadata.storeUUID
         self.storeType = store.metadata.storeType

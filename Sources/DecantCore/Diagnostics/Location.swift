@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Where in the input something is: a file, and within it a line, a byte offset, an entity or an object.
 ///
 /// ```swift
@@ -52,5 +54,14 @@ public struct Location: Sendable, Hashable, Codable, CustomStringConvertible {
         if let keyPath { parts.append("key \(keyPath)") }
         if !parts.isEmpty { text += ": " + parts.joined(separator: ", ") }
         return text
+    }
+}
+
+extension URL {
+    /// The path as the user typed it, for messages: relative paths stay relative (without a leading `./`),
+    /// absolute ones stay absolute.
+    public var displayPath: String {
+        let path = relativePath
+        return path.hasPrefix("./") ? String(path.dropFirst(2)) : path
     }
 }

@@ -465,7 +465,11 @@ struct SchemaBuilder {
             result.append(contentsOf: descriptions)
             result.append(contentsOf: uniques)
         }
-        return result + joinIndexes
+        // A compiled model (.mom, Z_MODELCACHE) carries an indexed attribute also as a fetch index named after the
+        // attribute, and every fetch index again as a compound index: the same index description reaches here
+        // more than once under one name. Core Data creates each name once, as it does from the source model.
+        var names: Set<String> = []
+        return (result + joinIndexes).filter { names.insert($0.name).inserted }
     }
 
     private static func isYes(_ value: String) -> Bool {

@@ -23,7 +23,7 @@ public final class SQLiteStore {
     let connection: DatabaseQueue
     private let temporaryFolder: URL?
     /// The store's path as the user named it, for messages.
-    public var displayPath: String { files.database.relativePath }
+    public var displayPath: String { files.database.displayPath }
 
     /// Opens the store at `url` for reading.
     ///
@@ -33,7 +33,7 @@ public final class SQLiteStore {
         let (uri, folder) = try files.readableLocation()
         self.files = files
         self.temporaryFolder = folder
-        let location = Location(path: url.relativePath)
+        let location = Location(path: url.displayPath)
         do {
             var configuration = GRDB.Configuration()
             configuration.readonly = true
@@ -55,7 +55,7 @@ public final class SQLiteStore {
                         .malformedInput, "Z_METADATA.Z_PLIST is \(Self.kind(of: row["Z_PLIST"])), expected a property list blob",
                         at: location)
                 }
-                let plist = try BinaryPropertyListReader(path: url.relativePath + " (Z_METADATA.Z_PLIST)").read(plistData)
+                let plist = try BinaryPropertyListReader(path: url.displayPath + " (Z_METADATA.Z_PLIST)").read(plistData)
                 guard let dictionary = plist.dictionaryValue else {
                     throw DecantError(.malformedInput, "Z_METADATA.Z_PLIST is not a dictionary", at: location)
                 }
@@ -91,7 +91,7 @@ public final class SQLiteStore {
             }
             self.metadata = metadata
             self.primaryKeys = primaryKeys
-            self.cachedModel = try cache.map { try Self.decodeModelCache($0, path: url.relativePath) }
+            self.cachedModel = try cache.map { try Self.decodeModelCache($0, path: url.displayPath) }
         } catch {
             if let folder { try? FileManager.default.removeItem(at: folder) }
             throw DatabaseFailure.wrap(error, "cannot read the store as a Core Data SQLite store", at: location)

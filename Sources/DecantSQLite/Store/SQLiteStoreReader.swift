@@ -36,6 +36,9 @@ public final class SQLiteStoreReader: RecordReader {
     private let entityNumbers: [String: Int]
     private var pending: [Int]
     private var current: EntityCursor?
+    /// Rows read per table, to prove at the end that every row belongs to an entity of the model.
+    private var rowsRead: [String: Int] = [:]
+    private var verified = false
 
     /// Creates a reader of `store` whose records follow `model` (see ``SQLiteStore/resolveModel(bundle:)``).
     public init(
@@ -62,15 +65,46 @@ public final class SQLiteStoreReader: RecordReader {
     public func nextBatch(into batch: inout RecordBatch) throws -> Bool {
         while true {
             if current == nil {
-                guard let next = pending.popLast() else { return false }
+                guard let next = pending.popLast() else {
+                    try verifyEveryRowRead()
+                    return false
+                }
                 current = try EntityCursor(reader: self, entity: model.entities[next])
             }
             guard let cursor = current else { return false }
             batch.removeAll(newLayout: cursor.layout)
             batch.entityNames = entityNames
             let more = try store.connection.inDatabase { db in try cursor.fill(&batch, limit: batchSize, db: db) }
+            rowsRead[cursor.table, default: 0] += batch.count
             if !more { current = nil }
             if batch.count > 0 { return true }
+        }
+    }
+
+    /// Checks, once all entities are read, that each entity table had no rows besides those read: a row whose
+    /// `Z_ENT` names no entity stored in its table would otherwise be left out silently.
+    private func verifyEveryRowRead() throws {
+        guard !verified else { return }
+        verified = true
+        for table in Set(schema.entities.map(\.tableName)).sorted() {
+            let location = Location(path: store.displayPath)
+            let total: Int
+            do {
+                total = try store.connection.inDatabase { db in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
+                }
+            } catch {
+                throw DatabaseFailure.wrap(error, "cannot count the rows of \(table)", at: location)
+            }
+            let read = rowsRead[table, default: 0]
+            guard total == read else {
+                let numbers = schema.entities.filter { $0.tableName == table }.compactMap { entityNumbers[$0.name] }
+                throw DecantError(
+                    .malformedInput,
+                    "\(table) has \(total) rows but \(read) belong to its entities: the other \(total - read) have a "
+                        + "Z_ENT that is not one of \(numbers.sorted().map(String.init).joined(separator: ", "))",
+                    at: location)
+            }
         }
     }
 
@@ -104,6 +138,7 @@ public final class SQLiteStoreReader: RecordReader {
     private final class EntityCursor {
         let layout: RecordLayout
         let entityNumber: Int
+        let table: String
         /// Per layout attribute: its column in the SELECT (nil: the table has no column for it), and whether it
         /// allows external storage.
         let attributeSources: [(column: Int32?, external: Bool)]
@@ -124,6 +159,7 @@ public final class SQLiteStoreReader: RecordReader {
             let mapping = plan.mapping
             self.layout = layout
             self.location = location
+            self.table = mapping.tableName
             self.entityNumber = reader.entityNumbers[entity.name] ?? mapping.number
             var columns = ["Z_PK"]
             var attributeSources = layout.attributes.map { (column: Int32?.none, external: $0.allowsExternalBinaryDataStorage) }
@@ -280,7 +316,7 @@ public final class SQLiteStoreReader: RecordReader {
                 case .found(let data):
                     batch.appendBlob(data)
                 case .missing(let file):
-                    let message = "externally stored value \(name) is missing from \(file.relativePath)"
+                    let message = "externally stored value \(name) is missing from \(file.displayPath)"
                     switch reader.missingExternalData {
                     case .fail:
                         throw DecantError(
@@ -288,12 +324,12 @@ public final class SQLiteStoreReader: RecordReader {
                     case .keep:
                         reader.diagnostics.append(
                             Diagnostic(.missingExternalData, message + "; kept as a reference", at: place,
-                                       file: file.relativePath))
+                                       file: file.displayPath))
                         batch.appendExternalDataReference(name)
                     case .null:
                         reader.diagnostics.append(
                             Diagnostic(.missingExternalData, message + "; read as nil", at: place,
-                                       file: file.relativePath))
+                                       file: file.displayPath))
                         batch.appendNull()
                     }
                 }

@@ -65,7 +65,7 @@ public final class SQLiteStoreWriter: RecordWriter {
         self.identities = SpillingIdentityMap(bound: identityMapBound)
         self.model = model
         self.destination = destination
-        self.displayPath = destination.relativePath
+        self.displayPath = destination.displayPath
         self.journalMode = journalMode
         self.schema = try StoreSchema(model: model, style: style)
         self.metadata = StoreMetadata.fresh(for: model, frameworkVersion: style.frameworkVersion)
@@ -94,7 +94,7 @@ public final class SQLiteStoreWriter: RecordWriter {
             staged.discard()
             throw DecantError(
                 .cannotCreateOutput, "cannot create a store here: \(DatabaseFailure.reason(of: error))",
-                at: Location(path: destination.relativePath), underlyingError: error)
+                at: Location(path: destination.displayPath), underlyingError: error)
         }
         self.connection = connection
         do {
@@ -105,7 +105,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                             .internalError,
                             "SQLite refused the schema Decant generated for model \(model.versionName ?? "(unnamed)"): "
                                 + "\(DatabaseFailure.reason(of: error)) in `\(statement)`",
-                            at: Location(path: destination.relativePath), underlyingError: error)
+                            at: Location(path: destination.displayPath), underlyingError: error)
                     }
                 }
             }

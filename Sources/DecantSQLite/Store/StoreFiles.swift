@@ -59,7 +59,7 @@ public struct StoreFiles: Sendable, Hashable {
             guard type == expected else {
                 throw DecantError(
                     .malformedInput,
-                    "refusing \(path.relativePath) for externally stored value \(name): "
+                    "refusing \(path.displayPath) for externally stored value \(name): "
                         + (type == .typeSymbolicLink ? "it is a symbolic link" : "it is not a regular \(path == file ? "file" : "folder")"),
                     at: location)
             }
@@ -68,7 +68,7 @@ public struct StoreFiles: Sendable, Hashable {
             return .found(try Data(contentsOf: file))
         } catch {
             throw DecantError(
-                .ioError, "cannot read externally stored value \(file.relativePath)", at: location,
+                .ioError, "cannot read externally stored value \(file.displayPath)", at: location,
                 underlyingError: error)
         }
     }
@@ -93,7 +93,7 @@ public struct StoreFiles: Sendable, Hashable {
     /// - Returns: The path to open and a folder to delete afterwards, if a copy was made.
     package func readableLocation() throws -> (uri: String, temporaryFolder: URL?) {
         guard FileManager.default.fileExists(atPath: database.path) else {
-            throw DecantError(.fileNotFound, "no store at this path", at: Location(path: database.relativePath))
+            throw DecantError(.fileNotFound, "no store at this path", at: Location(path: database.displayPath))
         }
         let companions = existingCompanions
         if companions.isEmpty {
@@ -114,7 +114,7 @@ public struct StoreFiles: Sendable, Hashable {
             try? FileManager.default.removeItem(at: folder)
             throw DecantError(
                 .ioError, "could not make a private copy of the store to read it",
-                at: Location(path: database.relativePath), underlyingError: error)
+                at: Location(path: database.displayPath), underlyingError: error)
         }
     }
 

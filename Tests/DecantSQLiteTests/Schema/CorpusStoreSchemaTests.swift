@@ -62,6 +62,34 @@ struct CorpusStoreSchemaTests {
         #expect(stored == generated)
     }
 
+    @Test("converting with the store's own model and with its source model gives one schema", arguments: CorpusStoreTests.stores)
+    func cacheAndSourceConvertAlike(_ store: String) throws {
+        let copy = try Self.copyStore(Fixtures.corpus(store))
+        defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
+        let opened = try SQLiteStore(contentsOf: copy)
+        guard opened.cachedModel != nil else { return }
+        let hashes = opened.metadata.entityVersionHashes
+        var models = [try opened.resolveModel(bundle: nil)]
+        if let bundle = CorpusStoreTests.bundles(besides: store).first(where: {
+            ModelMatch(storeHashes: hashes, bundle: $0).matched != nil
+        }) {
+            models.append(try opened.resolveModel(bundle: bundle))
+        }
+        var snapshots: [SQLiteSchemaSnapshot] = []
+        for (index, model) in models.enumerated() {
+            var reader = try SQLiteStoreReader(store: opened, model: model)
+            let output = copy.deletingLastPathComponent().appendingPathComponent("out-\(index).sqlite")
+            var writer = try SQLiteStoreWriter(creating: output, model: model, journalMode: .delete)
+            let report = try RecordTransfer.copy(from: &reader, to: &writer)
+            #expect(report.isReconciled)
+            snapshots.append(try SQLiteSchemaSnapshot(contentsOf: output.path))
+        }
+        if snapshots.count == 2 {
+            let differences = snapshots[0].differences(from: snapshots[1])
+            #expect(differences.isEmpty, "\(store):\n\(differences.joined(separator: "\n"))")
+        }
+    }
+
     @Test("a style that does not match the store's framework version is detected")
     func wrongStyleDiffers() throws {
         let copy = try Self.copyStore(Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 5.moody"))

@@ -170,7 +170,8 @@ struct StoreFeatureTests {
 
         try FileManager.default.removeItem(at: files.externalDataFolder)
         let missing = #expect(throws: DecantError.self) { try reader.records(of: "Book") }
-        #expect(missing?.code == .fileNotFound)
+        #expect(missing?.code == .malformedInput)
+        #expect(missing?.location?.keyPath == "cover")
         #expect(missing?.location?.object == "Book/p3")
     }
 
