@@ -40,10 +40,11 @@ extension DecantCommand {
 
         func run() throws {
             try reportingErrors(verbose: options.verbose) {
-                let bundle = try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }
+                var formatOptions = FormatOptions(bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) })
+                formatOptions.missingExternalData = missingExternalData.policy
+                formatOptions.selfContained = journal == .delete
                 let report = try StoreConversion.convert(
-                    from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), bundle: bundle,
-                    journalMode: journal.mode, missingExternalData: missingExternalData.policy,
+                    from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), options: formatOptions,
                     logger: options.makeLogger(label: "decant.convert"))
                 printWarnings(report.warnings)
                 if options.json {
@@ -63,7 +64,6 @@ enum JournalModeArgument: String, ExpressibleByArgument, CaseIterable {
     case wal
     case delete
 
-    var mode: SQLiteStoreWriter.JournalMode { self == .wal ? .wal : .delete }
 }
 
 /// `--missing-external-data fail|keep|null`.

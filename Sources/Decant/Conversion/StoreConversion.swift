@@ -1,20 +1,22 @@
 public import DecantCore
-import DecantFormats
-public import DecantSQLite
 public import Foundation
 public import Logging
 
-/// `decant convert` for Core Data SQLite stores: copies every object of a store into a new store of the same
-/// model version through the record stream (the path migrations use), and reconciles the counts.
+/// `decant convert`: copies every object of an input into a new output of the same model version through the
+/// record pipeline, in any pair of registered formats, and reconciles the counts.
 ///
 /// ```swift
-/// let report = try StoreConversion.convert(from: input, to: output, bundle: nil)
+/// let report = try StoreConversion.convert(from: input, to: output, options: FormatOptions(bundle: notes))
 /// print(report.written)
 /// ```
 public enum StoreConversion: Sendable {
     /// What a conversion did.
     public struct Report: Sendable, Hashable, Codable {
-        /// The model version used (`Z_MODELCACHE` when the store's own cache was used).
+        /// The input's format name.
+        public var inputFormat: String
+        /// The output's format name.
+        public var outputFormat: String
+        /// The model version used (`Z_MODELCACHE` when a store's own cache was used).
         public var modelVersion: String
         /// Objects read per entity.
         public var read: [String: Int]
@@ -27,46 +29,49 @@ public enum StoreConversion: Sendable {
         public var warnings: [Diagnostic]
     }
 
-    /// Converts `input` into a new store at `output`.
+    /// Converts `input` into a new output at `output`.
     ///
-    /// The model is the version of `bundle` whose hashes match the input, or without a bundle the input's
-    /// `Z_MODELCACHE`. The output is written beside its destination and renamed into place when complete; on any
-    /// error it is not created (an existing file there is left as it was).
-    /// - Throws: ``DecantError``: `.usage` when input and output are the same file, `.modelMismatch` when no
-    ///   version matches, the reader's and writer's errors otherwise, `.internalError` when the counts do not
-    ///   reconcile.
+    /// The input format is `inputFormat` or told by the input's content and extension; the output format is
+    /// `outputFormat` or told by the output's extension, a SQLite store by default. The model is the one the input
+    /// matches (a store's hashes against `options.bundle`, or its own `Z_MODELCACHE`), or for model-less inputs
+    /// `options.version` of the bundle. The output is built beside its destination and moved into place when
+    /// complete; on any error it is not created (an existing file there is left as it was).
+    /// - Throws: ``DecantError``: `.usage` when input and output are the same file or a format name is unknown,
+    ///   `.modelMismatch` when no version matches, the reader's and writer's errors otherwise, `.internalError`
+    ///   when the counts do not reconcile.
     public static func convert(
-        from input: URL, to output: URL, bundle: ModelBundle?, journalMode: SQLiteStoreWriter.JournalMode = .wal,
-        missingExternalData: MissingExternalDataPolicy = .fail, logger: Logger = Logger(label: "decant.convert")
+        from input: URL, to output: URL, inputFormat: String? = nil, outputFormat: String? = nil,
+        options: FormatOptions = FormatOptions(), registry: FormatRegistry = .builtIn,
+        logger: Logger = Logger(label: "decant.convert")
     ) throws -> Report {
         guard input.standardizedFileURL.resolvingSymlinksInPath() != output.standardizedFileURL.resolvingSymlinksInPath()
         else {
             throw DecantError(
                 .usage, "the output must be a different file from the input", at: Location(path: output.displayPath))
         }
-        let store = try SQLiteStore(contentsOf: input)
-        let model = try store.resolveModel(bundle: bundle)
+        let source = try registry.inputFormat(of: input, named: inputFormat)
+        let sink = try registry.outputFormat(for: output, named: outputFormat, fallback: "sqlite")
+        var reader = try source.makeReader(at: input, options: options)
+        let model = reader.model
         logger.debug(
             "Model resolved",
             metadata: [
-                "store.path": "\(input.displayPath)", "model.version": "\(model.versionName ?? "Z_MODELCACHE")",
-                "store.framework": "\(store.metadata.frameworkVersion ?? 0)",
+                "input.path": "\(input.displayPath)", "input.format": "\(source.name)",
+                "output.format": "\(sink.name)", "model.version": "\(model.versionName ?? "Z_MODELCACHE")",
             ])
-        var reader = try SQLiteStoreReader(store: store, model: model, missingExternalData: missingExternalData)
-        var writer = try SQLiteStoreWriter(creating: output, model: model, journalMode: journalMode)
+        var writer = try sink.makeWriter(at: output, model: model, options: options)
         let transfer = try RecordTransfer.copy(from: &reader, to: &writer)
         for (entity, count) in transfer.written.sorted(by: { $0.key < $1.key }) {
             logger.debug("Entity copied", metadata: ["entity": "\(entity)", "records.written": "\(count)"])
         }
         guard transfer.isReconciled else {
-            try? FileManager.default.removeItem(at: output)
             throw DecantError(
                 .internalError,
                 "objects read and written do not reconcile (read \(transfer.read), written \(transfer.written))",
                 at: Location(path: output.displayPath))
         }
         return Report(
-            modelVersion: model.versionName ?? "Z_MODELCACHE", read: transfer.read, written: transfer.written,
-            output: output.displayPath, warnings: transfer.diagnostics)
+            inputFormat: source.name, outputFormat: sink.name, modelVersion: model.versionName ?? "Z_MODELCACHE",
+            read: transfer.read, written: transfer.written, output: output.displayPath, warnings: transfer.diagnostics)
     }
 }

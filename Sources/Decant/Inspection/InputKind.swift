@@ -20,7 +20,7 @@ public enum InputKind: Sendable, Hashable {
             self = .model
             return
         }
-        let header = StoreFiles.header(of: url, count: 16)
+        let header = FormatProbe.header(of: url, count: 16)
         if header == Data("SQLite format 3\0".utf8) {
             self = .sqliteStore
         } else if header.starts(with: Data("bplist00".utf8)) {

@@ -79,7 +79,7 @@ public struct StoreReport: Sendable, Codable, Hashable {
 
     /// `wal` when the header's read/write versions are 2 (WAL), else `delete`.
     static func journalMode(of url: URL) -> String {
-        let header = StoreFiles.header(of: url, count: 20)
+        let header = FormatProbe.header(of: url, count: 20)
         guard header.count == 20 else { return "unknown" }
         return header[18] == 2 && header[19] == 2 ? "wal" : "delete"
     }

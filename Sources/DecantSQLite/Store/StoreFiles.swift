@@ -78,13 +78,6 @@ public struct StoreFiles: Sendable, Hashable {
         StagedOutput.companionSuffixes.map(companion).filter { FileManager.default.fileExists(atPath: $0.path) }
     }
 
-    /// The first `count` bytes of `url` (fewer for a shorter file, none when it cannot be read).
-    package static func header(of url: URL, count: Int) -> Data {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return Data() }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: count)) ?? Data()
-    }
-
     /// Opens the store for reading without ever modifying the files on disk.
     ///
     /// Opening a database that has a `-wal` normally writes its `-shm` (and may checkpoint), so when any

@@ -1,0 +1,13 @@
+public import DecantCore
+import DecantSQLite
+
+extension FormatRegistry {
+    /// Every format built into Decant, in the order content sniffing tries them.
+    ///
+    /// ```swift
+    /// let format = try FormatRegistry.builtIn.inputFormat(of: url, named: nil)
+    /// ```
+    public static var builtIn: FormatRegistry {
+        FormatRegistry([SQLiteFormat()])
+    }
+}

@@ -1,0 +1,108 @@
+public import Foundation
+
+/// A file format records can be read from or written to: one folder of the library each (`DecantSQLite`'s store,
+/// `DecantFormats/JSON`, …), registered in a ``FormatRegistry``.
+///
+/// ```swift
+/// let format = try FormatRegistry.builtIn.inputFormat(of: url, named: nil)
+/// var reader = try format.makeReader(at: url, options: FormatOptions(bundle: notes))
+/// ```
+public protocol RecordFormat: Sendable {
+    /// The name used by `--from` / `--to`: `sqlite`, `json`, `ndjson`, `csv`, `xml`, `binary`, `archive`.
+    var name: String { get }
+    /// Lower-case file extensions (without the dot) that suggest this format when the content does not decide.
+    var fileExtensions: [String] { get }
+    /// Whether the input's content is this format (magic bytes, first non-blank character, root element).
+    func recognizes(_ probe: FormatProbe) -> Bool
+    /// Opens a reader of `url`. Formats that carry their model version (a store's hashes) resolve it against
+    /// `options.bundle`, or their own model; model-less formats take `options.bundle` at `options.version` (else
+    /// its current version).
+    func makeReader(at url: URL, options: FormatOptions) throws -> any RecordReader
+    /// Starts a writer of a new output at `url` for `model`. Nothing appears at `url` until the writer finishes.
+    /// - Throws: `.unsupportedFormat` for formats Decant reads only.
+    func makeWriter(at url: URL, model: ObjectModel, options: FormatOptions) throws -> any RecordWriter
+}
+
+/// What a format looks at to recognise an input: its path, whether it is a folder, and its first bytes.
+public struct FormatProbe: Sendable, Hashable {
+    /// The input.
+    public var url: URL
+    /// Whether the input is a folder (a CSV folder, a model bundle).
+    public var isDirectory: Bool
+    /// Up to the first 512 bytes of a file; empty for a folder.
+    public var header: Data
+
+    /// Reads the probe of `url`.
+    /// - Throws: `.fileNotFound` when nothing is there.
+    public init(url: URL) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw DecantError(.fileNotFound, "no such file or folder", at: Location(path: url.displayPath))
+        }
+        self.url = url
+        self.isDirectory = isDirectory.boolValue
+        self.header = isDirectory.boolValue ? Data() : Self.header(of: url, count: 512)
+    }
+
+    /// Creates a probe from parts (for tests).
+    public init(url: URL, isDirectory: Bool, header: Data) {
+        self.url = url
+        self.isDirectory = isDirectory
+        self.header = header
+    }
+
+    /// The first byte that is not white space (after a UTF-8 byte-order mark), if any.
+    public var firstNonBlankByte: UInt8? {
+        var bytes = header[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        return bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+    }
+
+    /// The first `count` bytes of `url` (fewer for a shorter file, none when it cannot be read).
+    public static func header(of url: URL, count: Int) -> Data {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return Data() }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: count)) ?? Data()
+    }
+}
+
+/// The settings every format reader and writer may use; each takes what concerns it and ignores the rest.
+public struct FormatOptions: Sendable, Hashable {
+    /// The model bundle: the version an input matches by hash, or the version a model-less input follows.
+    public var bundle: ModelBundle?
+    /// For model-less inputs (CSV, plain JSON): the version of ``bundle`` to follow; its current version if nil.
+    public var version: String?
+    /// What a store reader does with externally stored values whose file is missing.
+    public var missingExternalData: MissingExternalDataPolicy = .fail
+    /// For inputs that hold one entity without naming it (a plain JSON array, a single CSV file): that entity.
+    public var entity: String?
+    /// Per entity, the attribute whose value identifies an object in references (`--key Entity=attribute`).
+    public var keys: [String: String] = [:]
+    /// For an output store: left as one self-contained file (rollback journal) rather than in WAL mode.
+    public var selfContained = false
+
+    /// Creates options.
+    public init(bundle: ModelBundle? = nil, version: String? = nil) {
+        self.bundle = bundle
+        self.version = version
+    }
+
+    /// The model a model-less input follows: ``version`` of ``bundle``, else its current version.
+    /// - Throws: `.usage` without a bundle or for an unknown version name.
+    public func modelForModelLessInput(at location: Location) throws -> ObjectModel {
+        guard let bundle else {
+            throw DecantError(.usage, "this input does not carry its model: give it with --model", at: location)
+        }
+        if let version {
+            guard let model = bundle.version(named: version) else {
+                let names = bundle.versions.compactMap(\.versionName).joined(separator: ", ")
+                throw DecantError(.usage, "\(bundle.name) has no version \(version) (it has \(names))", at: location)
+            }
+            return model
+        }
+        guard let current = bundle.currentVersion else {
+            throw DecantError(.usage, "\(bundle.name) has no versions", at: location)
+        }
+        return current
+    }
+}

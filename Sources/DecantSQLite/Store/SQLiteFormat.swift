@@ -1,0 +1,30 @@
+public import DecantCore
+public import Foundation
+
+/// The Core Data SQLite store as a ``RecordFormat``: recognised by the SQLite header, read with the model its
+/// hashes match (a version of the given bundle, or its own `Z_MODELCACHE`), written with Core Data's schema.
+///
+/// ```swift
+/// var reader = try SQLiteFormat().makeReader(at: url, options: FormatOptions(bundle: notes))
+/// ```
+public struct SQLiteFormat: RecordFormat {
+    public let name = "sqlite"
+    public let fileExtensions = ["sqlite", "sqlite3", "db", "store"]
+
+    /// The format.
+    public init() {}
+
+    public func recognizes(_ probe: FormatProbe) -> Bool {
+        !probe.isDirectory && probe.header.starts(with: Data("SQLite format 3\0".utf8))
+    }
+
+    public func makeReader(at url: URL, options: FormatOptions) throws -> any RecordReader {
+        let store = try SQLiteStore(contentsOf: url)
+        let model = try store.resolveModel(bundle: options.bundle)
+        return try SQLiteStoreReader(store: store, model: model, missingExternalData: options.missingExternalData)
+    }
+
+    public func makeWriter(at url: URL, model: ObjectModel, options: FormatOptions) throws -> any RecordWriter {
+        try SQLiteStoreWriter(creating: url, model: model, journalMode: options.selfContained ? .delete : .wal)
+    }
+}
