@@ -18,6 +18,13 @@ extension DecantCommand {
                 folder stops the run (exit 65) naming the object, attribute and file, unless \
                 --missing-external-data keep (the output keeps the same reference) or null (the value becomes nil); \
                 either way every affected object is reported as a warning.
+
+                --entity, --where and --sort select what is copied. --where takes NSPredicate format syntax: \
+                comparisons (==, !=, <, <=, >, >=), BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES with [c] and [d], \
+                IN {…}, BETWEEN {lo, hi}, AND, OR, NOT, nil, key paths through to-one relationships, and \
+                CAST("2020-01-01", "NSDate"). Reading a SQLite store, what SQL expresses exactly runs inside SQLite; \
+                the rest is evaluated in the stream. Objects left out are counted per entity, and references to them \
+                are written as nil and reported.
                 """
         )
 
@@ -33,6 +40,21 @@ extension DecantCommand {
         @Option(name: .long, help: "The output's journal mode.")
         var journal: JournalModeArgument = .wal
 
+        @Option(
+            name: .customLong("entity"), parsing: .upToNextOption,
+            help: "Only these entities (comma-separated or repeated).")
+        var entities: [String] = []
+
+        @Option(
+            name: .customLong("where"),
+            help: ArgumentHelp(
+                "Only objects matching this predicate, in NSPredicate format syntax.",
+                valueName: "predicate"))
+        var predicate: String?
+
+        @Option(help: ArgumentHelp("The order within each entity: key[:desc],…", valueName: "keys"))
+        var sort: String?
+
         @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
         var missingExternalData: MissingExternalDataArgument = .fail
 
@@ -43,16 +65,24 @@ extension DecantCommand {
                 var formatOptions = FormatOptions(bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) })
                 formatOptions.missingExternalData = missingExternalData.policy
                 formatOptions.selfContained = journal == .delete
+                var selection = RecordSelection()
+                let names = entities.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+                if !names.isEmpty { selection.entities = Set(names) }
+                selection.predicate = try predicate.map { try ObjectPredicate(parsing: $0) }
+                selection.sort = try sort.map { try SortKey.list(parsing: $0) } ?? []
                 let report = try StoreConversion.convert(
                     from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), options: formatOptions,
-                    logger: options.makeLogger(label: "decant.convert"))
+                    selection: selection, logger: options.makeLogger(label: "decant.convert"))
                 printWarnings(report.warnings)
                 if options.json {
                     printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))
                 } else {
                     let total = report.written.values.reduce(0, +)
                     printOut("\(output): \(total) objects written (model \(report.modelVersion))")
-                    for name in report.written.keys.sorted() { printOut("  \(name)  \(report.written[name] ?? 0)") }
+                    for name in Set(report.written.keys).union(report.filteredOut.keys).sorted() {
+                        let left = report.filteredOut[name].map { ", \($0) filtered out" } ?? ""
+                        printOut("  \(name)  \(report.written[name] ?? 0)\(left)")
+                    }
                 }
             }
         }

@@ -99,6 +99,26 @@ struct ConvertFailureTests {
         #expect(outcome.output.contains("\"unsupported-derivation\""))
     }
 
+    @Test func selectionsAreReportedAndBadOnesExit64() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try Self.writeStore(in: folder)
+        let outcome = try Self.run(
+            in: folder, ["convert", "Photos.sqlite", "Albums.sqlite", "--entity", "Album", "--where", "title != 'A2'", "--json"])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        let report = try #require(try JSONSerialization.jsonObject(with: outcome.stdout) as? [String: Any])
+        #expect((report["written"] as? [String: Int]) == ["Album": 2])
+        #expect((report["filteredOut"] as? [String: Int]) == ["Album": 1, "Photo": 5])
+        #expect(try EndToEndTests.validate(outcome.output, schema: "convert") == "valid")
+        let bad = try Self.run(in: folder, ["convert", "Photos.sqlite", "Bad.sqlite", "--where", "title =="])
+        #expect(bad.status == 64)
+        #expect(bad.errors.hasPrefix("Error: --where:1:9: usage: expected a value or key path"), "\(bad.errors)")
+        let unknown = try Self.run(in: folder, ["convert", "Photos.sqlite", "Bad.sqlite", "--entity", "Album", "--sort", "colour"])
+        #expect(unknown.status == 64)
+        #expect(unknown.errors.contains("--sort: Album has no attribute or to-one key path colour"), "\(unknown.errors)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("Bad.sqlite").path))
+    }
+
     /// A missing column, a missing table, a damaged header, a non-blob metadata plist, a text Z_ENT: each gives
     /// exit 65 with the file and SQLite's reason on the first line, from inspect and convert alike.
     @Test("damaged stores exit 65 with the file and the reason", arguments: [

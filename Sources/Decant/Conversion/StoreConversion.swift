@@ -22,6 +22,8 @@ public enum StoreConversion: Sendable {
         public var read: [String: Int]
         /// Objects written per entity.
         public var written: [String: Int]
+        /// Objects a selection (`--entity`, `--where`) left out, per entity.
+        public var filteredOut: [String: Int]
         /// The output path, as given.
         public var output: String
         /// What the run noticed and let pass: missing external files read under `keep` or `null`, derived
@@ -36,12 +38,18 @@ public enum StoreConversion: Sendable {
     /// matches (a store's hashes against `options.bundle`, or its own `Z_MODELCACHE`), or for model-less inputs
     /// `options.version` of the bundle. The output is built beside its destination and moved into place when
     /// complete; on any error it is not created (an existing file there is left as it was).
+    ///
+    /// With a `selection`, only the entities it takes and the objects its predicate accepts are written, each
+    /// entity in its sort order. A SQLite input evaluates inside SQLite what SQL expresses exactly; the rest runs in
+    /// the stream. When objects are left out, a first pass collects the identities of the objects taken (held in
+    /// memory), so that references to objects left out are written as nil and reported, never left dangling.
     /// - Throws: ``DecantError``: `.usage` when input and output are the same file or a format name is unknown,
     ///   `.modelMismatch` when no version matches, the reader's and writer's errors otherwise, `.internalError`
     ///   when the counts do not reconcile.
     public static func convert(
         from input: URL, to output: URL, inputFormat: String? = nil, outputFormat: String? = nil,
-        options: FormatOptions = FormatOptions(), registry: FormatRegistry = .builtIn,
+        options: FormatOptions = FormatOptions(), selection: RecordSelection = RecordSelection(),
+        registry: FormatRegistry = .builtIn,
         logger: Logger = Logger(label: "decant.convert")
     ) throws -> Report {
         guard input.standardizedFileURL.resolvingSymlinksInPath() != output.standardizedFileURL.resolvingSymlinksInPath()
@@ -51,7 +59,7 @@ public enum StoreConversion: Sendable {
         }
         let source = try registry.inputFormat(of: input, named: inputFormat)
         let sink = try registry.outputFormat(for: output, named: outputFormat, fallback: "sqlite")
-        var reader = try source.makeReader(at: input, options: options)
+        var (reader, residual) = try openSelected(source, at: input, options: options, selection: selection)
         let model = reader.model
         logger.debug(
             "Model resolved",
@@ -60,7 +68,16 @@ public enum StoreConversion: Sendable {
                 "output.format": "\(sink.name)", "model.version": "\(model.versionName ?? "Z_MODELCACHE")",
             ])
         var writer = try sink.makeWriter(at: output, model: model, options: options)
-        let transfer = try RecordTransfer.copy(from: &reader, to: &writer)
+        var transform: SelectionTransform?
+        if selection.leavesObjectsOut {
+            var (first, _) = try openSelected(source, at: input, options: options, selection: selection)
+            var kept = KeptObjects()
+            _ = try RecordTransfer.copy(from: &first, through: SelectionTransform(residual), to: &kept)
+            transform = SelectionTransform(residual, keeping: kept)
+        } else if !residual.isEverything {
+            transform = SelectionTransform(residual)
+        }
+        let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
         for (entity, count) in transfer.written.sorted(by: { $0.key < $1.key }) {
             logger.debug("Entity copied", metadata: ["entity": "\(entity)", "records.written": "\(count)"])
         }
@@ -72,6 +89,30 @@ public enum StoreConversion: Sendable {
         }
         return Report(
             inputFormat: source.name, outputFormat: sink.name, modelVersion: model.versionName ?? "Z_MODELCACHE",
-            read: transfer.read, written: transfer.written, output: output.displayPath, warnings: transfer.diagnostics)
+            read: transfer.read, written: transfer.written, filteredOut: transfer.filteredOut, output: output.displayPath,
+            warnings: transfer.diagnostics)
+    }
+
+    /// Opens a reader and applies at the source what it can of `selection`; returns the rest for the stream.
+    /// - Throws: `.usage` when the selection names what the model lacks, or needs key paths through relationships
+    ///   that only SQLite evaluates.
+    static func openSelected(
+        _ format: any RecordFormat, at input: URL, options: FormatOptions, selection: RecordSelection
+    ) throws -> (any RecordReader, RecordSelection) {
+        let reader = try format.makeReader(at: input, options: options)
+        guard !selection.isEverything else { return (reader, selection) }
+        let selection = selection.includingSubentities(in: reader.model)
+        try selection.validate(against: reader.model)
+        guard var selecting = reader as? any SelectingRecordReader else { return (reader, selection) }
+        let residual = try selecting.apply(selection)
+        let paths = (residual.predicate?.keyPaths ?? []).map { ("--where", $0) } + residual.sort.map { ("--sort", $0.keyPath) }
+        if let (option, path) = paths.first(where: { $0.1.count > 1 }) {
+            throw DecantError(
+                .usage,
+                "\(option): key path \(path.joined(separator: ".")) goes through a relationship; Decant follows such "
+                    + "key paths only inside SQLite, for comparisons SQL makes exactly (no [c] or [d], LIKE or MATCHES)",
+                at: Location(path: input.displayPath))
+        }
+        return (selecting, residual)
     }
 }

@@ -16,6 +16,8 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         /// A derived attribute whose derivation Decant cannot express as a trigger: values are copied as
         /// stored and not kept up to date by the store.
         public static let unsupportedDerivation = Kind(rawValue: "unsupported-derivation")
+        /// References to objects a selection (`--entity`, `--where`) left out; written as nil.
+        public static let leftOutReference = Kind(rawValue: "left-out-reference")
         /// A property the destination cannot store (no column for it); its values are not written.
         public static let unstoredProperty = Kind(rawValue: "unstored-property")
     }

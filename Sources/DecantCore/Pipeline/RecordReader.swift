@@ -17,3 +17,4 @@ public protocol RecordReader {
 extension RecordReader {
     public var diagnostics: [Diagnostic] { [] }
 }
+

@@ -38,7 +38,13 @@ public enum RecordTransfer: Sendable {
                 try transform.finish(into: &output)
                 try write(output, to: &writer, report: &report)
             }
-            report.diagnostics = reader.diagnostics + writer.diagnostics
+            if let selecting = reader as? any SelectingRecordReader {
+                for (entity, count) in selecting.filteredOut {
+                    report.read[entity, default: 0] += count
+                    report.filteredOut[entity, default: 0] += count
+                }
+            }
+            report.diagnostics = reader.diagnostics + report.diagnostics + writer.diagnostics
             try writer.finish()
         } catch {
             writer.abandon()

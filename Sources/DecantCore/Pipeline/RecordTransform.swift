@@ -30,6 +30,10 @@ public struct TransformOutput: Sendable {
     /// Output objects that no input object corresponds to one-to-one (a mapping that creates extra objects),
     /// per entity.
     public var created: [String: Int] = [:]
+    /// Input objects a selection left out (`--entity`, `--where`), per entity.
+    public var filtered: [String: Int] = [:]
+    /// What the transform noticed and let pass.
+    public var diagnostics: [Diagnostic] = []
 
     /// Creates an empty output.
     public init() {}

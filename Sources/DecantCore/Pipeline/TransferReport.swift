@@ -1,5 +1,5 @@
 /// Counts per entity of one transfer, so every run can reconcile: per entity, objects read and created equal
-/// objects written, rejected and removed.
+/// objects written, rejected, removed and filtered out.
 ///
 /// ```swift
 /// let report = try RecordTransfer.copy(from: &reader, to: &writer)
@@ -16,6 +16,8 @@ public struct TransferReport: Sendable, Hashable {
     public var removed: [String: Int] = [:]
     /// Records a transform created beyond one per input object, per entity.
     public var created: [String: Int] = [:]
+    /// Records a selection left out (`--entity`, `--where`), at the source or in the stream, per entity.
+    public var filteredOut: [String: Int] = [:]
     /// Every reject, in the order they happened.
     public var rejects: [Reject] = []
     /// What the reader and the writer noticed and let pass.
@@ -24,12 +26,14 @@ public struct TransferReport: Sendable, Hashable {
     /// Creates an empty report.
     public init() {}
 
-    /// Whether every entity reconciles: read + created = written + rejected + removed.
+    /// Whether every entity reconciles: read + created = written + rejected + removed + filtered out.
     public var isReconciled: Bool {
         let names = Set(read.keys).union(written.keys).union(rejected.keys).union(removed.keys).union(created.keys)
+            .union(filteredOut.keys)
         return names.allSatisfy { name in
             read[name, default: 0] + created[name, default: 0]
                 == written[name, default: 0] + rejected[name, default: 0] + removed[name, default: 0]
+                + filteredOut[name, default: 0]
         }
     }
 
@@ -41,5 +45,7 @@ public struct TransferReport: Sendable, Hashable {
         }
         for (entity, count) in output.removed { removed[entity, default: 0] += count }
         for (entity, count) in output.created { created[entity, default: 0] += count }
+        for (entity, count) in output.filtered { filteredOut[entity, default: 0] += count }
+        diagnostics += output.diagnostics
     }
 }

@@ -18,7 +18,7 @@ import GRDB
 /// var batch = RecordBatch(layout: RecordLayout(entity: "Note", in: reader.model)!)
 /// while try reader.nextBatch(into: &batch) { print(batch.count) }
 /// ```
-public final class SQLiteStoreReader: RecordReader {
+public final class SQLiteStoreReader: SelectingRecordReader {
     /// The model the store was written with.
     public let model: ObjectModel
     /// The store schema derived from the model, in the store's framework style.
@@ -36,8 +36,15 @@ public final class SQLiteStoreReader: RecordReader {
     private let entityNumbers: [String: Int]
     private var pending: [Int]
     private var current: EntityCursor?
-    /// Rows read per table, to prove at the end that every row belongs to an entity of the model.
+    /// Rows read or left out by the selection per table, to prove at the end that every row belongs to an entity
+    /// of the model.
     private var rowsRead: [String: Int] = [:]
+    /// The selection applied here: the entities taken, a SQL condition and order per entity.
+    private var taken: Set<String>?
+    private var conditions: [String: String] = [:]
+    private var orders: [String: String] = [:]
+    /// Objects the selection left out, per entity.
+    public private(set) var filteredOut: [String: Int] = [:]
     private var verified = false
 
     /// Creates a reader of `store` whose records follow `model` (see ``SQLiteStore/resolveModel(bundle:)``).
@@ -62,6 +69,42 @@ public final class SQLiteStoreReader: RecordReader {
         self.pending = Array(model.entities.indices).reversed()
     }
 
+    /// Applies at the source what SQLite can evaluate exactly: the entities taken, each `AND` term of the predicate
+    /// that translates to SQL for every taken entity, and the sort when every key does; returns the rest.
+    public func apply(_ selection: RecordSelection) throws -> RecordSelection {
+        try selection.validate(against: model)
+        taken = selection.entities
+        let entities = model.entities.map(\.name).filter { selection.takes($0) }
+        var residual: [ObjectPredicate] = []
+        var pushed: [String: [String]] = [:]
+        for term in selection.predicate?.conjuncts ?? [] {
+            var translated: [String: String] = [:]
+            for entity in entities {
+                var sql = PredicateSQL(schema: schema, model: model)
+                guard let condition = sql.condition(term, entity: entity) else { break }
+                translated[entity] = condition
+            }
+            if translated.count == entities.count {
+                for (entity, condition) in translated { pushed[entity, default: []].append(condition) }
+            } else {
+                residual.append(term)
+            }
+        }
+        conditions = pushed.mapValues { $0.joined(separator: " AND ") }
+        var sortsHere: [String: String] = [:]
+        for entity in entities where !selection.sort.isEmpty {
+            var sql = PredicateSQL(schema: schema, model: model)
+            let keys = selection.sort.compactMap { sql.sortExpression($0, entity: entity) }
+            guard keys.count == selection.sort.count else { break }
+            sortsHere[entity] = keys.joined(separator: ", ")
+        }
+        let sortedHere = sortsHere.count == entities.count
+        orders = sortedHere ? sortsHere : [:]
+        return RecordSelection(
+            entities: nil, predicate: residual.isEmpty ? nil : ObjectPredicate.all(residual),
+            sort: sortedHere ? [] : selection.sort)
+    }
+
     public func nextBatch(into batch: inout RecordBatch) throws -> Bool {
         while true {
             if current == nil {
@@ -69,7 +112,12 @@ public final class SQLiteStoreReader: RecordReader {
                     try verifyEveryRowRead()
                     return false
                 }
-                current = try EntityCursor(reader: self, entity: model.entities[next])
+                let entity = model.entities[next]
+                guard taken?.contains(entity.name) ?? true else {
+                    try leaveOut(entity)
+                    continue
+                }
+                current = try EntityCursor(reader: self, entity: entity)
             }
             guard let cursor = current else { return false }
             batch.removeAll(newLayout: cursor.layout)
@@ -78,6 +126,24 @@ public final class SQLiteStoreReader: RecordReader {
             rowsRead[cursor.table, default: 0] += batch.count
             if !more { current = nil }
             if batch.count > 0 { return true }
+        }
+    }
+
+    /// Counts the rows of an entity the selection does not take.
+    private func leaveOut(_ entity: Entity) throws {
+        guard let mapping = schema.entity(named: entity.name) else { return }
+        let number = entityNumbers[entity.name] ?? mapping.number
+        let count = try count("SELECT COUNT(*) FROM \(mapping.tableName) WHERE Z_ENT = \(number)", entity: entity.name)
+        if count > 0 { filteredOut[entity.name, default: 0] += count }
+        rowsRead[mapping.tableName, default: 0] += count
+    }
+
+    /// Runs a `SELECT COUNT(*)`.
+    fileprivate func count(_ sql: String, entity: String) throws -> Int {
+        do {
+            return try store.connection.inDatabase { db in try Int.fetchOne(db, sql: sql) ?? 0 }
+        } catch {
+            throw DatabaseFailure.wrap(error, "cannot count objects", at: Location(path: store.displayPath, entity: entity))
         }
     }
 
@@ -188,9 +254,11 @@ public final class SQLiteStoreReader: RecordReader {
                     // Ordered one-to-many (the order lives in Z_FOK_ on the members) and to-many without inverse
                     // (a hidden key on the members): list the members here, in order.
                     let order = key.orderColumn.map { ", \($0)" } ?? ""
-                    let sql = "SELECT \(key.column), Z_PK, Z_ENT FROM \(key.table) WHERE \(key.column) IS NOT NULL "
-                        + "ORDER BY \(key.column)\(order), Z_PK"
-                    sources.append(.members(MemberCursor(sql: sql)))
+                    sources.append(
+                        .members(
+                            MemberCursor(
+                                select: "SELECT \(key.column), Z_PK, Z_ENT FROM \(key.table)", owner: key.column,
+                                order: "\(order.isEmpty ? "" : String(order.dropFirst(2)) + ", ")Z_PK")))
                 case .manyToMany(let link)?:
                     guard let destination = relationship.destinationEntity,
                         let destinationTable = reader.schema.entity(named: destination)?.tableName
@@ -199,16 +267,31 @@ public final class SQLiteStoreReader: RecordReader {
                         continue
                     }
                     let order = link.orderColumn.map { "j.\($0), " } ?? ""
-                    let sql = "SELECT j.\(link.sourceColumn), j.\(link.destinationColumn), d.Z_ENT FROM \(link.table) j "
-                        + "LEFT JOIN \(destinationTable) d ON d.Z_PK = j.\(link.destinationColumn) "
-                        + "ORDER BY j.\(link.sourceColumn), \(order)j.\(link.destinationColumn)"
-                    sources.append(.members(MemberCursor(sql: sql)))
+                    sources.append(
+                        .members(
+                            MemberCursor(
+                                select: "SELECT j.\(link.sourceColumn), j.\(link.destinationColumn), d.Z_ENT FROM \(link.table) j "
+                                    + "LEFT JOIN \(destinationTable) d ON d.Z_PK = j.\(link.destinationColumn)",
+                                owner: "j.\(link.sourceColumn)", order: "\(order)j.\(link.destinationColumn)")))
                 case nil:
                     sources.append(.empty)
                 }
             }
             self.sources = sources
-            self.sql = "SELECT \(columns.joined(separator: ", ")) FROM \(mapping.tableName) WHERE Z_ENT = \(entityNumber) ORDER BY Z_PK"
+            let condition = reader.conditions[entity.name]
+            let order = reader.orders[entity.name].map { "\($0), " } ?? ""
+            let rows = "FROM \(mapping.tableName) AS t WHERE t.Z_ENT = \(entityNumber)"
+            self.sql = "SELECT \(columns.joined(separator: ", ")) \(rows)\(condition.map { " AND \($0)" } ?? "") "
+                + "ORDER BY \(order)t.Z_PK"
+            if let condition {
+                let left = try reader.count("SELECT COUNT(*) \(rows) AND NOT (\(condition))", entity: entity.name)
+                if left > 0 { reader.filteredOut[entity.name, default: 0] += left }
+                reader.rowsRead[mapping.tableName, default: 0] += left
+            }
+            if !order.isEmpty {
+                // Owners no longer come in key order: members are looked up per owner instead of merged.
+                for case .members(let cursor) in sources { cursor.perOwner = true }
+            }
         }
 
         /// Appends up to `limit` records; returns whether rows may remain.
@@ -338,23 +421,36 @@ public final class SQLiteStoreReader: RecordReader {
     }
 
     /// A cursor over (owner key, member key, member entity) rows ordered by owner key, merged with the owners.
+    /// The (owner key, member key, member entity) rows of one relationship: read in owner order and merged with
+    /// owners that come in key order, or, when owners come in another order (a sort), looked up per owner.
     private final class MemberCursor {
-        let sql: String
+        let mergedSQL: String
+        let perOwnerSQL: String
+        var perOwner = false
         var statement: Statement?
         var pendingRow: (owner: Int64, member: Int64, entity: Int)?
         var done = false
 
-        init(sql: String) { self.sql = sql }
+        init(select: String, owner: String, order: String) {
+            self.mergedSQL = "\(select) WHERE \(owner) IS NOT NULL ORDER BY \(owner), \(order)"
+            self.perOwnerSQL = "\(select) WHERE \(owner) = ? ORDER BY \(order)"
+        }
 
         func members(of owner: Int64, db: Database, reader: SQLiteStoreReader, location: Location) throws
             -> ([Int64], [Int32])
         {
             if statement == nil {
-                do { statement = try db.makeStatement(sql: sql) } catch {
+                do { statement = try db.makeStatement(sql: perOwner ? perOwnerSQL : mergedSQL) } catch {
                     throw DatabaseFailure.wrap(error, "the store's relationship tables do not fit its model", at: location)
                 }
             }
             guard let handle = statement?.sqliteStatement else { return ([], []) }
+            if perOwner {
+                sqlite3_reset(handle)
+                sqlite3_bind_int64(handle, 1, owner)
+                pendingRow = nil
+                done = false
+            }
             var keys: [Int64] = []
             var entities: [Int32] = []
             while true {
