@@ -65,6 +65,8 @@ extension DecantCommand {
                 var formatOptions = FormatOptions(bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) })
                 formatOptions.missingExternalData = missingExternalData.policy
                 formatOptions.selfContained = journal == .delete
+                let progress = ProgressLine(quiet: options.quiet, json: options.json)
+                defer { progress.finish() }
                 var selection = RecordSelection()
                 let names = entities.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
                 if !names.isEmpty { selection.entities = Set(names) }
@@ -72,7 +74,9 @@ extension DecantCommand {
                 selection.sort = try sort.map { try SortKey.list(parsing: $0) } ?? []
                 let report = try StoreConversion.convert(
                     from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), options: formatOptions,
-                    selection: selection, logger: options.makeLogger(label: "decant.convert"))
+                    selection: selection, logger: options.makeLogger(label: "decant.convert"),
+                    progress: progress.update)
+                progress.finish()
                 printWarnings(report.warnings)
                 if options.json {
                     printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))

@@ -119,6 +119,26 @@ struct ConvertFailureTests {
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("Bad.sqlite").path))
     }
 
+    @Test func progressShowsOnATerminalOnly() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try Self.writeStore(in: folder)
+        let command = "\(EndToEndTests.binary.path) convert Photos.sqlite Out.sqlite --missing-external-data null"
+        // `script` gives the command a terminal; NO_COLOR leaves the entity name unstyled.
+        let terminal = try Subprocess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["-C", folder.path, "NO_COLOR=1", "script", "-qec", command + " --journal delete", "/dev/null"])
+        #expect(terminal.status == 0, "\(terminal.output)")
+        #expect(terminal.output.contains("Album  3 objects  "), "\(terminal.output)")
+        #expect(!terminal.output.contains("\u{1B}[1m"))
+        let quiet = try Subprocess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["-C", folder.path, "script", "-qec", command + " -q", "/dev/null"])
+        #expect(quiet.status == 0)
+        #expect(!quiet.output.contains("objects  "))
+        let piped = try Self.run(in: folder, ["convert", "Photos.sqlite", "Out.sqlite", "--missing-external-data", "null"])
+        #expect(!piped.errors.contains("objects  "))
+    }
+
     /// A missing column, a missing table, a damaged header, a non-blob metadata plist, a text Z_ENT: each gives
     /// exit 65 with the file and SQLite's reason on the first line, from inspect and convert alike.
     @Test("damaged stores exit 65 with the file and the reason", arguments: [

@@ -49,8 +49,8 @@ public enum StoreConversion: Sendable {
     public static func convert(
         from input: URL, to output: URL, inputFormat: String? = nil, outputFormat: String? = nil,
         options: FormatOptions = FormatOptions(), selection: RecordSelection = RecordSelection(),
-        registry: FormatRegistry = .builtIn,
-        logger: Logger = Logger(label: "decant.convert")
+        registry: FormatRegistry = .builtIn, logger: Logger = Logger(label: "decant.convert"),
+        progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
         guard input.standardizedFileURL.resolvingSymlinksInPath() != output.standardizedFileURL.resolvingSymlinksInPath()
         else {
@@ -77,7 +77,7 @@ public enum StoreConversion: Sendable {
         } else if !residual.isEverything {
             transform = SelectionTransform(residual)
         }
-        let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
+        let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer, progress: progress)
         for (entity, count) in transfer.written.sorted(by: { $0.key < $1.key }) {
             logger.debug("Entity copied", metadata: ["entity": "\(entity)", "records.written": "\(count)"])
         }

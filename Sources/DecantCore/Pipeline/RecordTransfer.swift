@@ -12,11 +12,15 @@ public enum RecordTransfer: Sendable {
     ///
     /// On any error the writer is abandoned (``RecordWriter/abandon()``), after the reading thread has finished
     /// with the reader, so an incomplete output is never completed and never left behind.
+    ///
+    /// `progress`, when given, is called on the calling thread after each batch is written, with the batch's
+    /// entity and the number of objects written so far in all.
     /// - Returns: The per-entity counts, rejects and diagnostics.
     /// - Throws: Whatever the reader, the transform or the writer throws (``DecantError``).
     public static func copy(
         from reader: inout some RecordReader, through transform: (any RecordTransform)? = nil,
-        to writer: inout some RecordWriter, overlapping: Bool = true, depth: Int = 2
+        to writer: inout some RecordWriter, overlapping: Bool = true, depth: Int = 2,
+        progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> TransferReport {
         var report = TransferReport()
         var stage = transform
@@ -25,18 +29,18 @@ public enum RecordTransfer: Sendable {
                 if overlapping {
                     try copyOverlapping(
                         from: &reader, layout: layout, depth: max(1, depth),
-                        consume: { try deliver($0, through: &stage, to: &writer, report: &report) })
+                        consume: { try deliver($0, through: &stage, to: &writer, report: &report, progress: progress) })
                 } else {
                     var batch = RecordBatch(layout: layout)
                     while try reader.nextBatch(into: &batch) {
-                        try deliver(batch, through: &stage, to: &writer, report: &report)
+                        try deliver(batch, through: &stage, to: &writer, report: &report, progress: progress)
                     }
                 }
             }
             if var transform = stage {
                 var output = TransformOutput()
                 try transform.finish(into: &output)
-                try write(output, to: &writer, report: &report)
+                try write(output, to: &writer, report: &report, progress: progress)
             }
             if let selecting = reader as? any SelectingRecordReader {
                 for (entity, count) in selecting.filteredOut {
@@ -56,28 +60,37 @@ public enum RecordTransfer: Sendable {
     /// Counts one batch read, passes it through the transform, writes what comes out.
     private static func deliver(
         _ batch: RecordBatch, through transform: inout (any RecordTransform)?, to writer: inout some RecordWriter,
-        report: inout TransferReport
+        report: inout TransferReport, progress: ((String, Int) -> Void)?
     ) throws {
         report.read[batch.layout.entityName, default: 0] += batch.count
         guard var stage = transform else {
-            try writer.write(batch)
-            report.written[batch.layout.entityName, default: 0] += batch.count
+            try write(batch, to: &writer, report: &report, progress: progress)
             return
         }
         var output = TransformOutput()
         try stage.transform(batch, into: &output)
         transform = stage
-        try write(output, to: &writer, report: &report)
+        try write(output, to: &writer, report: &report, progress: progress)
     }
 
     private static func write(
-        _ output: TransformOutput, to writer: inout some RecordWriter, report: inout TransferReport
+        _ output: TransformOutput, to writer: inout some RecordWriter, report: inout TransferReport,
+        progress: ((String, Int) -> Void)?
     ) throws {
         report.add(output)
         for batch in output.batches where batch.count > 0 {
-            try writer.write(batch)
-            report.written[batch.layout.entityName, default: 0] += batch.count
+            try write(batch, to: &writer, report: &report, progress: progress)
         }
+    }
+
+    private static func write(
+        _ batch: RecordBatch, to writer: inout some RecordWriter, report: inout TransferReport,
+        progress: ((String, Int) -> Void)?
+    ) throws {
+        try writer.write(batch)
+        report.written[batch.layout.entityName, default: 0] += batch.count
+        report.writtenInAll += batch.count
+        progress?(batch.layout.entityName, report.writtenInAll)
     }
 
     /// Reads on a second thread and hands each filled batch to `consume` on this one.

@@ -10,6 +10,8 @@ public struct TransferReport: Sendable, Hashable {
     public var read: [String: Int] = [:]
     /// Records written, per entity.
     public var written: [String: Int] = [:]
+    /// Records written in all.
+    public var writtenInAll = 0
     /// Records rejected (each with its reason in ``rejects``), per entity.
     public var rejected: [String: Int] = [:]
     /// Records a transform removed on purpose, per entity.
