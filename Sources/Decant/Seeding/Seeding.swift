@@ -1,0 +1,147 @@
+public import DecantCore
+import DecantSQLite
+public import Foundation
+
+/// First-run seeding, the pattern Core Data apps use: if no store exists at the destination, put a copy of the
+/// default store in place; never overwrite one that exists.
+///
+/// Safe where hand-written versions lose data: the copy is one consistent set (a SQLite seed's `-wal` content
+/// included, its external-data folder beside it, nothing from another copy), built under a temporary name in the
+/// destination's folder, flushed to disk and renamed into place; it runs under an advisory lock beside the
+/// destination, so two seeders started together make one copy and both succeed; a temporary copy left by a run
+/// that crashed is removed and the seeding starts again. A seed in another format (JSON, CSV) becomes a new SQLite
+/// store for the model given.
+///
+/// ```swift
+/// let report = try Seeding.seed(default: bundled, store: appSupport.appendingPathComponent("Notes.sqlite"),
+///                               options: FormatOptions(bundle: notes))
+/// print(report.action)   // .seeded, then .alreadySeeded on every later run
+/// ```
+public enum Seeding: Sendable {
+    /// What a seeding did.
+    public struct Report: Sendable, Hashable, Codable {
+        /// What happened.
+        public enum Action: String, Sendable, Hashable, Codable {
+            /// The destination was absent and is now a copy of the seed.
+            case seeded
+            /// The destination existed and is the model's current version (or no model was given): nothing changed.
+            case alreadySeeded = "already-seeded"
+        }
+
+        /// What happened.
+        public var action: Action
+        /// The destination, as given.
+        public var store: String
+        /// The seed, as given.
+        public var seed: String
+        /// The seed's format.
+        public var seedFormat: String
+        /// The destination's model version, when a model was given and a version matches.
+        public var version: String?
+        /// Objects per entity in the destination.
+        public var objects: [String: Int]
+
+        /// One line for people.
+        public var text: String {
+            switch action {
+            case .seeded:
+                "\(store): seeded from \(seed) (\(objects.values.reduce(0, +)) objects\(version.map { ", model \($0)" } ?? ""))"
+            case .alreadySeeded:
+                "\(store): already seeded" + (version.map { ", version \($0) current" } ?? "") + "; nothing changed"
+            }
+        }
+    }
+
+    /// Seeds `destination` from `seed` if `destination` does not exist.
+    ///
+    /// With `options.bundle`, an existing destination must be the bundle's current version (a newer or unknown
+    /// one stops with what differs, and nothing is deleted); a seed in a model-less format follows
+    /// `options.version` or the current version.
+    /// - Throws: ``DecantError``: `.fileNotFound` for a missing seed, `.modelMismatch` for a destination that
+    ///   is not the current version, the seed reader's errors, `.cannotCreateOutput` when the folder is not
+    ///   writable. On any error the destination is left absent or exactly as it was.
+    public static func seed(
+        default seed: URL, store destination: URL, options: FormatOptions = FormatOptions(),
+        registry: FormatRegistry = .builtIn
+    ) throws -> Report {
+        let format = try registry.inputFormat(of: seed, named: nil)
+        let folder = destination.deletingLastPathComponent()
+        let name = destination.lastPathComponent
+        let lock = try FileLock(at: folder.appendingPathComponent(".\(name).decant-lock"))
+        defer { lock.unlock() }
+        var report = Report(
+            action: .alreadySeeded, store: destination.displayPath, seed: seed.displayPath, seedFormat: format.name,
+            version: nil, objects: [:])
+        if !FileManager.default.fileExists(atPath: destination.path) {
+            try removeLeftovers(of: destination)
+            if format is SQLiteFormat {
+                try copySQLiteSeed(seed, to: destination)
+            } else {
+                _ = try StoreConversion.convert(from: seed, to: destination, options: options, registry: registry)
+            }
+            try FileLock.synchronize(folder)
+            report.action = .seeded
+        }
+        let store = try SQLiteStore(contentsOf: destination)
+        if let bundle = options.bundle {
+            let match = ModelMatch(storeHashes: store.metadata.entityVersionHashes, bundle: bundle)
+            guard let matched = match.matched, matched.versionName == bundle.currentVersion?.versionName else {
+                let found = match.matched?.versionName.map { "version \($0), not the current \(bundle.currentVersionName ?? "")" }
+                    ?? "no version of \(bundle.name) (nearest \(match.nearest?.versionName ?? "none"): "
+                    + match.differences.map(\.description).joined(separator: "; ") + ")"
+                throw DecantError(
+                    .modelMismatch, "the store is \(found); it is left as it is", at: Location(path: destination.displayPath))
+            }
+            report.version = matched.versionName
+            report.objects = try store.objectCounts(model: matched)
+        } else {
+            report.objects = try store.objectCounts()
+        }
+        return report
+    }
+
+    /// Copies a SQLite seed as one consistent set under temporary names, then renames the support folder and the
+    /// database into place (the database last: its presence means "seeded").
+    private static func copySQLiteSeed(_ seed: URL, to destination: URL) throws {
+        let staged = StagedOutput(destination: destination)
+        let seedSupport = StoreFiles(database: seed).externalDataFolder.deletingLastPathComponent()
+        let support = StoreFiles(database: destination).externalDataFolder.deletingLastPathComponent()
+        let stagedSupport = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).decant-support-\(UUID().uuidString)")
+        do {
+            try SQLiteStore.copyConsistently(from: seed, to: staged.temporary)
+            if FileManager.default.fileExists(atPath: seedSupport.path) {
+                try FileManager.default.copyItem(at: seedSupport, to: stagedSupport)
+                try FileManager.default.moveItem(at: stagedSupport, to: support)
+            }
+            try staged.commit(displayPath: destination.displayPath)
+        } catch let error as DecantError {
+            staged.discard()
+            try? FileManager.default.removeItem(at: stagedSupport)
+            throw error
+        } catch {
+            staged.discard()
+            try? FileManager.default.removeItem(at: stagedSupport)
+            throw DecantError(
+                .cannotCreateOutput, "cannot copy the seed's external data", at: Location(path: destination.displayPath),
+                underlyingError: error)
+        }
+    }
+
+    /// Removes what a crashed seeding or conversion left for this destination: temporary copies, and a support
+    /// folder without its store.
+    private static func removeLeftovers(of destination: URL) throws {
+        let folder = destination.deletingLastPathComponent()
+        let name = destination.lastPathComponent
+        let base = destination.deletingPathExtension().lastPathComponent
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for entry in entries where entry.hasPrefix(".\(name).decant-") && entry != ".\(name).decant-lock" {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(entry))
+        }
+        for suffix in StagedOutput.companionSuffixes {
+            try? FileManager.default.removeItem(atPath: destination.path + suffix)
+        }
+        let support = folder.appendingPathComponent(".\(base)_SUPPORT")
+        try? FileManager.default.removeItem(at: support)
+    }
+}

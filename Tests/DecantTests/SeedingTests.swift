@@ -1,0 +1,155 @@
+import Decant
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// First-run seeding: one consistent copy (WAL content and external data included), never an overwrite, one copy
+/// for two seeders, leftovers of crashed runs cleaned, and a second run that changes nothing.
+@Suite("Seeding", .serialized)
+struct SeedingTests {
+    /// Corpus stores whose newest rows sit in their `-wal`.
+    static let walStores: [String] = Fixtures.corpusItems { $0.lastPathComponent.hasSuffix("-wal") }
+        .map { Fixtures.corpusRelativePath($0).replacingOccurrences(of: "-wal", with: "") }
+
+    /// Copies a store with its companions into `folder` (the corpus is never opened in place).
+    static func copySet(_ url: URL, into folder: URL, as name: String? = nil) throws -> URL {
+        let target = folder.appendingPathComponent(name ?? url.lastPathComponent)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: url.path + suffix) {
+            try FileManager.default.copyItem(atPath: url.path + suffix, toPath: target.path + suffix)
+        }
+        return target
+    }
+
+    static func records(of url: URL) throws -> [String: [Record]] {
+        let store = try SQLiteStore(contentsOf: url)
+        let model = try store.resolveModel(bundle: nil)
+        let reader = try SQLiteStoreReader(store: store, model: model)
+        var result: [String: [Record]] = [:]
+        for entity in model.entities { result[entity.name] = try reader.records(of: entity.name) }
+        return result
+    }
+
+    @Test("WAL-mode seed stores seed with all their rows", arguments: walStores)
+    func walSeed(_ store: String) throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("Bundle"), withIntermediateDirectories: true)
+        let seed = try Self.copySet(Fixtures.corpus(store), into: folder.appendingPathComponent("Bundle"))
+        let app = folder.appendingPathComponent("App")
+        try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+        let destination = app.appendingPathComponent("Store.sqlite")
+        let report = try Seeding.seed(default: seed, store: destination)
+        #expect(report.action == .seeded)
+        #expect(!FileManager.default.fileExists(atPath: destination.path + "-wal"))
+        #expect(try SQLiteStore(contentsOf: destination).objectCounts() == SQLiteStore(contentsOf: seed).objectCounts())
+        #expect(try Self.records(of: destination) == Self.records(of: seed))
+        #expect(report.objects.values.reduce(0, +) > 0 || store.contains("SampleModel3"))
+    }
+
+    @Test func secondRunChangesNothing() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let seed = try Self.copySet(Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 5.moody"), into: folder)
+        let destination = folder.appendingPathComponent("App.sqlite")
+        #expect(try Seeding.seed(default: seed, store: destination).action == .seeded)
+        let bytes = try Data(contentsOf: destination)
+        let modified = try FileManager.default.attributesOfItem(atPath: destination.path)[.modificationDate] as? Date
+        Thread.sleep(forTimeInterval: 0.05)
+        let again = try Seeding.seed(default: seed, store: destination)
+        #expect(again.action == .alreadySeeded)
+        #expect(again.text.contains("already seeded"))
+        #expect(try Data(contentsOf: destination) == bytes)
+        #expect(try FileManager.default.attributesOfItem(atPath: destination.path)[.modificationDate] as? Date == modified)
+    }
+
+    @Test func twoSeedersMakeOneCopy() throws {
+        for _ in 0..<10 {
+            let folder = try Fixtures.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let seed = try Self.copySet(Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 5.moody"), into: folder)
+            let destination = folder.appendingPathComponent("App.sqlite")
+            let results = Results()
+            let group = DispatchGroup()
+            for _ in 0..<2 {
+                DispatchQueue.global().async(group: group) {
+                    results.add(Result { try Seeding.seed(default: seed, store: destination).action })
+                }
+            }
+            group.wait()
+            let actions = try results.all.map { try $0.get() }
+            #expect(actions.sorted { $0.rawValue < $1.rawValue } == [.alreadySeeded, .seeded])
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            #expect(leftovers == [".App.sqlite.decant-lock", "App.sqlite", "Moody 5.moody", "Moody 5.moody-shm", "Moody 5.moody-wal"])
+        }
+    }
+
+    @Test func leftoversOfACrashedRunAreRemoved() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let seed = try Self.copySet(Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 5.moody"), into: folder)
+        let destination = folder.appendingPathComponent("App.sqlite")
+        try Data("half a copy".utf8).write(to: folder.appendingPathComponent(".App.sqlite.decant-0000"))
+        try Data("stale log".utf8).write(to: URL(fileURLWithPath: destination.path + "-wal"))
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent(".App_SUPPORT/_EXTERNAL_DATA"), withIntermediateDirectories: true)
+        #expect(try Seeding.seed(default: seed, store: destination).action == .seeded)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(!entries.contains(".App.sqlite.decant-0000"))
+        #expect(!entries.contains("App.sqlite-wal"))
+        #expect(!entries.contains(".App_SUPPORT"))
+        #expect(try SQLiteStore(contentsOf: destination).objectCounts() == SQLiteStore(contentsOf: seed).objectCounts())
+    }
+
+    @Test func anExistingStoreOfAnotherVersionIsLeftAlone() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let moody = Fixtures.corpus("objcio__core-data/Migrations/Migrations/Moody.xcdatamodeld")
+        let bundle = try ModelBundle.load(from: moody)
+        let seed = try Self.copySet(Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 5.moody"), into: folder)
+        let destination = try Self.copySet(
+            Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 2.moody"), into: folder, as: "App.sqlite")
+        let before = try Data(contentsOf: destination)
+        let error = #expect(throws: DecantError.self) {
+            try Seeding.seed(default: seed, store: destination, options: FormatOptions(bundle: bundle))
+        }
+        #expect(error?.code == .modelMismatch)
+        #expect(error?.message.contains("version Moody 2, not the current Moody 6") == true, "\(error?.message ?? "")")
+        #expect(try Data(contentsOf: destination) == before)
+    }
+
+    @Test func externalDataTravelsWithTheStore() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var photo = Entity(name: "Photo")
+        var image = Attribute(name: "image", type: .binary, isOptional: true)
+        image.allowsExternalBinaryDataStorage = true
+        photo.attributes = [image]
+        let model = ObjectModel(versionName: "Photos", entities: [photo], versionIdentifiers: ["1"])
+        let seed = folder.appendingPathComponent("Seed.sqlite")
+        let writer = try SQLiteStoreWriter(creating: seed, model: model, journalMode: .delete)
+        var batch = try #require(RecordLayout(entity: "Photo", in: model)).emptyBatch()
+        batch.append(Record(entity: "Photo", id: .primaryKey(1), values: [.externalDataReference("F1")]))
+        try writer.write(batch)
+        try writer.finish()
+        let payload = Data(repeating: 7, count: 300_000)
+        let external = StoreFiles(database: seed).externalDataFolder
+        try FileManager.default.createDirectory(at: external, withIntermediateDirectories: true)
+        try payload.write(to: external.appendingPathComponent("F1"))
+        let app = folder.appendingPathComponent("App", isDirectory: true)
+        try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+        let destination = app.appendingPathComponent("Photos.sqlite")
+        #expect(try Seeding.seed(default: seed, store: destination).action == .seeded)
+        let copied = try Self.records(of: destination)
+        #expect(copied["Photo"]?.first?.values == [.data(payload)])
+        #expect(FileManager.default.fileExists(atPath: app.appendingPathComponent(".Photos_SUPPORT/_EXTERNAL_DATA/F1").path))
+    }
+}
+
+/// Results gathered from several threads.
+final class Results: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Result<Seeding.Report.Action, any Error>] = []
+    func add(_ value: Result<Seeding.Report.Action, any Error>) { lock.withLock { values.append(value) } }
+    var all: [Result<Seeding.Report.Action, any Error>] { lock.withLock { values } }
+}
