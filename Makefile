@@ -1,6 +1,6 @@
 # The whole set-up on a fresh Debian machine with the Swift toolchain: `make demo`, `make test`.
 SWIFT ?= swift
-SYSTEM_PACKAGES := libsqlite3-dev libxml2-dev zlib1g-dev sqlite3 python3
+SYSTEM_PACKAGES := libsqlite3-dev libxml2-dev zlib1g-dev sqlite3 python3 graphviz
 DECANT := .build/release/decant
 
 .PHONY: demo test build deps oracles clean

@@ -24,12 +24,23 @@ extension DecantCommand {
         @Option(name: .long, help: "The model bundle to match a store against (.xcdatamodeld, .momd, …).")
         var model: String?
 
+        @Option(help: "Draw the model instead: mermaid (Markdown) or dot (Graphviz).")
+        var diagram: DiagramArgument?
+
+        @Option(name: .customLong("version"), help: "With --diagram: the version to draw (default: the current one).")
+        var modelVersion: String?
+
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
             try reportingErrors(verbose: options.verbose) {
                 let url = URL(fileURLWithPath: path)
                 switch try InputKind(of: url) {
+                case .model where diagram != nil:
+                    let bundle = try ModelBundle.load(from: url)
+                    let model = try FormatOptions(bundle: bundle, version: modelVersion)
+                        .modelForModelLessInput(at: Location(path: path))
+                    printOut(ModelDiagram(model: model, style: diagram?.style ?? .mermaid).text)
                 case .model:
                     let report = ModelReport(bundle: try ModelBundle.load(from: url), path: path)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
@@ -41,4 +52,12 @@ extension DecantCommand {
             }
         }
     }
+}
+
+/// `--diagram mermaid|dot`.
+enum DiagramArgument: String, ExpressibleByArgument, CaseIterable {
+    case mermaid
+    case dot
+
+    var style: ModelDiagram.Style { self == .dot ? .dot : .mermaid }
 }

@@ -1,0 +1,78 @@
+@testable import Decant
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// Model diagrams: Graphviz renders every corpus model's DOT without a warning; Mermaid text has every entity and
+/// relationship exactly once, names quoted where Mermaid needs it; the README's diagram is the command's output.
+@Suite("Model diagrams")
+struct ModelDiagramTests {
+    static let bundles: [URL] = Fixtures.corpusItems { ["xcdatamodeld", "momd"].contains($0.pathExtension) }
+
+    static var hasGraphviz: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/dot") }
+
+    static func models() -> [(String, ObjectModel)] {
+        bundles.flatMap { url -> [(String, ObjectModel)] in
+            guard let bundle = try? ModelBundle.load(from: url) else { return [] }
+            return bundle.versions.map { ("\(Fixtures.corpusRelativePath(url)) \($0.versionName ?? "")", $0) }
+        }
+    }
+
+    @Test(.enabled(if: hasGraphviz)) func graphvizRendersEveryCorpusModelWithoutWarnings() throws {
+        let models = Self.models()
+        #expect(models.count > 100)
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (name, model) in models {
+            let source = folder.appendingPathComponent("model.dot")
+            try Data(ModelDiagram(model: model, style: .dot).text.utf8).write(to: source)
+            let outcome = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/dot"), ["-Tsvg", source.path])
+            #expect(outcome.status == 0, "\(name): \(outcome.errors)")
+            #expect(outcome.errors.isEmpty, "\(name): \(outcome.errors)")
+            #expect(outcome.output.contains("<svg"), "\(name)")
+        }
+    }
+
+    @Test func mermaidHasEveryEntityAndRelationshipOnce() throws {
+        for (name, model) in Self.models() {
+            let diagram = ModelDiagram(model: model, style: .mermaid)
+            let lines = diagram.text.split(separator: "\n").map(String.init)
+            for entity in model.entities {
+                let declared = lines.filter { $0 == "    class \(ModelDiagram.mermaidName(entity.name)) {" }
+                #expect(declared.count == 1, "\(name): \(entity.name)")
+            }
+            // Every relationship is on exactly one line, with its inverse when it has one.
+            let relationshipLines = lines.filter { $0.contains(" : ") }
+            #expect(relationshipLines.count == diagram.links.count, "\(name)")
+            for entity in model.entities {
+                for relationship in entity.relationships where !relationship.isTransient {
+                    let mentions = relationshipLines.filter { line in
+                        line.hasPrefix("    \(ModelDiagram.mermaidName(entity.name)) ")
+                            && line.contains(" : \(ModelDiagram.mermaidText(relationship.name))")
+                            || line.hasSuffix(" / \(ModelDiagram.mermaidText(relationship.name))")
+                            || line.contains(" / \(ModelDiagram.mermaidText(relationship.name)) (")
+                    }
+                    #expect(mentions.count >= 1, "\(name): \(entity.name).\(relationship.name)")
+                }
+            }
+            #expect(diagram.text == ModelDiagram(model: model, style: .mermaid).text)
+        }
+    }
+
+    @Test func namesMermaidWouldMisreadAreQuoted() {
+        #expect(ModelDiagram.mermaidName("Folder") == "Folder")
+        #expect(ModelDiagram.mermaidName("Note") == "`Note`")
+        #expect(ModelDiagram.mermaidName("class") == "`class`")
+        #expect(ModelDiagram.mermaidName("Café") == "`Café`")
+        #expect(ModelDiagram.mermaidName("2D") == "`2D`")
+        #expect(ModelDiagram.dotString(#"a "b" \c"#) == #""a \"b\" \\c""#)
+    }
+
+    @Test func readmeShowsTheCommandsOutput() throws {
+        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let bundle = try ModelBundle.load(from: Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld"))
+        let current = try #require(bundle.currentVersion)
+        let block = "```mermaid\n" + ModelDiagram(model: current, style: .mermaid).text + "\n```"
+        #expect(readme.contains(block), "README's Notes diagram differs from `decant inspect samples/Notes.xcdatamodeld --diagram mermaid`:\n\(block)")
+    }
+}
