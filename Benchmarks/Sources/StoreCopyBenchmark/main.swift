@@ -5,8 +5,6 @@
 //   swift run -c release --package-path Benchmarks StoreCopyBenchmark [objects…]   (default: 1000000 4000000)
 import CSQLite
 import Decant
-import DecantFormats
-import DecantSQLite
 import Foundation
 
 let notesModel: ObjectModel = {
@@ -98,9 +96,10 @@ func decantCopy(from source: URL, to destination: URL) throws -> (seconds: Doubl
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--convert", arguments.count == 3 {
+    var options = FormatOptions()
+    options.selfContained = true
     let report = try StoreConversion.convert(
-        from: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]), bundle: nil,
-        journalMode: .delete)
+        from: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]), options: options)
     guard report.read == report.written else { exit(1) }
     exit(0)
 }
@@ -114,7 +113,8 @@ if arguments.first == "--profile", arguments.count == 2 {
     let model = try store.resolveModel(bundle: nil)
     var start = Date()
     let reader = try SQLiteStoreReader(store: store, model: model)
-    var batch = RecordBatch(layout: RecordLayout(entity: "Note", in: model)!)
+    guard let layout = RecordLayout(entity: "Note", in: model) else { exit(1) }
+    var batch = RecordBatch(layout: layout)
     var batches: [RecordBatch] = []
     var n = 0
     while try reader.nextBatch(into: &batch) { n += batch.count; batches.append(batch) }
