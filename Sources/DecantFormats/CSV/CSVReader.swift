@@ -91,7 +91,12 @@ public final class CSVReader: RecordReader {
                 let fileURL = url.appendingPathComponent(name)
                 let path = displayPath + "/" + name
                 let parts = name.dropLast(4).split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-                guard parts.count <= 2, let entity = Self.entity(named: parts[0], in: model) else {
+                guard parts.count <= 2 else {
+                    throw DecantError(
+                        .malformedInput, "the file \(name) is not named Entity.csv or Entity.relationship.csv",
+                        at: Location(path: path))
+                }
+                guard let entity = Self.entity(named: parts[0], in: model) else {
                     throw DecantError(
                         .malformedInput,
                         "no entity \(parts[0]) in model \(model.versionName ?? "(unnamed)"): files are named "
