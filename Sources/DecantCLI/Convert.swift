@@ -5,7 +5,7 @@ import Foundation
 extension DecantCommand {
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Copy a store into a new store of the same model version.",
+            abstract: "Copy a store or CSV into a new store or CSV of the same model version.",
             discussion: """
                 Reads every object of IN through the record stream and writes OUT with the schema, bookkeeping \
                 tables and metadata Core Data creates for the same model version, so an app built with that \
@@ -18,17 +18,40 @@ extension DecantCommand {
                 folder stops the run (exit 65) naming the object, attribute and file, unless \
                 --missing-external-data keep (the output keeps the same reference) or null (the value becomes nil); \
                 either way every affected object is reported as a warning.
+
+                CSV (--to csv, or an output ending in .csv for one entity) is a folder with a file per entity, join \
+                files for to-many relationships and _decant.json (the model version), read back with --model. \
+                --delimiter and --null choose the field separator and the text for nil (by default an empty \
+                unquoted field; "" is the empty string).
                 """
         )
 
-        @Argument(help: "The store to read.")
+        @Argument(help: "The store or CSV to read.")
         var input: String
 
-        @Argument(help: "The store to write (replaced if it exists).")
+        @Argument(help: "The store or CSV to write (replaced if it exists; a folder only if Decant wrote it).")
         var output: String
 
         @Option(name: .long, help: "The model bundle whose matching version the store follows.")
         var model: String?
+
+        @Option(name: .long, help: "The input's format (sqlite, csv); told by its content or extension otherwise.")
+        var from: String?
+
+        @Option(name: .long, help: "The output's format (sqlite, csv); told by its extension otherwise, sqlite by default.")
+        var to: String?
+
+        @Option(name: .long, help: "For inputs without their model version (CSV): the version of --model to follow.")
+        var version: String?
+
+        @Option(name: .long, help: "For a single CSV file: the entity it holds (its name by default).")
+        var entity: String?
+
+        @Option(name: .long, help: "For CSV: the field delimiter, one ASCII character (\\t or tab for a tab).")
+        var delimiter: DelimiterArgument?
+
+        @Option(name: .customLong("null"), help: "For CSV: the text that stands for nil (an empty unquoted field by default).")
+        var nullMarker: String?
 
         @Option(name: .long, help: "The output's journal mode.")
         var journal: JournalModeArgument = .wal
@@ -43,9 +66,13 @@ extension DecantCommand {
                 var formatOptions = FormatOptions(bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) })
                 formatOptions.missingExternalData = missingExternalData.policy
                 formatOptions.selfContained = journal == .delete
+                formatOptions.version = version
+                formatOptions.entity = entity
+                formatOptions.delimiter = delimiter?.character
+                formatOptions.nullMarker = nullMarker
                 let report = try StoreConversion.convert(
-                    from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), options: formatOptions,
-                    logger: options.makeLogger(label: "decant.convert"))
+                    from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), inputFormat: from,
+                    outputFormat: to, options: formatOptions, logger: options.makeLogger(label: "decant.convert"))
                 printWarnings(report.warnings)
                 if options.json {
                     printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))
@@ -64,6 +91,20 @@ enum JournalModeArgument: String, ExpressibleByArgument, CaseIterable {
     case wal
     case delete
 
+}
+
+/// `--delimiter C`: one character, or `\t` / `tab` for a tab.
+struct DelimiterArgument: ExpressibleByArgument {
+    var character: Character
+
+    init?(argument: String) {
+        switch argument {
+        case "\\t", "tab": character = "\t"
+        default:
+            guard argument.count == 1, let first = argument.first else { return nil }
+            character = first
+        }
+    }
 }
 
 /// `--missing-external-data fail|keep|null`.
