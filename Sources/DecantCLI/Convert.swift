@@ -38,7 +38,8 @@ extension DecantCommand {
         @Option(name: .long, help: "The input's format (sqlite, csv); told by its content or extension otherwise.")
         var from: String?
 
-        @Option(name: .long, help: "The output's format (sqlite, csv); told by its extension otherwise, sqlite by default.")
+        @Option(
+            name: .long, help: "The output's format (sqlite, csv); told by its extension otherwise, sqlite by default.")
         var to: String?
 
         @Option(name: .long, help: "For inputs without their model version (CSV): the version of --model to follow.")
@@ -50,7 +51,9 @@ extension DecantCommand {
         @Option(name: .long, help: "For CSV: the field delimiter, one ASCII character (\\t or tab for a tab).")
         var delimiter: DelimiterArgument?
 
-        @Option(name: .customLong("null"), help: "For CSV: the text that stands for nil (an empty unquoted field by default).")
+        @Option(
+            name: .customLong("null"),
+            help: "For CSV: the text that stands for nil (an empty unquoted field by default).")
         var nullMarker: String?
 
         @Option(name: .long, help: "The output's journal mode.")

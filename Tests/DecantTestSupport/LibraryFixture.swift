@@ -63,7 +63,8 @@ public enum LibraryFixture {
     /// The objects, by entity, in primary-key order.
     public static let records: [String: [Record]] = {
         let day = Date(timeIntervalSinceReferenceDate: 737_057_646.84)
-        func book(_ key: Int64, entity: String, title: String, shelf: Int64?, authors: [Int64], tags: [Int64]) -> Record {
+        func book(_ key: Int64, entity: String, title: String, shelf: Int64?, authors: [Int64], tags: [Int64]) -> Record
+        {
             Record(
                 entity: entity, id: .primaryKey(key),
                 values: [
@@ -94,7 +95,8 @@ public enum LibraryFixture {
             "EBook": [book(2, entity: "EBook", title: "Snow Crash", shelf: 1, authors: [2], tags: [3])],
             "Author": [
                 Record(
-                    entity: "Author", id: .primaryKey(1), values: ["Frank"], relationships: [.toMany([reference("Book", 1)])]),
+                    entity: "Author", id: .primaryKey(1), values: ["Frank"],
+                    relationships: [.toMany([reference("Book", 1)])]),
                 Record(
                     entity: "Author", id: .primaryKey(2), values: [nil],
                     relationships: [.toMany([reference("Book", 1), reference("EBook", 2)])]),

@@ -35,7 +35,9 @@ struct CSVColumns {
         var idColumn: Int?
         let candidates: [(name: String, target: Target)] =
             layout.attributes.enumerated().map { ($0.element.name, Target.attribute($0.offset)) }
-            + layout.relationships.enumerated().filter { !$0.element.isToMany }.map { ($0.element.name, .toOne($0.offset)) }
+            + layout.relationships.enumerated().filter { !$0.element.isToMany }.map {
+                ($0.element.name, .toOne($0.offset))
+            }
         for (column, raw) in names.enumerated() {
             let name = CSVValueText.trimmingSpaces(raw)
             let target: Target
@@ -114,6 +116,13 @@ struct CSVJoinColumns {
     let owner: Int
     let member: Int
     let position: Int?
+
+    /// Columns at known positions.
+    init(owner: Int, member: Int, position: Int?) {
+        self.owner = owner
+        self.member = member
+        self.position = position
+    }
 
     /// Maps a join file's header.
     /// - Throws: `.malformedInput` for an unknown or repeated column, or without `owner` and `member`.

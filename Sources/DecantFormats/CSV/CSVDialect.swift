@@ -26,12 +26,15 @@ public struct CSVDialect: Sendable, Hashable {
     public init(delimiter: Character = ",", nullMarker: String? = nil) throws {
         guard let ascii = delimiter.asciiValue, ![0x22, 0x0A, 0x0D].contains(ascii) else {
             throw DecantError(
-                .usage, "the delimiter must be one ASCII character other than a quote or a line break, not \(delimiter.debugDescription)")
+                .usage,
+                "the delimiter must be one ASCII character other than a quote or a line break, not "
+                    + delimiter.debugDescription)
         }
         let marker = nullMarker?.isEmpty == true ? nil : nullMarker
         if let marker, marker.utf8.contains(where: { [ascii, 0x22, 0x0A, 0x0D].contains($0) }) {
             throw DecantError(
-                .usage, "the null marker \(marker.debugDescription) cannot contain the delimiter, a quote or a line break")
+                .usage,
+                "the null marker \(marker.debugDescription) cannot contain the delimiter, a quote or a line break")
         }
         self.init(validDelimiter: ascii, nullMarker: marker)
     }

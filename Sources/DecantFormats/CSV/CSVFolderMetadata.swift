@@ -36,7 +36,8 @@ struct CSVFolderMetadata: Codable, Hashable {
     func hashes(at location: Location) throws -> [String: Data] {
         try entityVersionHashes.mapValues { text in
             guard let data = Data(base64Encoded: text) else {
-                throw DecantError(.malformedInput, "the version hash \(text.debugDescription) is not base64", at: location)
+                throw DecantError(
+                    .malformedInput, "the version hash \(text.debugDescription) is not base64", at: location)
             }
             return data
         }
@@ -46,7 +47,8 @@ struct CSVFolderMetadata: Codable, Hashable {
     /// - Throws: `.malformedInput` when it is not a valid dialect.
     func dialect(at location: Location) throws -> CSVDialect {
         guard delimiter.count == 1, let character = delimiter.first else {
-            throw DecantError(.malformedInput, "the delimiter must be one character, not \(delimiter.debugDescription)", at: location)
+            throw DecantError(
+                .malformedInput, "the delimiter must be one character, not \(delimiter.debugDescription)", at: location)
         }
         do {
             return try CSVDialect(delimiter: character, nullMarker: nullMarker)
@@ -70,7 +72,9 @@ struct CSVFolderMetadata: Codable, Hashable {
                 underlyingError: error)
         }
         guard metadata.format == formatName else {
-            throw DecantError(.malformedInput, "format is \(metadata.format.debugDescription), expected \"\(formatName)\"", at: location)
+            throw DecantError(
+                .malformedInput, "format is \(metadata.format.debugDescription), expected \"\(formatName)\"",
+                at: location)
         }
         guard metadata.formatVersion <= currentFormatVersion else {
             throw DecantError(

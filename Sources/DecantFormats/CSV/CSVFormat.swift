@@ -42,7 +42,9 @@ public struct CSVFormat: RecordFormat {
     public func recognizes(_ probe: FormatProbe) -> Bool {
         guard probe.isDirectory else { return false }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: probe.url.path)) ?? []
-        return names.contains { $0 == CSVFolderMetadata.fileName || (!$0.hasPrefix(".") && $0.lowercased().hasSuffix(".csv")) }
+        return names.contains {
+            $0 == CSVFolderMetadata.fileName || (!$0.hasPrefix(".") && $0.lowercased().hasSuffix(".csv"))
+        }
     }
 
     public func makeReader(at url: URL, options: FormatOptions) throws -> any RecordReader {

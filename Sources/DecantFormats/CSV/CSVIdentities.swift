@@ -37,7 +37,9 @@ struct CSVIdentities {
         self.model = model
         var hierarchies: [String: Set<String>] = [:]
         for entity in model.entities {
-            for holder in [entity] + model.ancestors(of: entity) { hierarchies[holder.name, default: []].insert(entity.name) }
+            for holder in [entity] + model.ancestors(of: entity) {
+                hierarchies[holder.name, default: []].insert(entity.name)
+            }
         }
         self.hierarchies = hierarchies
         self.hasSubentities = Set(
@@ -56,7 +58,9 @@ struct CSVIdentities {
 
     /// The attribute that identifies objects of `entity`: from `keys` (the entity's or its nearest ancestor's),
     /// else the first uniqueness constraint of one attribute.
-    private static func keyAttribute(of entity: Entity, in model: ObjectModel, keys: [String: String]) throws
+    private static func keyAttribute(
+        of entity: Entity, in model: ObjectModel, keys: [String: String]
+    ) throws
         -> Attribute?
     {
         let attributes = model.properties(of: entity).attributes.filter { !$0.isTransient }
@@ -107,8 +111,9 @@ struct CSVIdentities {
             else {
                 throw DecantError(
                     .malformedInput,
-                    "\(text.debugDescription) is not a \(entity) key: expected \(CSVValueText.expectation(for: attribute.type)) "
-                        + "(\(attribute.type.modelName) attribute \(attribute.name))", at: location)
+                    "\(text.debugDescription) is not a \(entity) key: expected "
+                        + "\(CSVValueText.expectation(for: attribute.type)) (\(attribute.type.modelName) attribute "
+                        + "\(attribute.name))", at: location)
             }
             return .external(canonical)
         case .explicit, .implicit:
@@ -130,7 +135,9 @@ struct CSVIdentities {
     /// The object `text` refers to through `relationship` of `owner`.
     /// - Throws: `.malformedInput` for an object of an entity outside the destination's hierarchy, an abstract
     ///   entity, or a bare id where the destination has sub-entities.
-    func reference(_ text: String, through relationship: Relationship, of owner: String, at location: Location) throws
+    func reference(
+        _ text: String, through relationship: Relationship, of owner: String, at location: Location
+    ) throws
         -> ObjectReference
     {
         guard let destination = relationship.destinationEntity else {
@@ -158,12 +165,14 @@ struct CSVIdentities {
             let names = allowed.sorted().filter { model.entity(named: $0)?.isAbstract == false }
             throw DecantError(
                 .malformedInput,
-                "\(owner).\(relationship.name) refers to \(text.debugDescription) without its entity, but \(destination) "
-                    + "has sub-entities: write \(names.map { "\($0)/…" }.joined(separator: " or "))", at: location)
+                "\(owner).\(relationship.name) refers to \(text.debugDescription) without its entity, but "
+                    + "\(destination) has sub-entities: write \(names.map { "\($0)/…" }.joined(separator: " or "))",
+                at: location)
         }
         if model.entity(named: destination)?.isAbstract == true {
             throw DecantError(
-                .malformedInput, "\(owner).\(relationship.name) refers to the abstract entity \(destination)", at: location)
+                .malformedInput, "\(owner).\(relationship.name) refers to the abstract entity \(destination)",
+                at: location)
         }
         return ObjectReference(entity: destination, id: try id(of: destination, text: text, at: location))
     }

@@ -28,7 +28,9 @@ final class CSVOutputFile {
             handle = try FileHandle(forWritingTo: url)
             if append { try handle.seekToEnd() }
         } catch {
-            throw DecantError(.cannotCreateOutput, "cannot open the file for writing", at: Location(path: path), underlyingError: error)
+            throw DecantError(
+                .cannotCreateOutput, "cannot open the file for writing", at: Location(path: path),
+                underlyingError: error)
         }
         buffer.reserveCapacity(1 << 16)
     }

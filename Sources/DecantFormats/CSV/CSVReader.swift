@@ -70,9 +70,11 @@ public final class CSVReader: RecordReader {
         }
         let metadata = isDirectory.boolValue ? try CSVFolderMetadata.read(in: url, displayPath: displayPath) : nil
         let metadataLocation = Location(path: displayPath + "/" + CSVFolderMetadata.fileName)
-        let dialect = try CSVDialect(options: options, defaults: try metadata?.dialect(at: metadataLocation) ?? .standard)
+        let dialect = try CSVDialect(
+            options: options, defaults: try metadata?.dialect(at: metadataLocation) ?? .standard)
         self.dialect = dialect
-        let model = try Self.resolveModel(options: options, metadata: metadata, at: metadataLocation, input: displayPath)
+        let model = try Self.resolveModel(
+            options: options, metadata: metadata, at: metadataLocation, input: displayPath)
         self.model = model
         self.entityNames = model.entities.map(\.name)
         var identities = try CSVIdentities(model: model, keys: options.keys)
@@ -85,7 +87,8 @@ public final class CSVReader: RecordReader {
             do {
                 names = try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
             } catch {
-                throw DecantError(.ioError, "cannot list the folder", at: Location(path: displayPath), underlyingError: error)
+                throw DecantError(
+                    .ioError, "cannot list the folder", at: Location(path: displayPath), underlyingError: error)
             }
             for name in names where !name.hasPrefix(".") && name.lowercased().hasSuffix(".csv") {
                 let fileURL = url.appendingPathComponent(name)
@@ -122,7 +125,9 @@ public final class CSVReader: RecordReader {
                             "\(entity.name) has no to-many relationship \(parts[1]): a join file is named "
                                 + "Entity.relationship.csv for a to-many relationship", at: location)
                     }
-                    if joinFiles.contains(where: { $0.entity == entity.name && $0.relationship.name == relationship.name }) {
+                    if joinFiles.contains(where: {
+                        $0.entity == entity.name && $0.relationship.name == relationship.name
+                    }) {
                         throw DecantError(
                             .malformedInput, "a second join file for \(entity.name).\(relationship.name)", at: location)
                     }
@@ -132,7 +137,8 @@ public final class CSVReader: RecordReader {
         } else {
             let stem = url.deletingPathExtension().lastPathComponent
             guard let entity = Self.entity(named: options.entity ?? stem, in: model) else {
-                let named = options.entity.map { "--entity \($0) names no entity" }
+                let named =
+                    options.entity.map { "--entity \($0) names no entity" }
                     ?? "the file name \(stem.debugDescription) names no entity"
                 throw DecantError(
                     .usage,
@@ -147,7 +153,8 @@ public final class CSVReader: RecordReader {
         for entity in model.entities {
             guard let file = entityFiles[entity.name] else { continue }
             guard let layout = RecordLayout(entity: entity.name, in: model) else { continue }
-            let tokenizer = try CSVTokenizer(url: file.url, path: file.path, entity: entity.name, delimiter: dialect.delimiter)
+            let tokenizer = try CSVTokenizer(
+                url: file.url, path: file.path, entity: entity.name, delimiter: dialect.delimiter)
             defer { tokenizer.close() }
             let header = try tokenizer.nextRecord() ? (0..<tokenizer.fields.count).map(tokenizer.text) : []
             let columns = try CSVColumns(header: header, layout: layout) { tokenizer.location(ofField: $0) }
@@ -160,7 +167,9 @@ public final class CSVReader: RecordReader {
             } else {
                 identities.setMode(.implicit, for: entity.name)
             }
-            inputs.append(EntityInput(layout: layout, url: file.url, path: file.path, columns: columns, joins: [:], unlisted: [:]))
+            inputs.append(
+                EntityInput(layout: layout, url: file.url, path: file.path, columns: columns, joins: [:], unlisted: [:])
+            )
         }
         for join in joinFiles {
             let location = Location(path: join.path, entity: join.entity)
@@ -171,18 +180,19 @@ public final class CSVReader: RecordReader {
                     .malformedInput,
                     "lists members of \(join.entity) objects, but there is no \(join.entity).csv", at: location)
             }
-            let tokenizer = try CSVTokenizer(url: join.url, path: join.path, entity: join.entity, delimiter: dialect.delimiter)
+            let tokenizer = try CSVTokenizer(
+                url: join.url, path: join.path, entity: join.entity, delimiter: dialect.delimiter)
             defer { tokenizer.close() }
             let header = try tokenizer.nextRecord() ? (0..<tokenizer.fields.count).map(tokenizer.text) : []
-            guard !header.isEmpty else {
-                inputs[index].joins[position] = JoinInput(
-                    url: join.url, path: join.path, columns: try CSVJoinColumns(header: ["owner", "member"], location: { _ in location }, fileLocation: location))
-                continue
-            }
-            let columns = try CSVJoinColumns(
-                header: header, location: { tokenizer.location(ofField: $0) }, fileLocation: location)
+            // An empty join file lists no members.
+            let columns =
+                header.isEmpty
+                ? CSVJoinColumns(owner: 0, member: 1, position: nil)
+                : try CSVJoinColumns(
+                    header: header, location: { tokenizer.location(ofField: $0) }, fileLocation: location)
             inputs[index].joins[position] = JoinInput(url: join.url, path: join.path, columns: columns)
-            try Self.checkInverseColumns(of: join.relationship, owner: join.entity, in: model, inputs: inputs, at: location)
+            try Self.checkInverseColumns(
+                of: join.relationship, owner: join.entity, in: model, inputs: inputs, at: location)
         }
         let listed = Set(joinFiles.map { "\($0.entity).\($0.relationship.name)" })
         for index in inputs.indices {
@@ -224,7 +234,9 @@ public final class CSVReader: RecordReader {
 
     /// Whether a to-many relationship without a join file is carried by its inverse: a to-one, or a to-many listed
     /// in its own join files.
-    private static func isCarriedByInverse(_ relationship: Relationship, in model: ObjectModel, listed: Set<String>) -> Bool {
+    private static func isCarriedByInverse(
+        _ relationship: Relationship, in model: ObjectModel, listed: Set<String>
+    ) -> Bool {
         guard let inverse = inverse(of: relationship, in: model) else { return false }
         if !inverse.isToMany { return true }
         let destination = relationship.destinationEntity ?? ""
@@ -237,7 +249,8 @@ public final class CSVReader: RecordReader {
     /// A one-to-many in a join file is stored by stores on its inverse to-one: every member file must have that
     /// column, or the membership would be lost on the way.
     private static func checkInverseColumns(
-        of relationship: Relationship, owner: String, in model: ObjectModel, inputs: [EntityInput], at location: Location
+        of relationship: Relationship, owner: String, in model: ObjectModel, inputs: [EntityInput],
+        at location: Location
     ) throws {
         guard let inverse = inverse(of: relationship, in: model), !inverse.isToMany,
             let destination = relationship.destinationEntity
@@ -246,13 +259,14 @@ public final class CSVReader: RecordReader {
             let name = input.layout.entityName
             guard let entity = model.entity(named: name),
                 name == destination || model.ancestors(of: entity).contains(where: { $0.name == destination }),
-                let position = input.layout.relationshipIndex(inverse.name), input.columns.relationshipColumns[position] == nil
+                let position = input.layout.relationshipIndex(inverse.name),
+                input.columns.relationshipColumns[position] == nil
             else { continue }
             throw DecantError(
                 .malformedInput,
-                "lists members of \(owner).\(relationship.name), whose inverse \(name).\(inverse.name) has no column in "
-                    + "\(input.path): stores keep this membership on \(inverse.name); add a \(inverse.name) column "
-                    + "(\(owner)/p1, …) to \(input.path)", at: location)
+                "lists members of \(owner).\(relationship.name), whose inverse \(name).\(inverse.name) has no "
+                    + "column in \(input.path): stores keep this membership on \(inverse.name); add a "
+                    + "\(inverse.name) column (\(owner)/p1, …) to \(input.path)", at: location)
         }
     }
 
@@ -295,7 +309,8 @@ public final class CSVReader: RecordReader {
             self.reader = reader
             self.entity = reader.model.entity(named: input.layout.entityName)
             let name = input.layout.entityName
-            tokenizer = try CSVTokenizer(url: input.url, path: input.path, entity: name, delimiter: reader.dialect.delimiter)
+            tokenizer = try CSVTokenizer(
+                url: input.url, path: input.path, entity: name, delimiter: reader.dialect.delimiter)
             width = try tokenizer.nextRecord() ? tokenizer.fields.count : 0
             var joins: [Int: JoinCursor] = [:]
             for (position, join) in input.joins {
@@ -304,7 +319,8 @@ public final class CSVReader: RecordReader {
             }
             self.joins = joins
             var defaults: [Int: CSVValueText.Parsed] = [:]
-            for (index, attribute) in input.layout.attributes.enumerated() where input.columns.attributeColumns[index] == nil {
+            for (index, attribute) in input.layout.attributes.enumerated()
+            where input.columns.attributeColumns[index] == nil {
                 if let text = attribute.defaultValue, let value = CSVValueText.parse(text, as: attribute.type) {
                     defaults[index] = value
                 }
@@ -327,7 +343,8 @@ public final class CSVReader: RecordReader {
                     throw DecantError(
                         .malformedInput,
                         "expected \(width) fields, as in the header (\(input.columns.names.joined(separator: ", "))), "
-                            + "found \(tokenizer.fields.count)", at: Location(path: input.path, line: line, entity: name))
+                            + "found \(tokenizer.fields.count)",
+                        at: Location(path: input.path, line: line, entity: name))
                 }
                 if entity?.isAbstract == true {
                     throw DecantError(
@@ -389,12 +406,15 @@ public final class CSVReader: RecordReader {
             case .explicit:
                 guard let column = input.columns.idColumn else { return .external("\(name):\(line)") }
                 return try reader.identities.id(
-                    of: name, text: CSVValueText.trimmingSpaces(tokenizer.text(column)), at: tokenizerLocation(column, keyPath: CSVColumns.idHeader))
+                    of: name, text: CSVValueText.trimmingSpaces(tokenizer.text(column)),
+                    at: tokenizerLocation(column, keyPath: CSVColumns.idHeader))
             case .key(let attribute):
                 guard let index = input.layout.attributeIndex(attribute.name),
-                    let column = input.columns.attributeColumns[index], !isNil(column, textual: CSVValueText.isTextual(attribute.type))
+                    let column = input.columns.attributeColumns[index],
+                    !isNil(column, textual: CSVValueText.isTextual(attribute.type))
                 else { return .external("\(name):\(line)") }
-                return try reader.identities.id(of: name, text: tokenizer.text(column), at: tokenizerLocation(column, keyPath: attribute.name))
+                return try reader.identities.id(
+                    of: name, text: tokenizer.text(column), at: tokenizerLocation(column, keyPath: attribute.name))
             case .implicit:
                 return .external("\(name):\(line)")
             }
@@ -465,7 +485,8 @@ public final class CSVReader: RecordReader {
             self.owner = owner
             self.relationship = relationship
             self.reader = reader
-            tokenizer = try CSVTokenizer(url: input.url, path: input.path, entity: owner, delimiter: reader.dialect.delimiter)
+            tokenizer = try CSVTokenizer(
+                url: input.url, path: input.path, entity: owner, delimiter: reader.dialect.delimiter)
             width = try tokenizer.nextRecord() ? tokenizer.fields.count : 0
             exhausted = width == 0
         }

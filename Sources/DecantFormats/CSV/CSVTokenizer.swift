@@ -186,10 +186,13 @@ final class CSVTokenizer {
                             + "(a truncated file, or a quote not doubled)", line: fieldLine, column: fieldColumn)
                 }
                 if state == .fieldStart {
-                    fields.append(Field(start: storage.count, end: storage.count, quoted: false, line: atLine, column: atColumn))
+                    fields.append(
+                        Field(start: storage.count, end: storage.count, quoted: false, line: atLine, column: atColumn))
                 } else {
                     fields.append(
-                        Field(start: fieldStart, end: storage.count, quoted: quoted, line: fieldLine, column: fieldColumn))
+                        Field(
+                            start: fieldStart, end: storage.count, quoted: quoted, line: fieldLine, column: fieldColumn)
+                    )
                 }
                 break
             }
@@ -203,9 +206,11 @@ final class CSVTokenizer {
                     quoted = true
                     state = .quoted
                 } else if byte == delimiter {
-                    fields.append(Field(start: fieldStart, end: fieldStart, quoted: false, line: atLine, column: atColumn))
+                    fields.append(
+                        Field(start: fieldStart, end: fieldStart, quoted: false, line: atLine, column: atColumn))
                 } else if byte == 0x0A || byte == 0x0D {
-                    fields.append(Field(start: fieldStart, end: fieldStart, quoted: false, line: atLine, column: atColumn))
+                    fields.append(
+                        Field(start: fieldStart, end: fieldStart, quoted: false, line: atLine, column: atColumn))
                     return try finishRecord()
                 } else {
                     storage.append(byte)
@@ -213,10 +218,14 @@ final class CSVTokenizer {
                 }
             case .unquoted:
                 if byte == delimiter {
-                    fields.append(Field(start: fieldStart, end: storage.count, quoted: false, line: fieldLine, column: fieldColumn))
+                    fields.append(
+                        Field(
+                            start: fieldStart, end: storage.count, quoted: false, line: fieldLine, column: fieldColumn))
                     state = .fieldStart
                 } else if byte == 0x0A || byte == 0x0D {
-                    fields.append(Field(start: fieldStart, end: storage.count, quoted: false, line: fieldLine, column: fieldColumn))
+                    fields.append(
+                        Field(
+                            start: fieldStart, end: storage.count, quoted: false, line: fieldLine, column: fieldColumn))
                     return try finishRecord()
                 } else if byte == 0x22 {
                     throw failure(
@@ -241,10 +250,14 @@ final class CSVTokenizer {
                     storage.append(byte)
                     state = .quoted
                 } else if byte == delimiter {
-                    fields.append(Field(start: fieldStart, end: storage.count, quoted: true, line: fieldLine, column: fieldColumn))
+                    fields.append(
+                        Field(start: fieldStart, end: storage.count, quoted: true, line: fieldLine, column: fieldColumn)
+                    )
                     state = .fieldStart
                 } else if byte == 0x0A || byte == 0x0D {
-                    fields.append(Field(start: fieldStart, end: storage.count, quoted: true, line: fieldLine, column: fieldColumn))
+                    fields.append(
+                        Field(start: fieldStart, end: storage.count, quoted: true, line: fieldLine, column: fieldColumn)
+                    )
                     return try finishRecord()
                 } else {
                     throw failure(
@@ -263,7 +276,8 @@ final class CSVTokenizer {
     private func finishRecord() throws -> Bool {
         if let bad = UTF8Validation.firstInvalidByte(in: storage) {
             let index = fields.firstIndex { $0.start <= bad && bad < max($0.end, $0.start + 1) } ?? 0
-            let field = fields.isEmpty ? Field(start: 0, end: 0, quoted: false, line: recordLine, column: 1) : fields[index]
+            let field =
+                fields.isEmpty ? Field(start: 0, end: 0, quoted: false, line: recordLine, column: 1) : fields[index]
             throw failure(
                 "invalid UTF-8 in field \(index + 1) (byte 0x\(String(storage[bad], radix: 16, uppercase: true))): "
                     + "delimited text must be UTF-8", line: field.line, column: field.column)
@@ -290,12 +304,20 @@ enum UTF8Validation {
                 var upper: UInt8 = 0xBF
                 switch lead {
                 case 0xC2...0xDF: length = 2
-                case 0xE0: length = 3; lower = 0xA0
+                case 0xE0:
+                    length = 3
+                    lower = 0xA0
                 case 0xE1...0xEC, 0xEE...0xEF: length = 3
-                case 0xED: length = 3; upper = 0x9F
-                case 0xF0: length = 4; lower = 0x90
+                case 0xED:
+                    length = 3
+                    upper = 0x9F
+                case 0xF0:
+                    length = 4
+                    lower = 0x90
                 case 0xF1...0xF3: length = 4
-                case 0xF4: length = 4; upper = 0x8F
+                case 0xF4:
+                    length = 4
+                    upper = 0x8F
                 default: return index
                 }
                 guard index + length <= count else { return index }

@@ -222,7 +222,8 @@ enum CSVValueText {
         let secondOfDay = unix - days * 86_400
         let (year, month, day) = civil(fromDays: days)
         guard (1...9999).contains(year) else { return seconds.description }
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
+        var text =
+            pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
             + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
         if !fraction.isEmpty { text += "." + fraction }
         return text + "Z"
@@ -245,7 +246,9 @@ enum CSVValueText {
         var fraction = ""
         var offset: Int64 = 0
         if !reader.atEnd && (reader.skip(0x54) || reader.skip(0x74) || reader.skip(0x20)) {
-            guard let h = reader.number(2), reader.skip(0x3A), let m = reader.number(2), h < 24, m < 60 else { return nil }
+            guard let h = reader.number(2), reader.skip(0x3A), let m = reader.number(2), h < 24, m < 60 else {
+                return nil
+            }
             hour = h
             minute = m
             if reader.skip(0x3A) {
@@ -275,7 +278,8 @@ enum CSVValueText {
             }
         }
         guard reader.atEnd else { return nil }
-        var whole = days(fromCivil: year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        var whole =
+            days(fromCivil: year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
             - referenceOffset
         while fraction.hasSuffix("0") { fraction.removeLast() }
         guard !fraction.isEmpty else { return Double(whole) }

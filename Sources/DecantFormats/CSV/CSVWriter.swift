@@ -58,7 +58,8 @@ public final class CSVWriter: RecordWriter {
                 try FileManager.default.createDirectory(at: staged.temporary, withIntermediateDirectories: false)
             } catch {
                 throw DecantError(
-                    .cannotCreateOutput, "cannot create a folder here", at: Location(path: displayPath), underlyingError: error)
+                    .cannotCreateOutput, "cannot create a folder here", at: Location(path: displayPath),
+                    underlyingError: error)
             }
         }
     }
@@ -81,7 +82,8 @@ public final class CSVWriter: RecordWriter {
         }
         guard isDirectory.boolValue else {
             throw DecantError(
-                .cannotCreateOutput, "a file is in the way of the CSV folder (a CSV file is written to a path ending in .csv)",
+                .cannotCreateOutput,
+                "a file is in the way of the CSV folder (a CSV file is written to a path ending in .csv)",
                 at: location)
         }
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: destination.path)) ?? []
@@ -149,7 +151,8 @@ public final class CSVWriter: RecordWriter {
                 case .referenceList where cell.length > 1:
                     throw DecantError(
                         .malformedInput, "the to-one relationship \(relationship.name) has \(cell.length) destinations",
-                        at: Location(path: displayPath, entity: name, object: "\(name)/\(id)", keyPath: relationship.name))
+                        at: Location(
+                            path: displayPath, entity: name, object: "\(name)/\(id)", keyPath: relationship.name))
                 default:
                     entityFile.writeNil()
                 }
@@ -221,13 +224,15 @@ public final class CSVWriter: RecordWriter {
             if isSingleFile {
                 if created.isEmpty {
                     guard FileManager.default.createFile(atPath: staged.temporary.path, contents: Data()) else {
-                        throw DecantError(.cannotCreateOutput, "cannot create the file", at: Location(path: displayPath))
+                        throw DecantError(
+                            .cannotCreateOutput, "cannot create the file", at: Location(path: displayPath))
                     }
                 }
             } else {
                 let metadata = CSVFolderMetadata(model: model, dialect: dialect)
                 do {
-                    try metadata.encoded().write(to: staged.temporary.appendingPathComponent(CSVFolderMetadata.fileName))
+                    try metadata.encoded().write(
+                        to: staged.temporary.appendingPathComponent(CSVFolderMetadata.fileName))
                 } catch {
                     throw DecantError(
                         .ioError, "cannot write \(CSVFolderMetadata.fileName)", at: Location(path: displayPath),
@@ -265,7 +270,8 @@ public final class CSVWriter: RecordWriter {
             let reason = String(cString: strerror(errno))
             if let aside { _ = rename(aside.path, destination.path) }
             throw DecantError(
-                .cannotCreateOutput, "cannot move the finished output into place: \(reason)", at: Location(path: displayPath))
+                .cannotCreateOutput, "cannot move the finished output into place: \(reason)",
+                at: Location(path: displayPath))
         }
         if let aside { try? manager.removeItem(at: aside) }
     }

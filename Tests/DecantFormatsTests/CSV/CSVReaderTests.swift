@@ -26,12 +26,14 @@ struct CSVReaderTests {
         #expect(records["Folder"]?.first?.relationships == [.viaInverse])
     }
 
-    @Test("bad headers name the column", arguments: [
-        ("_id,title,colour\n", 11, "unknown column \"colour\": Note has no attribute or to-one relationship"),
-        ("_id,title,Title\n", 11, "columns 2 (\"title\") and 3 (\"Title\") hold the same property"),
-        ("_id,title,notes\n", 11, "unknown column"),
-        ("title,_id,folders\n", 11, "unknown column"),
-    ])
+    @Test(
+        "bad headers name the column",
+        arguments: [
+            ("_id,title,colour\n", 11, "unknown column \"colour\": Note has no attribute or to-one relationship"),
+            ("_id,title,Title\n", 11, "columns 2 (\"title\") and 3 (\"Title\") hold the same property"),
+            ("_id,title,notes\n", 11, "unknown column"),
+            ("title,_id,folders\n", 11, "unknown column"),
+        ])
     func badHeaders(_ header: String, _ column: Int, _ message: String) throws {
         let folder = try CSVTestFiles.folder(["Note.csv": header])
         defer { try? FileManager.default.removeItem(at: Self.folder(folder)) }
@@ -72,11 +74,12 @@ struct CSVReaderTests {
         defer { try? FileManager.default.removeItem(at: Self.folder(folder)) }
         let records = try CSVTestFiles.read(folder, options: Self.notesOptions)
         #expect(records["Folder"]?.map(\.id) == [.external("Work"), .external("Home")])
-        #expect(records["Note"]?.map(\.relationships) == [
-            [.toOne(ObjectReference(entity: "Folder", id: .external("Work")))],
-            [.toOne(ObjectReference(entity: "Folder", id: .external("Home")))],
-            [.toOne(nil)],
-        ])
+        #expect(
+            records["Note"]?.map(\.relationships) == [
+                [.toOne(ObjectReference(entity: "Folder", id: .external("Work")))],
+                [.toOne(ObjectReference(entity: "Folder", id: .external("Home")))],
+                [.toOne(nil)],
+            ])
         // Notes have neither an _id nor a key: ids from their lines, unique in their table.
         #expect(records["Note"]?.map(\.id) == [.external("Note:2"), .external("Note:3"), .external("Note:4")])
     }
@@ -97,12 +100,17 @@ struct CSVReaderTests {
         #expect(CSVTestFiles.readError(folder, options: options)?.code == .usage)
     }
 
-    @Test("bad references are located", arguments: [
-        ("Reading.csv", "_id,when,book\np1,,p2\n", "without its entity, but Book has sub-entities: write Book/… or EBook/…"),
-        ("Reading.csv", "_id,when,book\np1,,Tag/p2\n", "a Tag: expected a Book"),
-        ("Book.tags.csv", "owner,member\np1,\n", "an empty member"),
-        ("Book.tags.csv", "owner,member\n,Tag/p1\n", "an empty object id"),
-    ])
+    @Test(
+        "bad references are located",
+        arguments: [
+            (
+                "Reading.csv", "_id,when,book\np1,,p2\n",
+                "without its entity, but Book has sub-entities: write Book/… or EBook/…"
+            ),
+            ("Reading.csv", "_id,when,book\np1,,Tag/p2\n", "a Tag: expected a Book"),
+            ("Book.tags.csv", "owner,member\np1,\n", "an empty member"),
+            ("Book.tags.csv", "owner,member\n,Tag/p1\n", "an empty object id"),
+        ])
     func badReferences(_ file: String, _ text: String, _ message: String) throws {
         var files = [file: text]
         if file != "Book.csv" && file.hasPrefix("Book") { files["Book.csv"] = "_id\np1\n" }
@@ -116,12 +124,14 @@ struct CSVReaderTests {
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error")")
     }
 
-    @Test("a value that does not fit its attribute names file, line, column, object and key", arguments: [
-        ("wordCount", "twelve", "expected an integer for Integer 32 attribute wordCount, found \"twelve\""),
-        ("wordCount", "1.5", "expected an integer"),
-        ("createdAt", "2024-02-30", "expected an ISO 8601 date"),
-        ("pinned", "maybe", "expected true or false"),
-    ])
+    @Test(
+        "a value that does not fit its attribute names file, line, column, object and key",
+        arguments: [
+            ("wordCount", "twelve", "expected an integer for Integer 32 attribute wordCount, found \"twelve\""),
+            ("wordCount", "1.5", "expected an integer"),
+            ("createdAt", "2024-02-30", "expected an ISO 8601 date"),
+            ("pinned", "maybe", "expected true or false"),
+        ])
     func wrongType(_ column: String, _ value: String, _ message: String) throws {
         let folder = try CSVTestFiles.folder(["Note.csv": "_id,title,\(column)\np1,ok,\np2,\"a, b\",\(value)\n"])
         defer { try? FileManager.default.removeItem(at: Self.folder(folder)) }
@@ -136,9 +146,11 @@ struct CSVReaderTests {
         #expect(error.code.exitCode == 65)
     }
 
-    @Test("a row with the wrong number of fields names its line", arguments: [
-        "_id,title\np1,a\np2,b,c\n", "_id,title\np1,a\np2\n", "_id,title\np1,a\np2,\"b\nc\",d\n",
-    ])
+    @Test(
+        "a row with the wrong number of fields names its line",
+        arguments: [
+            "_id,title\np1,a\np2,b,c\n", "_id,title\np1,a\np2\n", "_id,title\np1,a\np2,\"b\nc\",d\n",
+        ])
     func wrongFieldCount(_ text: String) throws {
         let folder = try CSVTestFiles.folder(["Note.csv": text])
         defer { try? FileManager.default.removeItem(at: Self.folder(folder)) }
@@ -175,7 +187,8 @@ struct CSVReaderTests {
     @Test func invalidUTF8IsReportedWithItsEntity() throws {
         let folder = try CSVTestFiles.folder([:])
         defer { try? FileManager.default.removeItem(at: Self.folder(folder)) }
-        try Data(Array("_id,title\np1,caf".utf8) + [0xE9] + Array("\n".utf8)).write(to: folder.appendingPathComponent("Note.csv"))
+        try Data(Array("_id,title\np1,caf".utf8) + [0xE9] + Array("\n".utf8)).write(
+            to: folder.appendingPathComponent("Note.csv"))
         let error = CSVTestFiles.readError(folder, options: Self.notesOptions)
         #expect(error?.code == .malformedInput)
         #expect(error?.location?.line == 2)
@@ -195,13 +208,15 @@ struct CSVReaderTests {
         #expect(error?.message.contains("no closing quote") == true)
     }
 
-    @Test("files that fit no entity or relationship are refused", arguments: [
-        ("Notes.csv", "no entity Notes in model Notes"),
-        ("Note.tags.csv", "Note has no to-many relationship tags"),
-        ("Note.folder.csv", "Note has no to-many relationship folder"),
-        ("Folder.notes.csv", "there is no Folder.csv"),
-        ("Note.x.y.csv", "is not named Entity.csv or Entity.relationship.csv"),
-    ])
+    @Test(
+        "files that fit no entity or relationship are refused",
+        arguments: [
+            ("Notes.csv", "no entity Notes in model Notes"),
+            ("Note.tags.csv", "Note has no to-many relationship tags"),
+            ("Note.folder.csv", "Note has no to-many relationship folder"),
+            ("Folder.notes.csv", "there is no Folder.csv"),
+            ("Note.x.y.csv", "is not named Entity.csv or Entity.relationship.csv"),
+        ])
     func unknownFiles(_ name: String, _ message: String) throws {
         let folder = try CSVTestFiles.folder([name: "owner,member\n", "Note.csv": "_id,folder\n"])
         defer { try? FileManager.default.removeItem(at: Self.folder(folder)) }
@@ -221,7 +236,9 @@ struct CSVReaderTests {
         #expect(error?.code == .malformedInput)
         #expect(error?.location?.path?.hasSuffix("Book.tags.csv") == true)
         #expect(error?.location?.line == 3)
-        #expect(error?.message.contains("owner \"p1\" is not an object of Book.csv, or this file's rows are not grouped") == true)
+        #expect(
+            error?.message.contains("owner \"p1\" is not an object of Book.csv, or this file's rows are not grouped")
+                == true)
     }
 
     @Test func orderedMembersFollowTheirPositions() throws {
@@ -233,16 +250,25 @@ struct CSVReaderTests {
         ])
         defer { try? FileManager.default.removeItem(at: Self.folder(folder)) }
         let records = try CSVTestFiles.read(folder, options: FormatOptions(bundle: LibraryFixture.bundle))
-        #expect(records["Shelf"]?.map(\.relationships) == [
-            [.toMany([LibraryFixture.reference("Book", 7), LibraryFixture.reference("EBook", 8), LibraryFixture.reference("Book", 9)])],
-            [.toMany([LibraryFixture.reference("Book", 1)])],
-        ])
+        #expect(
+            records["Shelf"]?.map(\.relationships) == [
+                [
+                    .toMany([
+                        LibraryFixture.reference("Book", 7), LibraryFixture.reference("EBook", 8),
+                        LibraryFixture.reference("Book", 9),
+                    ])
+                ],
+                [.toMany([LibraryFixture.reference("Book", 1)])],
+            ])
         // Without the join file, the shelves' books are carried by Book.shelf; many-to-many and to-many without
         // inverse are empty.
         try FileManager.default.removeItem(at: folder.appendingPathComponent("Shelf.books.csv"))
         let unlisted = try CSVTestFiles.read(folder, options: FormatOptions(bundle: LibraryFixture.bundle))
         #expect(unlisted["Shelf"]?.first?.relationships == [.viaInverse])
-        #expect(unlisted["Book"]?.first?.relationships == [.toMany([]), .toOne(LibraryFixture.reference("Shelf", 1)), .toMany([])])
+        #expect(
+            unlisted["Book"]?.first?.relationships == [
+                .toMany([]), .toOne(LibraryFixture.reference("Shelf", 1)), .toMany([]),
+            ])
     }
 
     @Test func oneToManyListedWithoutItsInverseColumnIsRefused() throws {
@@ -276,23 +302,29 @@ struct CSVReaderTests {
         defer { try? FileManager.default.removeItem(at: Self.folder(loans)) }
         #expect(CSVTestFiles.readError(loans, options: options)?.message.contains("abstract entity Item") == true)
         try Data("_id,item\np1,Book/p1\n".utf8).write(to: loans.appendingPathComponent("Loan.csv"))
-        #expect(try CSVTestFiles.read(loans, options: options)["Loan"]?.first?.relationships == [
-            .toOne(ObjectReference(entity: "Book", id: .primaryKey(1)))
-        ])
+        #expect(
+            try CSVTestFiles.read(loans, options: options)["Loan"]?.first?.relationships == [
+                .toOne(ObjectReference(entity: "Book", id: .primaryKey(1)))
+            ])
     }
 
     @Test func singleFileTakesItsEntityFromItsNameOrTheOptions() throws {
         let folder = try CSVTestFiles.folder(["notes-export.csv": "title\nMilk\n", "Note.csv": "title\nBread\n"])
         defer { try? FileManager.default.removeItem(at: Self.folder(folder)) }
         var options = Self.notesOptions
-        #expect(try CSVTestFiles.read(folder.appendingPathComponent("Note.csv"), options: options)["Note"]?.first?.values[2] == "Bread")
+        #expect(
+            try CSVTestFiles.read(folder.appendingPathComponent("Note.csv"), options: options)["Note"]?.first?.values[2]
+                == "Bread")
         let error = CSVTestFiles.readError(folder.appendingPathComponent("notes-export.csv"), options: options)
         #expect(error?.code == .usage)
         #expect(error?.message.contains("give the entity with --entity") == true)
         options.entity = "Note"
-        #expect(try CSVTestFiles.read(folder.appendingPathComponent("notes-export.csv"), options: options)["Note"]?.count == 1)
+        #expect(
+            try CSVTestFiles.read(folder.appendingPathComponent("notes-export.csv"), options: options)["Note"]?.count
+                == 1)
         options.entity = "Nope"
-        #expect(CSVTestFiles.readError(folder.appendingPathComponent("notes-export.csv"), options: options)?.code == .usage)
+        #expect(
+            CSVTestFiles.readError(folder.appendingPathComponent("notes-export.csv"), options: options)?.code == .usage)
     }
 
     @Test func folderReadsBackWithTheVersionItWasWrittenFor() throws {
@@ -300,22 +332,30 @@ struct CSVReaderTests {
         second.versionName = "Library 2"
         second.entities[0].attributes.append(Attribute(name: "floor", type: .integer16, isOptional: true))
         let bundle = ModelBundle(
-            name: "Library", versions: [LibraryFixture.model, second], currentVersionName: "Library 2", sourceKind: .xcdatamodeld)
+            name: "Library", versions: [LibraryFixture.model, second], currentVersionName: "Library 2",
+            sourceKind: .xcdatamodeld)
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("library")
         try CSVTestFiles.write(LibraryFixture.batches, model: LibraryFixture.model, to: output)
-        #expect(try CSVReader(contentsOf: output, options: FormatOptions(bundle: bundle)).model.versionName == "Library")
+        #expect(
+            try CSVReader(contentsOf: output, options: FormatOptions(bundle: bundle)).model.versionName == "Library")
         // --version wins over the recorded hashes.
-        #expect(try CSVReader(contentsOf: output, options: FormatOptions(bundle: bundle, version: "Library 2")).model.versionName == "Library 2")
+        #expect(
+            try CSVReader(contentsOf: output, options: FormatOptions(bundle: bundle, version: "Library 2")).model
+                .versionName == "Library 2")
         // Without _decant.json, the current version.
         try FileManager.default.removeItem(at: output.appendingPathComponent("_decant.json"))
-        #expect(try CSVReader(contentsOf: output, options: FormatOptions(bundle: bundle)).model.versionName == "Library 2")
+        #expect(
+            try CSVReader(contentsOf: output, options: FormatOptions(bundle: bundle)).model.versionName == "Library 2")
         // No version matches the recorded hashes.
         try FileManager.default.removeItem(at: output)
         try CSVTestFiles.write(LibraryFixture.batches, model: LibraryFixture.model, to: output)
-        let other = ModelBundle(name: "Library", versions: [second], currentVersionName: "Library 2", sourceKind: .xcdatamodeld)
-        let mismatch = #expect(throws: DecantError.self) { try CSVReader(contentsOf: output, options: FormatOptions(bundle: other)) }
+        let other = ModelBundle(
+            name: "Library", versions: [second], currentVersionName: "Library 2", sourceKind: .xcdatamodeld)
+        let mismatch = #expect(throws: DecantError.self) {
+            try CSVReader(contentsOf: output, options: FormatOptions(bundle: other))
+        }
         #expect(mismatch?.code == .modelMismatch)
         #expect(mismatch?.message.contains("Shelf: hash differs") == true)
         // Without a bundle: the model must be given.

@@ -1,14 +1,17 @@
 import DecantCore
-@testable import DecantFormats
 import DecantTestSupport
 import Foundation
 import Testing
+
+@testable import DecantFormats
 
 /// Records written as a CSV folder read back equal, in every dialect: every attribute type, inheritance, ordered
 /// one-to-many, many-to-many and to-many without inverse; and what the files look like.
 @Suite("CSV round trips")
 struct CSVRoundTripTests {
-    static let dialects: [(delimiter: Character, null: String?)] = [(",", nil), (";", nil), ("\t", "\\N"), ("|", "NULL")]
+    static let dialects: [(delimiter: Character, null: String?)] = [
+        (",", nil), (";", nil), ("\t", "\\N"), ("|", "NULL"),
+    ]
 
     @Test("the library reads back equal", arguments: 0..<dialects.count)
     func libraryReadsBackEqual(_ index: Int) throws {
@@ -20,10 +23,11 @@ struct CSVRoundTripTests {
         let batches = LibraryFixture.batches
         try CSVTestFiles.write(batches, model: LibraryFixture.model, to: output, dialect: dialect)
         let names = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
-        #expect(names == [
-            "Author.books.csv", "Author.csv", "Book.authors.csv", "Book.csv", "Book.tags.csv", "EBook.authors.csv",
-            "EBook.csv", "EBook.tags.csv", "Reading.csv", "Shelf.books.csv", "Shelf.csv", "Tag.csv", "_decant.json",
-        ])
+        #expect(
+            names == [
+                "Author.books.csv", "Author.csv", "Book.authors.csv", "Book.csv", "Book.tags.csv", "EBook.authors.csv",
+                "EBook.csv", "EBook.tags.csv", "Reading.csv", "Shelf.books.csv", "Shelf.csv", "Tag.csv", "_decant.json",
+            ])
         // The folder's own dialect is recorded, so it reads back without options.
         let back = try CSVTestFiles.read(output, options: FormatOptions(bundle: LibraryFixture.bundle), batchSize: 1)
         let expected = CSVTestFiles.records(of: batches)
@@ -43,12 +47,15 @@ struct CSVRoundTripTests {
         }
         #expect(try text("Reading.csv") == "_id,when,book\r\np1,2024-05-10T18:14:06.84Z,EBook/p2\r\np2,,\r\n")
         #expect(try text("Shelf.csv") == "_id,label\r\np1,Fiction\r\np2,Empty ✓\r\n")
-        #expect(try text("Shelf.books.csv") == "owner,member,position\r\np1,Book/p3,1\r\np1,Book/p1,2\r\np1,EBook/p2,3\r\n")
+        #expect(
+            try text("Shelf.books.csv") == "owner,member,position\r\np1,Book/p3,1\r\np1,Book/p1,2\r\np1,EBook/p2,3\r\n")
         #expect(try text("Book.authors.csv") == "owner,member\r\np1,Author/p1\r\np1,Author/p2\r\n")
-        #expect(try text("Book.csv").hasPrefix(
-            "_id,available,cover,extra,id,link,pages,price,published,rating,title,shelf\r\n"
-                + "p1,false,AQEBAQEBAQEBAQ==,YnBsaXN0MDA=,E621E1F8-C36C-495A-93FC-0C247A3E6E51,https://example.com/1,101,"
-                + "10.5,2024-05-10T18:14:07.84Z,4.5,Dune,Shelf/p1\r\n"))
+        #expect(
+            try text("Book.csv").hasPrefix(
+                "_id,available,cover,extra,id,link,pages,price,published,rating,title,shelf\r\n"
+                    + "p1,false,AQEBAQEBAQEBAQ==,YnBsaXN0MDA=,E621E1F8-C36C-495A-93FC-0C247A3E6E51,"
+                    + "https://example.com/1,101,"
+                    + "10.5,2024-05-10T18:14:07.84Z,4.5,Dune,Shelf/p1\r\n"))
         // The empty title is quoted: an empty unquoted field would be nil.
         #expect(try text("Book.csv").contains(",\"\",Shelf/p1\r\n"))
         let metadata = try #require(
@@ -62,7 +69,9 @@ struct CSVRoundTripTests {
 
     @Test func nullMarkerAndQuoting() throws {
         var note = try #require(RecordLayout(entity: "Note", in: CSVTestFiles.notes)).emptyBatch()
-        let texts: [String?] = ["NULL", "", nil, "a,b", "say \"hi\"", "two\r\nlines", " padded ", "line\nfeed", "é ✓"]
+        let texts: [String?] = [
+            "NULL", "", nil, "a,b", "say \"hi\"", "two\r\nlines", " padded ", "line\nfeed", "é ✓",
+        ]
         for (index, text) in texts.enumerated() {
             note.append(
                 Record(
@@ -74,7 +83,8 @@ struct CSVRoundTripTests {
             let folder = try Fixtures.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: folder) }
             let output = folder.appendingPathComponent("notes")
-            try CSVTestFiles.write([note], model: CSVTestFiles.notes, to: output, dialect: CSVDialect(nullMarker: marker))
+            try CSVTestFiles.write(
+                [note], model: CSVTestFiles.notes, to: output, dialect: CSVDialect(nullMarker: marker))
             let text = String(decoding: try Data(contentsOf: output.appendingPathComponent("Note.csv")), as: UTF8.self)
             let lines = text.components(separatedBy: "\r\n")
             // The last column is the folder, nil throughout.
@@ -91,7 +101,8 @@ struct CSVRoundTripTests {
             #expect(lines[5].hasSuffix(",\"say \"\"hi\"\"\",4,\(folderNil)"))
             #expect(text.contains(",\"two\r\nlines\",5,\(folderNil)\r\n"))
             #expect(text.contains(",\" padded \",6,\(folderNil)\r\n"))
-            let back = try CSVTestFiles.read(output, options: FormatOptions(bundle: CSVTestFiles.bundle(CSVTestFiles.notes)))
+            let back = try CSVTestFiles.read(
+                output, options: FormatOptions(bundle: CSVTestFiles.bundle(CSVTestFiles.notes)))
             #expect(back["Note"] == CSVTestFiles.records(of: [note])["Note"])
         }
     }
@@ -109,7 +120,9 @@ struct CSVRoundTripTests {
         #expect(notes.map(\.id) == [.primaryKey(1), .primaryKey(2)])
         #expect(notes.map(\.values) == [[nil, nil, "", nil], [nil, nil, "", nil]])
 
-        let plainFolder = try CSVTestFiles.folder(["Note.csv": "_id,createdAt,title,wordCount,pinned\np1,\"\",\"\",,\np2,,,\"\",\n"])
+        let plainFolder = try CSVTestFiles.folder([
+            "Note.csv": "_id,createdAt,title,wordCount,pinned\np1,\"\",\"\",,\np2,,,\"\",\n"
+        ])
         defer { try? FileManager.default.removeItem(at: plainFolder.deletingLastPathComponent()) }
         options.nullMarker = nil
         let plain = try #require(try CSVTestFiles.read(plainFolder, options: options)["Note"])
@@ -120,7 +133,8 @@ struct CSVRoundTripTests {
     func doublesAndDatesAreExact() throws {
         var generator = SystemRandomNumberGenerator()
         var values: [Double] = [
-            0, -0.0, 1, -1, 0.1, -0.5, -1.25, 1e-5, -1e-7, .leastNonzeroMagnitude, 737_057_646.84, -978_307_200, -63_113_904_000,
+            0, -0.0, 1, -1, 0.1, -0.5, -1.25, 1e-5, -1e-7, .leastNonzeroMagnitude, 737_057_646.84, -978_307_200,
+            -63_113_904_000,
             252_423_993_599.999, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .infinity, -.infinity, 1e300,
             Double(Int64.max), 0.1 + 0.2,
         ]
@@ -167,26 +181,30 @@ struct CSVRoundTripTests {
         #expect(back["Book"]?.map { $0.values[6] } == (0..<book.count).map { book.record(at: $0).values[6] })
     }
 
-    @Test("dates in ISO 8601 read as documented", arguments: [
-        ("2001-01-01T00:00:00Z", 0.0),
-        ("2001-01-01", 0.0),
-        ("2001-01-01 00:01", 60.0),
-        ("2001-01-01T01:00:00+01:00", 0.0),
-        ("2001-01-01T00:00:00-0130", 5400.0),
-        ("2001-01-01T00:00:00.5+01", -3599.5),
-        ("2000-12-31T23:59:59.75Z", -0.25),
-        ("2024-02-29T12:00:00,125z", 730_900_800.125),
-        ("737057646.84", 737_057_646.84),
-        ("-1.5", -1.5),
-    ])
+    @Test(
+        "dates in ISO 8601 read as documented",
+        arguments: [
+            ("2001-01-01T00:00:00Z", 0.0),
+            ("2001-01-01", 0.0),
+            ("2001-01-01 00:01", 60.0),
+            ("2001-01-01T01:00:00+01:00", 0.0),
+            ("2001-01-01T00:00:00-0130", 5400.0),
+            ("2001-01-01T00:00:00.5+01", -3599.5),
+            ("2000-12-31T23:59:59.75Z", -0.25),
+            ("2024-02-29T12:00:00,125z", 730_900_800.125),
+            ("737057646.84", 737_057_646.84),
+            ("-1.5", -1.5),
+        ])
     func isoDates(_ text: String, _ seconds: Double) throws {
         #expect(CSVValueText.parseDate(text) == seconds)
     }
 
-    @Test("malformed dates are refused", arguments: [
-        "2023-02-29", "2024-13-01", "2024-01-01T24:00", "2024-01-01T10:00:60", "2024-1-01", "yesterday",
-        "2024-01-01T10", "2024-01-01Z", "2024-01-01T10:00:00+25:00", "",
-    ])
+    @Test(
+        "malformed dates are refused",
+        arguments: [
+            "2023-02-29", "2024-13-01", "2024-01-01T24:00", "2024-01-01T10:00:60", "2024-1-01", "yesterday",
+            "2024-01-01T10", "2024-01-01Z", "2024-01-01T10:00:00+25:00", "",
+        ])
     func malformedDates(_ text: String) {
         #expect(CSVValueText.parseDate(text) == nil)
     }

@@ -41,7 +41,8 @@ enum CSVTestFiles {
     }
 
     /// Writes `batches` to a new CSV output at `url`.
-    static func write(_ batches: [RecordBatch], model: ObjectModel, to url: URL, dialect: CSVDialect = .standard) throws {
+    static func write(_ batches: [RecordBatch], model: ObjectModel, to url: URL, dialect: CSVDialect = .standard) throws
+    {
         let writer = try CSVWriter(creating: url, model: model, dialect: dialect)
         for batch in batches { try writer.write(batch) }
         try writer.finish()
@@ -59,7 +60,9 @@ enum CSVTestFiles {
 
     /// A bundle of one version.
     static func bundle(_ model: ObjectModel) -> ModelBundle {
-        ModelBundle(name: model.versionName ?? "Model", versions: [model], currentVersionName: model.versionName, sourceKind: .xcdatamodeld)
+        ModelBundle(
+            name: model.versionName ?? "Model", versions: [model], currentVersionName: model.versionName,
+            sourceKind: .xcdatamodeld)
     }
 
     /// `Folder{name} ⇄ Note{createdAt, title, wordCount, pinned, folder}` with a uniqueness constraint on

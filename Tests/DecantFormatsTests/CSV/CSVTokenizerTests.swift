@@ -1,8 +1,9 @@
 import DecantCore
-@testable import DecantFormats
 import DecantTestSupport
 import Foundation
 import Testing
+
+@testable import DecantFormats
 
 /// RFC 4180 as the tokenizer reads it: quoting, line breaks of every kind inside and between records, a
 /// byte-order mark, other delimiters, empty fields, blank lines, chunk boundaries, and located errors.
@@ -17,7 +18,8 @@ struct CSVTokenizerTests {
         let tokenizer = try CSVTokenizer(url: url, path: "input.csv", entity: nil, delimiter: delimiter)
         var result: [[String]] = []
         while try tokenizer.nextRecord() {
-            result.append(tokenizer.fields.indices.map { tokenizer.text($0) + (tokenizer.fields[$0].quoted ? "*" : "") })
+            result.append(
+                tokenizer.fields.indices.map { tokenizer.text($0) + (tokenizer.fields[$0].quoted ? "*" : "") })
         }
         return result
     }
@@ -36,9 +38,11 @@ struct CSVTokenizerTests {
         }
     }
 
-    @Test("line breaks between records", arguments: [
-        "a,b\r\nc,d\r\n", "a,b\nc,d\n", "a,b\rc,d\r", "a,b\r\nc,d", "a,b\nc,d\r\n", "\r\n\na,b\n\n\r\nc,d\n\n",
-    ])
+    @Test(
+        "line breaks between records",
+        arguments: [
+            "a,b\r\nc,d\r\n", "a,b\nc,d\n", "a,b\rc,d\r", "a,b\r\nc,d", "a,b\nc,d\r\n", "\r\n\na,b\n\n\r\nc,d\n\n",
+        ])
     func lineBreaks(_ text: String) throws {
         #expect(try Self.records(text) == [["a", "b"], ["c", "d"]])
     }
@@ -46,7 +50,10 @@ struct CSVTokenizerTests {
     @Test func quotedFields() throws {
         #expect(try Self.records("\"a,b\",c\n") == [["a,b*", "c"]])
         #expect(try Self.records("\"say \"\"hi\"\"\",\"\"\"\"\n") == [["say \"hi\"*", "\"*"]])
-        #expect(try Self.records("\"two\r\nlines\",\"lf\nonly\",\"cr\ronly\"\n") == [["two\r\nlines*", "lf\nonly*", "cr\ronly*"]])
+        #expect(
+            try Self.records("\"two\r\nlines\",\"lf\nonly\",\"cr\ronly\"\n") == [
+                ["two\r\nlines*", "lf\nonly*", "cr\ronly*"]
+            ])
         #expect(try Self.records("\"\",,\"\"") == [["*", "", "*"]])
         #expect(try Self.records("a,b,\n") == [["a", "b", ""]])
         #expect(try Self.records(",") == [["", ""]])
@@ -54,14 +61,21 @@ struct CSVTokenizerTests {
     }
 
     @Test func byteOrderMarkIsSkipped() throws {
-        #expect(try Self.records([0xEF, 0xBB, 0xBF] + Array("_id,name\np1,é\n".utf8)) == [["_id", "name"], ["p1", "é"]])
+        #expect(
+            try Self.records([0xEF, 0xBB, 0xBF] + Array("_id,name\np1,é\n".utf8)) == [["_id", "name"], ["p1", "é"]])
         // Only at the start of the file.
-        #expect(try Self.records(Array("a\n".utf8) + [0xEF, 0xBB, 0xBF] + Array("b\n".utf8)) == [["a"], ["\u{FEFF}b"]])
+        #expect(
+            try Self.records(Array("a\n".utf8) + [0xEF, 0xBB, 0xBF] + Array("b\n".utf8)) == [["a"], ["\u{FEFF}b"]])
     }
 
-    @Test("other delimiters", arguments: [(UInt8(ascii: ";"), "a;\"b;c\";d"), (0x09, "a\t\"b\tc\"\td"), (UInt8(ascii: "|"), "a|\"b|c\"|d")])
+    @Test(
+        "other delimiters",
+        arguments: [(UInt8(ascii: ";"), "a;\"b;c\";d"), (0x09, "a\t\"b\tc\"\td"), (UInt8(ascii: "|"), "a|\"b|c\"|d")])
     func delimiters(_ delimiter: UInt8, _ text: String) throws {
-        #expect(try Self.records(text + "\n", delimiter: delimiter) == [["a", "b\(Character(Unicode.Scalar(delimiter)))c*", "d"]])
+        #expect(
+            try Self.records(text + "\n", delimiter: delimiter) == [
+                ["a", "b\(Character(Unicode.Scalar(delimiter)))c*", "d"]
+            ])
         // A comma is plain text then.
         #expect(try Self.records("a,b\n", delimiter: delimiter) == [["a,b"]])
     }
@@ -93,12 +107,14 @@ struct CSVTokenizerTests {
         #expect(try !tokenizer.nextRecord())
     }
 
-    @Test("broken quotes and bad bytes are located", arguments: [
-        ("a,b\n1,\"open\nstill open", 2, 3, "no closing quote"),
-        ("a,b\n1,x\"y\n", 2, 4, "a quote inside an unquoted field"),
-        ("a,b\n\"1\"2,y\n", 2, 4, "text after the closing quote"),
-        ("a,b\nok,\"fine\" ,y\n", 2, 10, "text after the closing quote"),
-    ])
+    @Test(
+        "broken quotes and bad bytes are located",
+        arguments: [
+            ("a,b\n1,\"open\nstill open", 2, 3, "no closing quote"),
+            ("a,b\n1,x\"y\n", 2, 4, "a quote inside an unquoted field"),
+            ("a,b\n\"1\"2,y\n", 2, 4, "text after the closing quote"),
+            ("a,b\nok,\"fine\" ,y\n", 2, 10, "text after the closing quote"),
+        ])
     func brokenQuotes(_ text: String, _ line: Int, _ column: Int, _ message: String) {
         let error = Self.error(Array(text.utf8))
         #expect(error?.code == .malformedInput)
@@ -108,9 +124,11 @@ struct CSVTokenizerTests {
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error")")
     }
 
-    @Test("invalid UTF-8 is located at its field", arguments: [
-        [0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0x80],
-    ] as [[UInt8]])
+    @Test(
+        "invalid UTF-8 is located at its field",
+        arguments: [
+            [0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0x80],
+        ] as [[UInt8]])
     func invalidUTF8(_ bad: [UInt8]) {
         let error = Self.error(Array("a,b\nok,x".utf8) + bad + Array("y\n".utf8))
         #expect(error?.code == .malformedInput)

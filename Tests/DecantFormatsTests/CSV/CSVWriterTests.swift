@@ -60,8 +60,12 @@ struct CSVWriterTests {
         for overlapping in [true, false] {
             var reader = Failing(batches: LibraryFixture.batches)
             var writer = try CSVWriter(creating: output, model: LibraryFixture.model)
-            #expect(throws: DecantError.self) { try RecordTransfer.copy(from: &reader, to: &writer, overlapping: overlapping) }
-            let after = try Self.contents(of: output).map { ($0, try Data(contentsOf: output.appendingPathComponent($0))) }
+            #expect(throws: DecantError.self) {
+                try RecordTransfer.copy(from: &reader, to: &writer, overlapping: overlapping)
+            }
+            let after = try Self.contents(of: output).map {
+                ($0, try Data(contentsOf: output.appendingPathComponent($0)))
+            }
             #expect(after.map(\.0) == before.map(\.0))
             #expect(after.map(\.1) == before.map(\.1))
             #expect(Self.contents(of: folder).allSatisfy { $0 == "library" || $0.hasPrefix("library/") })
@@ -89,7 +93,8 @@ struct CSVWriterTests {
         let file = folder.appendingPathComponent("file")
         try Data().write(to: file)
         #expect(throws: DecantError.self) { try CSVWriter(creating: file, model: LibraryFixture.model) }
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("dir.csv"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("dir.csv"), withIntermediateDirectories: true)
         #expect(throws: DecantError.self) {
             try CSVWriter(creating: folder.appendingPathComponent("dir.csv"), model: LibraryFixture.model)
         }
@@ -126,8 +131,14 @@ struct CSVWriterTests {
         try CSVTestFiles.write([], model: LibraryFixture.model, to: folder.appendingPathComponent("empty"))
         try CSVTestFiles.write([], model: LibraryFixture.model, to: folder.appendingPathComponent("Tag.csv"))
         #expect(Self.contents(of: folder) == ["Tag.csv", "empty", "empty/_decant.json"])
-        #expect(try CSVTestFiles.read(folder.appendingPathComponent("empty"), options: FormatOptions(bundle: LibraryFixture.bundle)).isEmpty)
-        #expect(try CSVTestFiles.read(folder.appendingPathComponent("Tag.csv"), options: FormatOptions(bundle: LibraryFixture.bundle)).isEmpty)
+        #expect(
+            try CSVTestFiles.read(
+                folder.appendingPathComponent("empty"), options: FormatOptions(bundle: LibraryFixture.bundle)
+            ).isEmpty)
+        #expect(
+            try CSVTestFiles.read(
+                folder.appendingPathComponent("Tag.csv"), options: FormatOptions(bundle: LibraryFixture.bundle)
+            ).isEmpty)
     }
 
     @Test func batchesOfOneEntityMayComeApart() throws {
@@ -136,11 +147,13 @@ struct CSVWriterTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("library")
         let batches = LibraryFixture.batches
-        try CSVTestFiles.write(batches + batches.filter { $0.layout.entityName == "Tag" }.map { tags in
-            var more = tags.layout.emptyBatch()
-            more.append(Record(entity: "Tag", id: .primaryKey(9), values: ["late"]))
-            return more
-        }, model: LibraryFixture.model, to: output)
+        try CSVTestFiles.write(
+            batches
+                + batches.filter { $0.layout.entityName == "Tag" }.map { tags in
+                    var more = tags.layout.emptyBatch()
+                    more.append(Record(entity: "Tag", id: .primaryKey(9), values: ["late"]))
+                    return more
+                }, model: LibraryFixture.model, to: output)
         let text = String(decoding: try Data(contentsOf: output.appendingPathComponent("Tag.csv")), as: UTF8.self)
         #expect(text == "_id,name\r\np1,classic\r\np2,new\r\np3,digital\r\np9,late\r\n")
     }

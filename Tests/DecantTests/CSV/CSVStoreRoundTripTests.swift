@@ -4,9 +4,9 @@ import DecantTestSupport
 import Foundation
 import Testing
 
-/// `store → CSV folder → store` keeps every object, value, relationship and order: on every corpus store, and on the
-/// library model that has every attribute type and relationship kind, through the registry as `decant convert`
-/// does it.
+/// `store → CSV folder → store` keeps every object, value, relationship and order: on every corpus store, and on
+/// the library model that has every attribute type and relationship kind, through the registry as
+/// `decant convert` does it.
 @Suite("Store to CSV and back")
 struct CSVStoreRoundTripTests {
     static let stores: [String] = Fixtures.corpusItems { url in
@@ -41,10 +41,13 @@ struct CSVStoreRoundTripTests {
     }
 
     /// Every object of every entity of `model`, read from `store` in primary-key order.
-    static func records(of store: URL, model: ObjectModel, policy: MissingExternalDataPolicy = .fail) throws
+    static func records(
+        of store: URL, model: ObjectModel, policy: MissingExternalDataPolicy = .fail
+    ) throws
         -> [String: [Record]]
     {
-        let reader = try SQLiteStoreReader(store: try SQLiteStore(contentsOf: store), model: model, missingExternalData: policy)
+        let reader = try SQLiteStoreReader(
+            store: try SQLiteStore(contentsOf: store), model: model, missingExternalData: policy)
         var result: [String: [Record]] = [:]
         for entity in model.entities { result[entity.name] = try reader.records(of: entity.name) }
         return result
@@ -93,7 +96,10 @@ struct CSVStoreRoundTripTests {
         // The one-to-many carried by Book.shelf needs no join file unless ordered; Shelf.books is ordered.
         let files = try FileManager.default.contentsOfDirectory(atPath: csv.path)
         #expect(files.contains("Shelf.books.csv"))
-        #expect(try StoreFeatureQuery.rows(back, "SELECT Z_PK FROM ZBOOK WHERE ZSHELF = 1 ORDER BY Z_FOK_SHELF") == ["3", "1", "2"])
+        #expect(
+            try StoreFeatureQuery.rows(back, "SELECT Z_PK FROM ZBOOK WHERE ZSHELF = 1 ORDER BY Z_FOK_SHELF") == [
+                "3", "1", "2",
+            ])
         #expect(try StoreFeatureQuery.rows(back, "PRAGMA integrity_check") == ["ok"])
     }
 
@@ -113,20 +119,30 @@ struct CSVStoreRoundTripTests {
             notes.append(
                 Record(
                     entity: "Note", id: .primaryKey(Int64(key)),
-                    values: [.date(Date(timeIntervalSinceReferenceDate: Double(key) / 3)), .string("text \(key)"), nil],
+                    values: [
+                        .date(Date(timeIntervalSinceReferenceDate: Double(key) / 3)), .string("text \(key)"), nil,
+                    ],
                     relationships: [.toOne(key == 2 ? nil : ObjectReference(entity: "Folder", id: .primaryKey(1)))]))
         }
         try writer.write(notes)
         try writer.finish()
         let (csv, back) = try Self.roundTrip(store, options: FormatOptions(bundle: bundle, version: "Notes 3"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: csv.path).sorted() == ["Folder.csv", "Note.csv", "_decant.json"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: csv.path).sorted() == [
+                "Folder.csv", "Note.csv", "_decant.json",
+            ])
         #expect(try Self.records(of: store, model: model) == Self.records(of: back, model: model))
-        #expect(try StoreFeatureQuery.rows(back, "SELECT Z_PK, ZFOLDER FROM ZNOTE ORDER BY Z_PK") == ["1|1", "2|NULL", "3|1"])
+        #expect(
+            try StoreFeatureQuery.rows(back, "SELECT Z_PK, ZFOLDER FROM ZNOTE ORDER BY Z_PK") == [
+                "1|1", "2|NULL", "3|1",
+            ])
     }
 
     static func sqlite(_ url: URL, _ sql: String) throws {
         var handle: OpaquePointer?
-        guard sqlite3_open(url.path, &handle) == SQLITE_OK else { throw DecantError(.ioError, "cannot open \(url.path)") }
+        guard sqlite3_open(url.path, &handle) == SQLITE_OK else {
+            throw DecantError(.ioError, "cannot open \(url.path)")
+        }
         defer { sqlite3_close(handle) }
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
             throw DecantError(.ioError, String(cString: sqlite3_errmsg(handle)))
