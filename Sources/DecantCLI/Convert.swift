@@ -5,7 +5,7 @@ import Foundation
 extension DecantCommand {
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Copy a store into a new store of the same model version.",
+            abstract: "Copy a store or CSV into a new store or CSV of the same model version.",
             discussion: """
                 Reads every object of IN through the record stream and writes OUT with the schema, bookkeeping \
                 tables and metadata Core Data creates for the same model version, so an app built with that \
@@ -25,24 +25,47 @@ extension DecantCommand {
                 CAST("2020-01-01", "NSDate"). Reading a SQLite store, what SQL expresses exactly runs inside SQLite; \
                 the rest is evaluated in the stream. Objects left out are counted per entity, and references to them \
                 are written as nil and reported.
+
+                CSV (--to csv, or an output ending in .csv for one entity) is a folder with a file per entity, join \
+                files for to-many relationships and _decant.json (the model version), read back with --model. \
+                --delimiter and --null choose the field separator and the text for nil (by default an empty \
+                unquoted field; "" is the empty string).
                 """
         )
 
-        @Argument(help: "The store to read.")
+        @Argument(help: "The store or CSV to read.")
         var input: String
 
-        @Argument(help: "The store to write (replaced if it exists).")
+        @Argument(help: "The store or CSV to write (replaced if it exists; a folder only if Decant wrote it).")
         var output: String
 
         @Option(name: .long, help: "The model bundle whose matching version the store follows.")
         var model: String?
+
+        @Option(name: .long, help: "The input's format (sqlite, csv); told by its content or extension otherwise.")
+        var from: String?
+
+        @Option(
+            name: .long, help: "The output's format (sqlite, csv); told by its extension otherwise, sqlite by default.")
+        var to: String?
+
+        @Option(name: .long, help: "For inputs without their model version (CSV): the version of --model to follow.")
+        var version: String?
+
+        @Option(name: .long, help: "For CSV: the field delimiter, one ASCII character (\\t or tab for a tab).")
+        var delimiter: DelimiterArgument?
+
+        @Option(
+            name: .customLong("null"),
+            help: "For CSV: the text that stands for nil (an empty unquoted field by default).")
+        var nullMarker: String?
 
         @Option(name: .long, help: "The output's journal mode.")
         var journal: JournalModeArgument = .wal
 
         @Option(
             name: .customLong("entity"), parsing: .upToNextOption,
-            help: "Only these entities (comma-separated or repeated).")
+            help: "Only these entities (comma-separated or repeated); for a single CSV file, the entity it holds.")
         var entities: [String] = []
 
         @Option(
@@ -65,17 +88,21 @@ extension DecantCommand {
                 var formatOptions = FormatOptions(bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) })
                 formatOptions.missingExternalData = missingExternalData.policy
                 formatOptions.selfContained = journal == .delete
+                formatOptions.version = version
+                formatOptions.delimiter = delimiter?.character
+                formatOptions.nullMarker = nullMarker
                 let progress = ProgressLine(quiet: options.quiet, json: options.json)
                 defer { progress.finish() }
                 var selection = RecordSelection()
                 let names = entities.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
                 if !names.isEmpty { selection.entities = Set(names) }
+                if names.count == 1 { formatOptions.entity = names[0] }
                 selection.predicate = try predicate.map { try ObjectPredicate(parsing: $0) }
                 selection.sort = try sort.map { try SortKey.list(parsing: $0) } ?? []
                 let report = try StoreConversion.convert(
-                    from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), options: formatOptions,
-                    selection: selection, logger: options.makeLogger(label: "decant.convert"),
-                    progress: progress.update)
+                    from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), inputFormat: from,
+                    outputFormat: to, options: formatOptions, selection: selection,
+                    logger: options.makeLogger(label: "decant.convert"), progress: progress.update)
                 progress.finish()
                 printWarnings(report.warnings)
                 if options.json {
@@ -97,7 +124,20 @@ extension DecantCommand {
 enum JournalModeArgument: String, ExpressibleByArgument, CaseIterable {
     case wal
     case delete
+}
 
+/// `--delimiter C`: one character, or `\t` / `tab` for a tab.
+struct DelimiterArgument: ExpressibleByArgument {
+    var character: Character
+
+    init?(argument: String) {
+        switch argument {
+        case "\\t", "tab": character = "\t"
+        default:
+            guard argument.count == 1, let first = argument.first else { return nil }
+            character = first
+        }
+    }
 }
 
 /// `--missing-external-data fail|keep|null`.

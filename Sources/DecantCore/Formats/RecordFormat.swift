@@ -80,6 +80,11 @@ public struct FormatOptions: Sendable, Hashable {
     public var keys: [String: String] = [:]
     /// For an output store: left as one self-contained file (rollback journal) rather than in WAL mode.
     public var selfContained = false
+    /// For delimited text (CSV): the character between fields (`--delimiter`); a comma when nil.
+    public var delimiter: Character?
+    /// For delimited text (CSV): the text that stands for nil (`--null`). When nil, an empty unquoted field is nil
+    /// and a quoted empty field (`""`) is the empty string.
+    public var nullMarker: String?
 
     /// Creates options.
     public init(bundle: ModelBundle? = nil, version: String? = nil) {

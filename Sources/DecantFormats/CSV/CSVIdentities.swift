@@ -1,0 +1,179 @@
+import DecantCore
+
+/// How the objects of each entity are identified in CSV input, and how reference text becomes an
+/// ``ObjectReference``.
+///
+/// An entity file with an `_id` column names its objects: `p12` is primary key 12, anything else the source's own
+/// id. Without one, an entity with a key attribute (`FormatOptions.keys`, else a uniqueness constraint on a single
+/// attribute, inherited ones included) is identified by that attribute's value, spelled canonically (`007` and `7`
+/// are one integer key); other objects get an id from their line that nothing can refer to.
+///
+/// A reference (a to-one column, a join file's member) is `Entity/id`, naming the object's concrete entity, or the
+/// id alone when the destination entity has no sub-entities. The id is a key value where the destination is
+/// identified by its key.
+struct CSVIdentities {
+    /// How one entity's objects are identified.
+    enum Mode {
+        /// By the `_id` column (or, for an entity without a file, by ids written `p12` or the source's own).
+        case explicit
+        /// By the value of this attribute.
+        case key(Attribute)
+        /// By line number: nothing refers to them.
+        case implicit
+    }
+
+    let model: ObjectModel
+    /// Per entity name, its mode.
+    private(set) var modes: [String: Mode] = [:]
+    /// Per entity name, whether it has concrete sub-entities (a bare id cannot say which entity it is).
+    private let hasSubentities: Set<String>
+    /// Per entity name, the entity and the names of its descendants.
+    private let hierarchies: [String: Set<String>]
+
+    /// Identities for `model`: entities are explicit, or keyed where `keys` or a uniqueness constraint names an
+    /// attribute, until ``setMode(_:for:)`` says what their file holds.
+    /// - Throws: `.usage` for a key naming no attribute of its entity.
+    init(model: ObjectModel, keys: [String: String]) throws {
+        self.model = model
+        var hierarchies: [String: Set<String>] = [:]
+        for entity in model.entities {
+            for holder in [entity] + model.ancestors(of: entity) {
+                hierarchies[holder.name, default: []].insert(entity.name)
+            }
+        }
+        self.hierarchies = hierarchies
+        self.hasSubentities = Set(
+            model.entities.filter { entity in
+                hierarchies[entity.name, default: []].contains { name in
+                    name != entity.name && model.entity(named: name)?.isAbstract == false
+                }
+            }.map(\.name))
+        for name in keys.keys where model.entity(named: name) == nil {
+            throw DecantError(.usage, "--key \(name)=…: the model has no entity \(name)")
+        }
+        for entity in model.entities {
+            modes[entity.name] = try Self.keyAttribute(of: entity, in: model, keys: keys).map(Mode.key) ?? .explicit
+        }
+    }
+
+    /// The attribute that identifies objects of `entity`: from `keys` (the entity's or its nearest ancestor's),
+    /// else the first uniqueness constraint of one attribute.
+    private static func keyAttribute(
+        of entity: Entity, in model: ObjectModel, keys: [String: String]
+    ) throws
+        -> Attribute?
+    {
+        let attributes = model.properties(of: entity).attributes.filter { !$0.isTransient }
+        let lineage = [entity] + model.ancestors(of: entity)
+        if let holder = lineage.first(where: { keys[$0.name] != nil }), let name = keys[holder.name] {
+            guard let attribute = attributes.first(where: { $0.name == name }) else {
+                throw DecantError(.usage, "--key \(holder.name)=\(name): \(entity.name) has no attribute \(name)")
+            }
+            return attribute
+        }
+        for holder in lineage {
+            for constraint in holder.uniquenessConstraints where constraint.count == 1 {
+                if let attribute = attributes.first(where: { $0.name == constraint[0] }) { return attribute }
+            }
+        }
+        return nil
+    }
+
+    /// The key attribute of `entity`, if it has one.
+    func keyAttribute(of entity: String) -> Attribute? {
+        if case .key(let attribute)? = modes[entity] { return attribute }
+        return nil
+    }
+
+    /// Says how the file of `entity` identifies its objects: by its `_id` column, by its key column, or not at all.
+    mutating func setMode(_ mode: Mode, for entity: String) {
+        modes[entity] = mode
+    }
+
+    /// The mode of `entity`.
+    func mode(of entity: String) -> Mode {
+        modes[entity] ?? .explicit
+    }
+
+    /// The id of an object of `entity` written as `text` (an `_id` field, a join file's owner): `p12`, the source's
+    /// own id, or a key value; `Entity/` before it is allowed when it names `entity`.
+    /// - Throws: `.malformedInput` for an empty id, another entity, or a key value that does not fit the key's type.
+    func id(of entity: String, text: String, at location: Location) throws -> RecordID {
+        var text = text
+        if text.hasPrefix(entity + "/") { text.removeFirst(entity.count + 1) }
+        guard !text.isEmpty else {
+            throw DecantError(.malformedInput, "an empty object id", at: location)
+        }
+        switch mode(of: entity) {
+        case .key(let attribute):
+            guard let parsed = CSVValueText.parse(text, as: attribute.type),
+                let canonical = CSVValueText.canonical(parsed, as: attribute.type)
+            else {
+                throw DecantError(
+                    .malformedInput,
+                    "\(text.debugDescription) is not a \(entity) key: expected "
+                        + "\(CSVValueText.expectation(for: attribute.type)) (\(attribute.type.modelName) attribute "
+                        + "\(attribute.name))", at: location)
+            }
+            return .external(canonical)
+        case .explicit, .implicit:
+            return Self.recordID(text)
+        }
+    }
+
+    /// `p12` as primary key 12; anything else as the source's own id.
+    static func recordID(_ text: String) -> RecordID {
+        let utf8 = text.utf8
+        if utf8.count > 1, utf8.first == 0x70, utf8.dropFirst().allSatisfy({ (0x30...0x39).contains($0) }),
+            let key = Int64(text.dropFirst()), key > 0, utf8.dropFirst().first != 0x30
+        {
+            return .primaryKey(key)
+        }
+        return .external(text)
+    }
+
+    /// The object `text` refers to through `relationship` of `owner`.
+    /// - Throws: `.malformedInput` for an object of an entity outside the destination's hierarchy, an abstract
+    ///   entity, or a bare id where the destination has sub-entities.
+    func reference(
+        _ text: String, through relationship: Relationship, of owner: String, at location: Location
+    ) throws
+        -> ObjectReference
+    {
+        guard let destination = relationship.destinationEntity else {
+            throw DecantError(
+                .malformedInput, "\(owner).\(relationship.name) has no destination entity in the model", at: location)
+        }
+        let allowed = hierarchies[destination, default: [destination]]
+        if let slash = text.firstIndex(of: "/"), let named = model.entity(named: String(text[..<slash])) {
+            guard allowed.contains(named.name) else {
+                throw DecantError(
+                    .malformedInput,
+                    "\(owner).\(relationship.name) refers to \(text.debugDescription), a \(named.name): expected a "
+                        + "\(destination)", at: location)
+            }
+            guard !named.isAbstract else {
+                throw DecantError(
+                    .malformedInput,
+                    "\(text.debugDescription) names the abstract entity \(named.name): name the object's own entity",
+                    at: location)
+            }
+            let rest = String(text[text.index(after: slash)...])
+            return ObjectReference(entity: named.name, id: try id(of: named.name, text: rest, at: location))
+        }
+        guard !hasSubentities.contains(destination) else {
+            let names = allowed.sorted().filter { model.entity(named: $0)?.isAbstract == false }
+            throw DecantError(
+                .malformedInput,
+                "\(owner).\(relationship.name) refers to \(text.debugDescription) without its entity, but "
+                    + "\(destination) has sub-entities: write \(names.map { "\($0)/…" }.joined(separator: " or "))",
+                at: location)
+        }
+        if model.entity(named: destination)?.isAbstract == true {
+            throw DecantError(
+                .malformedInput, "\(owner).\(relationship.name) refers to the abstract entity \(destination)",
+                at: location)
+        }
+        return ObjectReference(entity: destination, id: try id(of: destination, text: text, at: location))
+    }
+}

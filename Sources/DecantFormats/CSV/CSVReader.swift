@@ -1,0 +1,570 @@
+public import DecantCore
+public import Foundation
+
+/// Streams the objects of CSV input as record batches: one file of one entity, or a folder with a file per entity
+/// (`Note.csv`) and a join file per to-many relationship (`Folder.notes.csv`), read one record at a time.
+///
+/// Entity files are read in model order. Each file's header maps columns to the entity's attributes and to-one
+/// relationships (``CSVFormat`` describes the files); missing columns read as the attribute's default value, else
+/// nil. A join file's rows follow the order of its entity file and are merged in as each owner is read, so memory
+/// holds one record and a chunk of each open file. A to-many relationship without a join file is carried by its
+/// inverse (``RelationshipValue/viaInverse``) when the inverse is to-one or listed in its own join file, and empty
+/// otherwise.
+///
+/// Everything the files hold is checked against the model: an unknown column or file, a field that does not fit
+/// its attribute's type, a row with the wrong number of fields, a broken quote, invalid UTF-8 or a truncated file
+/// is `.malformedInput` naming the file, line and column, the entity, the object and the property.
+///
+/// ```swift
+/// var reader = try CSVReader(contentsOf: folder, options: FormatOptions(bundle: notes))
+/// var batch = RecordLayout(entity: "Note", in: reader.model)!.emptyBatch()
+/// while try reader.nextBatch(into: &batch) { print(batch.layout.entityName, batch.count) }
+/// ```
+public final class CSVReader: RecordReader {
+    /// The model the records follow.
+    public let model: ObjectModel
+    /// Records per batch.
+    public var batchSize: Int
+    /// The dialect the files are read in.
+    public let dialect: CSVDialect
+
+    private let inputs: [EntityInput]
+    private var nextInput = 0
+    private var current: EntityCursor?
+    private let identities: CSVIdentities
+    private let entityNames: [String]
+
+    /// One entity file and its join files.
+    fileprivate struct EntityInput {
+        var layout: RecordLayout
+        var url: URL
+        var path: String
+        var columns: CSVColumns
+        /// Per layout relationship: its join file.
+        var joins: [Int: JoinInput]
+        /// Per layout relationship without a join file (to-many): what each record carries.
+        var unlisted: [Int: RelationshipValue]
+    }
+
+    /// One join file.
+    fileprivate struct JoinInput {
+        var url: URL
+        var path: String
+        var columns: CSVJoinColumns
+    }
+
+    /// Opens CSV input: a file (its entity is `options.entity`, else its name) or a folder. The model is
+    /// `options.version` of `options.bundle` when given, else the version whose hashes a folder's `_decant.json`
+    /// records, else the bundle's current version. The dialect is `options.delimiter` and `options.nullMarker`,
+    /// else the folder's recorded dialect, else commas with empty unquoted fields for nil.
+    ///
+    /// Every header is read and checked here, before any record.
+    /// - Throws: ``DecantError``: `.usage` without a bundle, for an unknown version or entity, or a bad dialect;
+    ///   `.modelMismatch` when no version matches a folder's hashes; `.malformedInput` for an unknown file or column.
+    public init(contentsOf url: URL, options: FormatOptions, batchSize: Int = 1024) throws {
+        self.batchSize = max(1, batchSize)
+        let displayPath = url.displayPath
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw DecantError(.fileNotFound, "no such file or folder", at: Location(path: displayPath))
+        }
+        let metadata = isDirectory.boolValue ? try CSVFolderMetadata.read(in: url, displayPath: displayPath) : nil
+        let metadataLocation = Location(path: displayPath + "/" + CSVFolderMetadata.fileName)
+        let dialect = try CSVDialect(
+            options: options, defaults: try metadata?.dialect(at: metadataLocation) ?? .standard)
+        self.dialect = dialect
+        let model = try Self.resolveModel(
+            options: options, metadata: metadata, at: metadataLocation, input: displayPath)
+        self.model = model
+        self.entityNames = model.entities.map(\.name)
+        var identities = try CSVIdentities(model: model, keys: options.keys)
+
+        // The files: entity files and join files.
+        var entityFiles: [String: (url: URL, path: String)] = [:]
+        var joinFiles: [(entity: String, relationship: Relationship, url: URL, path: String)] = []
+        if isDirectory.boolValue {
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+            } catch {
+                throw DecantError(
+                    .ioError, "cannot list the folder", at: Location(path: displayPath), underlyingError: error)
+            }
+            for name in names where !name.hasPrefix(".") && name.lowercased().hasSuffix(".csv") {
+                let fileURL = url.appendingPathComponent(name)
+                let path = displayPath + "/" + name
+                let parts = name.dropLast(4).split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                guard parts.count <= 2 else {
+                    throw DecantError(
+                        .malformedInput, "the file \(name) is not named Entity.csv or Entity.relationship.csv",
+                        at: Location(path: path))
+                }
+                guard let entity = Self.entity(named: parts[0], in: model) else {
+                    throw DecantError(
+                        .malformedInput,
+                        "no entity \(parts[0]) in model \(model.versionName ?? "(unnamed)"): files are named "
+                            + "Entity.csv or Entity.relationship.csv (entities: "
+                            + "\(model.entities.map(\.name).joined(separator: ", ")))", at: Location(path: path))
+                }
+                if parts.count == 1 {
+                    if let other = entityFiles[entity.name] {
+                        throw DecantError(
+                            .malformedInput, "a second file for \(entity.name), besides \(other.path)",
+                            at: Location(path: path, entity: entity.name))
+                    }
+                    entityFiles[entity.name] = (fileURL, path)
+                } else {
+                    let relationships = model.properties(of: entity).relationships.filter { !$0.isTransient }
+                    let candidates = relationships.map { (name: $0.name, target: $0) }
+                    let location = Location(path: path, entity: entity.name)
+                    guard let relationship = try CSVColumns.match(parts[1], among: candidates, at: location),
+                        relationship.isToMany
+                    else {
+                        throw DecantError(
+                            .malformedInput,
+                            "\(entity.name) has no to-many relationship \(parts[1]): a join file is named "
+                                + "Entity.relationship.csv for a to-many relationship", at: location)
+                    }
+                    if joinFiles.contains(where: {
+                        $0.entity == entity.name && $0.relationship.name == relationship.name
+                    }) {
+                        throw DecantError(
+                            .malformedInput, "a second join file for \(entity.name).\(relationship.name)", at: location)
+                    }
+                    joinFiles.append((entity.name, relationship, fileURL, path))
+                }
+            }
+        } else {
+            let stem = url.deletingPathExtension().lastPathComponent
+            guard let entity = Self.entity(named: options.entity ?? stem, in: model) else {
+                let named =
+                    options.entity.map { "--entity \($0) names no entity" }
+                    ?? "the file name \(stem.debugDescription) names no entity"
+                throw DecantError(
+                    .usage,
+                    "\(named) of model \(model.versionName ?? "(unnamed)"); give the entity with --entity "
+                        + "(\(model.entities.map(\.name).joined(separator: ", ")))", at: Location(path: displayPath))
+            }
+            entityFiles[entity.name] = (url, displayPath)
+        }
+
+        // Headers, and from them how each entity's objects are identified.
+        var inputs: [EntityInput] = []
+        for entity in model.entities {
+            guard let file = entityFiles[entity.name] else { continue }
+            guard let layout = RecordLayout(entity: entity.name, in: model) else { continue }
+            let tokenizer = try CSVTokenizer(
+                url: file.url, path: file.path, entity: entity.name, delimiter: dialect.delimiter)
+            defer { tokenizer.close() }
+            let header = try tokenizer.nextRecord() ? (0..<tokenizer.fields.count).map(tokenizer.text) : []
+            let columns = try CSVColumns(header: header, layout: layout) { tokenizer.location(ofField: $0) }
+            if columns.idColumn != nil {
+                identities.setMode(.explicit, for: entity.name)
+            } else if let key = identities.keyAttribute(of: entity.name),
+                let index = layout.attributeIndex(key.name), columns.attributeColumns[index] != nil
+            {
+                identities.setMode(.key(key), for: entity.name)
+            } else {
+                identities.setMode(.implicit, for: entity.name)
+            }
+            inputs.append(
+                EntityInput(layout: layout, url: file.url, path: file.path, columns: columns, joins: [:], unlisted: [:])
+            )
+        }
+        for join in joinFiles {
+            let location = Location(path: join.path, entity: join.entity)
+            guard let index = inputs.firstIndex(where: { $0.layout.entityName == join.entity }),
+                let position = inputs[index].layout.relationshipIndex(join.relationship.name)
+            else {
+                throw DecantError(
+                    .malformedInput,
+                    "lists members of \(join.entity) objects, but there is no \(join.entity).csv", at: location)
+            }
+            let tokenizer = try CSVTokenizer(
+                url: join.url, path: join.path, entity: join.entity, delimiter: dialect.delimiter)
+            defer { tokenizer.close() }
+            let header = try tokenizer.nextRecord() ? (0..<tokenizer.fields.count).map(tokenizer.text) : []
+            // An empty join file lists no members.
+            let columns =
+                header.isEmpty
+                ? CSVJoinColumns(owner: 0, member: 1, position: nil)
+                : try CSVJoinColumns(
+                    header: header, location: { tokenizer.location(ofField: $0) }, fileLocation: location)
+            inputs[index].joins[position] = JoinInput(url: join.url, path: join.path, columns: columns)
+            try Self.checkInverseColumns(
+                of: join.relationship, owner: join.entity, in: model, inputs: inputs, at: location)
+        }
+        let listed = Set(joinFiles.map { "\($0.entity).\($0.relationship.name)" })
+        for index in inputs.indices {
+            for (position, relationship) in inputs[index].layout.relationships.enumerated()
+            where relationship.isToMany && inputs[index].joins[position] == nil {
+                inputs[index].unlisted[position] =
+                    Self.isCarriedByInverse(relationship, in: model, listed: listed) ? .viaInverse : .toMany([])
+            }
+        }
+        self.inputs = inputs
+        self.identities = identities
+    }
+
+    /// The model: `options.version`, else the version matching the folder's recorded hashes, else the current one.
+    private static func resolveModel(
+        options: FormatOptions, metadata: CSVFolderMetadata?, at location: Location, input: String
+    ) throws -> ObjectModel {
+        if options.version == nil, let metadata, !metadata.entityVersionHashes.isEmpty, let bundle = options.bundle {
+            return try ModelMatch.resolve(
+                storeHashes: try metadata.hashes(at: location), bundle: bundle, cachedModel: nil, at: location)
+        }
+        return try options.modelForModelLessInput(at: Location(path: input))
+    }
+
+    /// The entity a file name names: exactly, else ignoring case when that is unambiguous.
+    private static func entity(named name: String, in model: ObjectModel) -> Entity? {
+        if let exact = model.entity(named: name) { return exact }
+        let folded = model.entities.filter { $0.name.lowercased() == name.lowercased() }
+        return folded.count == 1 ? folded[0] : nil
+    }
+
+    /// The inverse of `relationship`, when the model declares one.
+    private static func inverse(of relationship: Relationship, in model: ObjectModel) -> Relationship? {
+        guard let name = relationship.inverseName,
+            let holder = model.entity(named: relationship.inverseEntity ?? relationship.destinationEntity ?? "")
+        else { return nil }
+        return model.properties(of: holder).relationships.first { $0.name == name }
+    }
+
+    /// Whether a to-many relationship without a join file is carried by its inverse: a to-one, or a to-many listed
+    /// in its own join files.
+    private static func isCarriedByInverse(
+        _ relationship: Relationship, in model: ObjectModel, listed: Set<String>
+    ) -> Bool {
+        guard let inverse = inverse(of: relationship, in: model) else { return false }
+        if !inverse.isToMany { return true }
+        let destination = relationship.destinationEntity ?? ""
+        return model.entities.contains { entity in
+            (entity.name == destination || model.ancestors(of: entity).contains { $0.name == destination })
+                && listed.contains("\(entity.name).\(inverse.name)")
+        }
+    }
+
+    /// A one-to-many in a join file is stored by stores on its inverse to-one: every member file must have that
+    /// column, or the membership would be lost on the way.
+    private static func checkInverseColumns(
+        of relationship: Relationship, owner: String, in model: ObjectModel, inputs: [EntityInput],
+        at location: Location
+    ) throws {
+        guard let inverse = inverse(of: relationship, in: model), !inverse.isToMany,
+            let destination = relationship.destinationEntity
+        else { return }
+        for input in inputs {
+            let name = input.layout.entityName
+            guard let entity = model.entity(named: name),
+                name == destination || model.ancestors(of: entity).contains(where: { $0.name == destination }),
+                let position = input.layout.relationshipIndex(inverse.name),
+                input.columns.relationshipColumns[position] == nil
+            else { continue }
+            throw DecantError(
+                .malformedInput,
+                "lists members of \(owner).\(relationship.name), whose inverse \(name).\(inverse.name) has no "
+                    + "column in \(input.path): stores keep this membership on \(inverse.name); add a "
+                    + "\(inverse.name) column (\(owner)/p1, …) to \(input.path)", at: location)
+        }
+    }
+
+    public func nextBatch(into batch: inout RecordBatch) throws -> Bool {
+        while true {
+            if current == nil {
+                guard nextInput < inputs.count else { return false }
+                current = try EntityCursor(input: inputs[nextInput], reader: self)
+                nextInput += 1
+            }
+            guard let cursor = current else { return false }
+            batch.removeAll(newLayout: cursor.input.layout)
+            batch.entityNames = entityNames
+            let more = try cursor.fill(&batch, limit: batchSize)
+            if !more {
+                try cursor.finish()
+                current = nil
+            }
+            if batch.count > 0 { return true }
+        }
+    }
+
+    // MARK: One entity file
+
+    /// The open entity file and its join files.
+    private final class EntityCursor {
+        let input: EntityInput
+        let tokenizer: CSVTokenizer
+        /// Per layout relationship, its join file's cursor.
+        let joins: [Int: JoinCursor]
+        unowned let reader: CSVReader
+        let entity: Entity?
+        /// Per layout attribute without a column: its default value.
+        let defaults: [Int: CSVValueText.Parsed]
+        let width: Int
+        var exhausted = false
+
+        init(input: EntityInput, reader: CSVReader) throws {
+            self.input = input
+            self.reader = reader
+            self.entity = reader.model.entity(named: input.layout.entityName)
+            let name = input.layout.entityName
+            tokenizer = try CSVTokenizer(
+                url: input.url, path: input.path, entity: name, delimiter: reader.dialect.delimiter)
+            width = try tokenizer.nextRecord() ? tokenizer.fields.count : 0
+            var joins: [Int: JoinCursor] = [:]
+            for (position, join) in input.joins {
+                joins[position] = try JoinCursor(
+                    input: join, owner: name, relationship: input.layout.relationships[position], reader: reader)
+            }
+            self.joins = joins
+            var defaults: [Int: CSVValueText.Parsed] = [:]
+            for (index, attribute) in input.layout.attributes.enumerated()
+            where input.columns.attributeColumns[index] == nil {
+                if let text = attribute.defaultValue, let value = CSVValueText.parse(text, as: attribute.type) {
+                    defaults[index] = value
+                }
+            }
+            self.defaults = defaults
+        }
+
+        /// Appends up to `limit` records; returns whether records may remain.
+        func fill(_ batch: inout RecordBatch, limit: Int) throws -> Bool {
+            guard !exhausted, width > 0 else { return false }
+            let layout = input.layout
+            let name = layout.entityName
+            while batch.count < limit {
+                guard try tokenizer.nextRecord() else {
+                    exhausted = true
+                    return false
+                }
+                let line = tokenizer.recordLine
+                guard tokenizer.fields.count == width else {
+                    throw DecantError(
+                        .malformedInput,
+                        "expected \(width) fields, as in the header (\(input.columns.names.joined(separator: ", "))), "
+                            + "found \(tokenizer.fields.count)",
+                        at: Location(path: input.path, line: line, entity: name))
+                }
+                if entity?.isAbstract == true {
+                    throw DecantError(
+                        .malformedInput,
+                        "\(name) is abstract: its objects belong in the files of its sub-entities",
+                        at: Location(path: input.path, line: line, entity: name))
+                }
+                let id = try identity(line: line)
+                let object = "\(name)/\(id)"
+                batch.beginRecord(id: id)
+                for (index, attribute) in layout.attributes.enumerated() {
+                    guard let column = input.columns.attributeColumns[index] else {
+                        (defaults[index] ?? .null).append(to: &batch)
+                        continue
+                    }
+                    try appendAttribute(attribute, column: column, object: object, to: &batch)
+                }
+                for (index, relationship) in layout.relationships.enumerated() {
+                    if let column = input.columns.relationshipColumns[index] {
+                        if isNil(column, textual: false) {
+                            batch.appendNull()
+                        } else {
+                            var location = tokenizer.location(ofField: column)
+                            location.object = object
+                            location.keyPath = relationship.name
+                            let text = CSVValueText.trimmingSpaces(tokenizer.text(column))
+                            batch.appendReference(
+                                try reader.identities.reference(text, through: relationship, of: name, at: location))
+                        }
+                    } else if let join = joins[index] {
+                        batch.appendReferenceList(try join.members(of: id))
+                    } else if relationship.isToMany {
+                        switch input.unlisted[index] ?? .toMany([]) {
+                        case .viaInverse: batch.appendViaInverse()
+                        default: batch.appendReferenceList([])
+                        }
+                    } else {
+                        batch.appendNull()
+                    }
+                }
+                batch.endRecord()
+            }
+            return true
+        }
+
+        /// Checks that every join file was read to its end, then closes the files.
+        func finish() throws {
+            defer {
+                tokenizer.close()
+                for join in joins.values { join.close() }
+            }
+            for position in joins.keys.sorted() { try joins[position]?.finish() }
+        }
+
+        /// The identity of the current record.
+        private func identity(line: Int) throws -> RecordID {
+            let name = input.layout.entityName
+            switch reader.identities.mode(of: name) {
+            case .explicit:
+                guard let column = input.columns.idColumn else { return .external("\(name):\(line)") }
+                return try reader.identities.id(
+                    of: name, text: CSVValueText.trimmingSpaces(tokenizer.text(column)),
+                    at: tokenizerLocation(column, keyPath: CSVColumns.idHeader))
+            case .key(let attribute):
+                guard let index = input.layout.attributeIndex(attribute.name),
+                    let column = input.columns.attributeColumns[index],
+                    !isNil(column, textual: CSVValueText.isTextual(attribute.type))
+                else { return .external("\(name):\(line)") }
+                return try reader.identities.id(
+                    of: name, text: tokenizer.text(column), at: tokenizerLocation(column, keyPath: attribute.name))
+            case .implicit:
+                return .external("\(name):\(line)")
+            }
+        }
+
+        private func tokenizerLocation(_ column: Int, keyPath: String) -> Location {
+            var location = tokenizer.location(ofField: column)
+            location.keyPath = keyPath
+            return location
+        }
+
+        /// Whether field `column` is nil: the null marker unquoted; else an empty field, unquoted or (for columns
+        /// that are not text) quoted.
+        private func isNil(_ column: Int, textual: Bool) -> Bool {
+            let field = tokenizer.fields[column]
+            let empty = field.start == field.end
+            if let marker = reader.dialect.nullMarker {
+                if !field.quoted && !empty {
+                    return tokenizer.withBytes(column) { $0.elementsEqual(marker.utf8) }
+                }
+                return empty && !textual
+            }
+            return empty && (!field.quoted || !textual)
+        }
+
+        private func appendAttribute(
+            _ attribute: Attribute, column: Int, object: String, to batch: inout RecordBatch
+        ) throws {
+            let type = attribute.type
+            if isNil(column, textual: CSVValueText.isTextual(type)) {
+                return batch.appendNull()
+            }
+            switch type {
+            case .string, .uri, .undefined, .objectID, .composite:
+                tokenizer.withBytes(column) { batch.appendText(utf8: $0) }
+            default:
+                let text = tokenizer.text(column)
+                guard let value = CSVValueText.parse(text, as: type) else {
+                    var location = tokenizer.location(ofField: column)
+                    location.object = object
+                    location.keyPath = attribute.name
+                    let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+                    throw DecantError(
+                        .malformedInput,
+                        "expected \(CSVValueText.expectation(for: type)) for \(type.modelName) attribute "
+                            + "\(attribute.name), found \(shown.debugDescription)", at: location)
+                }
+                value.append(to: &batch)
+            }
+        }
+    }
+
+    // MARK: One join file
+
+    /// The open join file of one to-many relationship, read alongside its owners' file.
+    private final class JoinCursor {
+        let input: JoinInput
+        let owner: String
+        let relationship: Relationship
+        let tokenizer: CSVTokenizer
+        unowned let reader: CSVReader
+        let width: Int
+        var pending: (owner: RecordID, member: ObjectReference, position: Int64?, line: Int, text: String)?
+        var exhausted = false
+
+        init(input: JoinInput, owner: String, relationship: Relationship, reader: CSVReader) throws {
+            self.input = input
+            self.owner = owner
+            self.relationship = relationship
+            self.reader = reader
+            tokenizer = try CSVTokenizer(
+                url: input.url, path: input.path, entity: owner, delimiter: reader.dialect.delimiter)
+            width = try tokenizer.nextRecord() ? tokenizer.fields.count : 0
+            exhausted = width == 0
+        }
+
+        func close() { tokenizer.close() }
+
+        /// The members of `id`: the rows at the cursor whose owner it is, in position order.
+        func members(of id: RecordID) throws -> [ObjectReference] {
+            var rows: [(position: Int64, index: Int, member: ObjectReference)] = []
+            while true {
+                if pending == nil {
+                    guard try readRow() else { break }
+                }
+                guard let row = pending, row.owner == id else { break }
+                rows.append((row.position ?? .max, rows.count, row.member))
+                pending = nil
+            }
+            if input.columns.position != nil && relationship.isOrdered {
+                rows.sort { ($0.position, $0.index) < ($1.position, $1.index) }
+            }
+            return rows.map(\.member)
+        }
+
+        /// Checks that no row is left: a row left over belongs to no object of the entity file, or is out of order.
+        func finish() throws {
+            if pending == nil { _ = try readRow() }
+            guard let row = pending else { return }
+            throw DecantError(
+                .malformedInput,
+                "owner \(row.text.debugDescription) is not an object of \(owner).csv, or this file's rows are not "
+                    + "grouped by owner in the order of \(owner).csv",
+                at: Location(path: input.path, line: row.line, entity: owner, keyPath: relationship.name))
+        }
+
+        private func readRow() throws -> Bool {
+            guard !exhausted else { return false }
+            guard try tokenizer.nextRecord() else {
+                exhausted = true
+                return false
+            }
+            let line = tokenizer.recordLine
+            guard tokenizer.fields.count == width else {
+                throw DecantError(
+                    .malformedInput, "expected \(width) fields, as in the header, found \(tokenizer.fields.count)",
+                    at: Location(path: input.path, line: line, entity: owner, keyPath: relationship.name))
+            }
+            let columns = input.columns
+            let ownerText = CSVValueText.trimmingSpaces(tokenizer.text(columns.owner))
+            let ownerID = try reader.identities.id(of: owner, text: ownerText, at: location(columns.owner))
+            let memberText = CSVValueText.trimmingSpaces(tokenizer.text(columns.member))
+            guard !memberText.isEmpty else {
+                throw DecantError(.malformedInput, "an empty member", at: location(columns.member))
+            }
+            let member = try reader.identities.reference(
+                memberText, through: relationship, of: owner, at: location(columns.member))
+            var position: Int64?
+            if let column = columns.position {
+                let text = CSVValueText.trimmingSpaces(tokenizer.text(column))
+                if !text.isEmpty {
+                    guard let value = Int64(text) else {
+                        throw DecantError(
+                            .malformedInput, "expected an integer position, found \(text.debugDescription)",
+                            at: location(column))
+                    }
+                    position = value
+                }
+            }
+            pending = (ownerID, member, position, line, ownerText)
+            return true
+        }
+
+        private func location(_ column: Int) -> Location {
+            var location = tokenizer.location(ofField: column)
+            location.keyPath = relationship.name
+            return location
+        }
+    }
+}
+
+@available(*, unavailable)
+extension CSVReader: Sendable {}
