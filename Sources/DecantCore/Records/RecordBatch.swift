@@ -315,7 +315,10 @@ public struct RecordBatch: Sendable {
             let real = Double(bitPattern: UInt64(bitPattern: cell.integer))
             switch type {
             case .date: return .date(Date(timeIntervalSinceReferenceDate: real))
-            case .decimal: return .decimal(Decimal(real))
+            case .decimal:
+                // A stored real outside Decimal's range (or not finite) stays a double rather than trapping.
+                guard real.isFinite, case let decimal = Decimal(real), !decimal.isNaN else { return .double(real) }
+                return .decimal(decimal)
             case .integer16, .integer32, .integer64, .boolean:
                 return real.rounded() == real && abs(real) < 9.2e18 ? .integer(Int64(real)) : .double(real)
             default: return .double(real)
