@@ -15,6 +15,11 @@ extension DecantCommand {
                 version it was written with: the version of --model whose hashes match, or without --model the \
                 model the store keeps in Z_MODELCACHE. When no version matches, the nearest one and what differs \
                 per entity. The store's files are never modified.
+
+                For other inputs (a CSV file or folder, JSON, …): the format, the entities with their object counts, \
+                and the model version a Decant-written input names. With --model (and --version for inputs that do \
+                not name theirs), every object is read through the model, and what does not fit it stops with the \
+                file, line, entity and property.
                 """
         )
 
@@ -27,7 +32,9 @@ extension DecantCommand {
         @Option(help: "Draw the model instead: mermaid (Markdown) or dot (Graphviz).")
         var diagram: DiagramArgument?
 
-        @Option(name: .customLong("version"), help: "With --diagram: the version to draw (default: the current one).")
+        @Option(
+            name: .customLong("version"),
+            help: "With --diagram: the version to draw; for inputs without their version: the version they follow.")
         var modelVersion: String?
 
         @OptionGroup var options: GlobalOptions
@@ -44,6 +51,12 @@ extension DecantCommand {
                 case .model:
                     let report = ModelReport(bundle: try ModelBundle.load(from: url), path: path)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
+                case .records(let format):
+                    var formatOptions = FormatOptions(
+                        bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }, version: modelVersion)
+                    formatOptions.missingExternalData = .keep
+                    let report = try RecordsReport(input: url, format: format, options: formatOptions)
+                    printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
                 case .sqliteStore:
                     let bundle = try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }
                     let report = try StoreReport(store: url, path: path, bundle: bundle)
