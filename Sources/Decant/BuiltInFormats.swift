@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantFormats
 import DecantSQLite
 
 extension FormatRegistry {
@@ -8,6 +9,10 @@ extension FormatRegistry {
     /// let format = try FormatRegistry.builtIn.inputFormat(of: url, named: nil)
     /// ```
     public static var builtIn: FormatRegistry {
-        FormatRegistry([SQLiteFormat()])
+        FormatRegistry([
+            SQLiteFormat(),
+            JSONFormat(),
+            NDJSONFormat(),
+        ])
     }
 }
