@@ -1,5 +1,4 @@
 public import DecantCore
-import Foundation
 
 /// Drains a reader into comparable text, one line per record, per entity: for round-trip tests.
 ///
@@ -55,7 +54,9 @@ public enum RecordDump {
             case .reference, .externalReference: text = "ref:\(batch.reference(of: cell))"
             case .referenceList:
                 let start = Int(cell.integer)
-                text = "refs:" + batch.references[start..<start + Int(cell.length)]
+                text =
+                    "refs:"
+                    + batch.references[start..<start + Int(cell.length)]
                     .map { batch.reference(of: $0).description }.joined(separator: ",")
             case .viaInverse: text = "viaInverse"
             }
@@ -64,7 +65,17 @@ public enum RecordDump {
         return parts.joined(separator: " ")
     }
 
+    private static let digits = Array("0123456789abcdef".utf8)
+
     private static func hex(_ batch: RecordBatch, _ cell: RecordBatch.Cell) -> String {
-        batch.withBytes(of: cell) { bytes in bytes.map { String(format: "%02x", $0) }.joined() }
+        batch.withBytes(of: cell) { bytes in
+            var text = [UInt8]()
+            text.reserveCapacity(bytes.count * 2)
+            for byte in bytes {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+            return String(decoding: text, as: UTF8.self)
+        }
     }
 }

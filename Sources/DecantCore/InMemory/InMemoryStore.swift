@@ -91,7 +91,8 @@ public struct InMemoryStore: Sendable {
         let name = batch.layout.entityName
         guard try layout(of: name) == batch.layout else {
             throw DecantError(
-                .usage, "the batch's layout of \(name) is not the one the model \(model.versionName ?? "(unnamed)") gives",
+                .usage,
+                "the batch's layout of \(name) is not the one the model \(model.versionName ?? "(unnamed)") gives",
                 at: Location(path: "<memory>", entity: name))
         }
         guard batch.count > 0 else { return }

@@ -17,7 +17,8 @@ extension RecordBatch {
             case .reference, .externalReference: appendReference(source.reference(of: cell))
             case .referenceList:
                 let start = Int(cell.integer)
-                appendReferenceList(source.references[start..<start + Int(cell.length)].map { source.reference(of: $0) })
+                appendReferenceList(
+                    source.references[start..<start + Int(cell.length)].map { source.reference(of: $0) })
             case .viaInverse: appendViaInverse()
             }
         }

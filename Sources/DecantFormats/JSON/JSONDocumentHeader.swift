@@ -129,7 +129,8 @@ extension JSONDocumentHeader {
         guard formatVersion == Self.currentFormatVersion else {
             throw DecantError(
                 .unsupportedFormat,
-                "the document is in format version \(formatVersion); this Decant reads version \(Self.currentFormatVersion)",
+                "the document is in format version \(formatVersion); this Decant reads version "
+                    + "\(Self.currentFormatVersion)",
                 at: Location(path: path, line: node.line, column: node.column, keyPath: "decant.formatVersion"))
         }
         guard let modelNode, let modelMembers = modelNode.value.members else {

@@ -81,7 +81,8 @@ public struct NDJSONFormat: RecordFormat {
     public func recognizes(_ probe: FormatProbe) -> Bool {
         guard !probe.isDirectory else { return false }
         if Self.looksLikeLines(probe.header) { return true }
-        return probe.firstNonBlankByte == UInt8(ascii: "{") && fileExtensions.contains(probe.url.pathExtension.lowercased())
+        return probe.firstNonBlankByte == UInt8(ascii: "{")
+            && fileExtensions.contains(probe.url.pathExtension.lowercased())
     }
 
     public func makeReader(at url: URL, options: FormatOptions) throws -> any RecordReader {

@@ -79,7 +79,8 @@ public final class JSONRecordReader: RecordReader {
                     throw DecantError(
                         .malformedInput,
                         "expected a Decant JSON document, whose first key is \"decant\", or an array of objects; "
-                            + "found an object whose first key is \"\(key)\"", at: Location(path: path, line: line, column: column))
+                            + "found an object whose first key is \"\(key)\"",
+                        at: Location(path: path, line: line, column: column))
                 }
                 header = try JSONDocumentHeader(node: scanner.parseValue(), path: path)
                 position = try Self.openObjects(scanner)
@@ -89,7 +90,8 @@ public final class JSONRecordReader: RecordReader {
             case nil:
                 throw scanner.failure("the file is empty, expected a JSON document or an array of objects")
             default:
-                throw try scanner.unexpected(expected: "a Decant JSON document ({\"decant\": …}) or an array of objects")
+                throw try scanner.unexpected(
+                    expected: "a Decant JSON document ({\"decant\": …}) or an array of objects")
             }
         case .lines:
             position = .lines
@@ -233,7 +235,8 @@ public final class JSONRecordReader: RecordReader {
         if let name = options.entity {
             guard model.entity(named: name) != nil else {
                 throw DecantError(
-                    .usage, "--entity \(name): the model has no such entity (it has \(concrete.joined(separator: ", ")))",
+                    .usage,
+                    "--entity \(name): the model has no such entity (it has \(concrete.joined(separator: ", ")))",
                     at: Location(path: path))
             }
             return name
@@ -241,7 +244,8 @@ public final class JSONRecordReader: RecordReader {
         guard concrete.count == 1, let only = concrete.first else {
             throw DecantError(
                 .usage,
-                "plain JSON holds the objects of one entity: name it with --entity (one of \(concrete.joined(separator: ", ")))",
+                "plain JSON holds the objects of one entity: name it with --entity (one of "
+                    + "\(concrete.joined(separator: ", ")))",
                 at: Location(path: path))
         }
         return only

@@ -72,7 +72,8 @@ public final class JSONRecordWriter: RecordWriter {
             staged.discard()
             let reason = String(cString: strerror(errno))
             throw DecantError(
-                .cannotCreateOutput, "cannot create a file here: \(reason)", at: Location(path: destination.displayPath))
+                .cannotCreateOutput, "cannot create a file here: \(reason)", at: Location(path: destination.displayPath)
+            )
         }
         self.handle = handle
         let header = JSONDocumentHeader(model: model).encoded()
@@ -147,7 +148,8 @@ public final class JSONRecordWriter: RecordWriter {
         do {
             try handle.write(contentsOf: output.bytes)
         } catch {
-            throw DecantError(.ioError, "cannot write the output", at: Location(path: displayPath), underlyingError: error)
+            throw DecantError(
+                .ioError, "cannot write the output", at: Location(path: displayPath), underlyingError: error)
         }
         output.bytes.removeAll(keepingCapacity: true)
     }
@@ -166,7 +168,8 @@ public final class JSONRecordWriter: RecordWriter {
             try appendAttribute(batch.cell(row: row, column: index), of: batch, attribute: attribute) { problem in
                 DecantError(
                     .malformedInput, "the \(attribute.type.modelName) attribute \(attribute.name) holds \(problem)",
-                    at: Location(path: self.displayPath, entity: layout.entityName, object: id, keyPath: attribute.name))
+                    at: Location(path: self.displayPath, entity: layout.entityName, object: id, keyPath: attribute.name)
+                )
             }
         }
         let attributeCount = layout.attributes.count
@@ -203,7 +206,8 @@ public final class JSONRecordWriter: RecordWriter {
                 } else {
                     throw DecantError(
                         .malformedInput, "the to-one relationship \(relationship.name) holds \(members.count) objects",
-                        at: Location(path: displayPath, entity: layout.entityName, object: id, keyPath: relationship.name))
+                        at: Location(
+                            path: displayPath, entity: layout.entityName, object: id, keyPath: relationship.name))
                 }
             default:
                 output.append(relationship.isToMany ? "[]" : "null")

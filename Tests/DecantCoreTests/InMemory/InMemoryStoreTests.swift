@@ -40,7 +40,11 @@ struct InMemoryStoreTests {
             #expect(batch.count == 1)
             seen.append(batch.layout.entityName)
         }
-        #expect(seen == ["Shelf", "Shelf", "Book", "Book", "EBook", "Author", "Author", "Tag", "Tag", "Tag", "Reading", "Reading"])
+        #expect(
+            seen == [
+                "Shelf", "Shelf", "Book", "Book", "EBook", "Author", "Author", "Tag", "Tag", "Tag", "Reading",
+                "Reading",
+            ])
     }
 
     @Test func aCopyThroughTheWriterIsExact() throws {

@@ -31,9 +31,11 @@ struct ExactDateTests {
         }
     }
 
-    @Test("dates ISO 8601 cannot hold exactly have no text", arguments: [
-        -0.0, .nan, .infinity, -.infinity, 1e15, -1e15, 1e-300,
-    ])
+    @Test(
+        "dates ISO 8601 cannot hold exactly have no text",
+        arguments: [
+            -0.0, .nan, .infinity, -.infinity, 1e15, -1e15, 1e-300,
+        ])
     func noText(seconds: Double) {
         #expect(ExactDate.text(referenceSeconds: seconds) == nil)
     }
@@ -46,10 +48,12 @@ struct ExactDateTests {
         #expect(ExactDate.text(referenceSeconds: -63_113_904_000.5) == nil)
     }
 
-    @Test("decimal text expands scientific notation", arguments: [
-        ("1e-07", "0", "0000001"), ("1.5e+20", "150000000000000000000", ""), ("0.0", "0", ""), ("12.50", "12", "5"),
-        ("007", "", ""),
-    ])
+    @Test(
+        "decimal text expands scientific notation",
+        arguments: [
+            ("1e-07", "0", "0000001"), ("1.5e+20", "150000000000000000000", ""), ("0.0", "0", ""), ("12.50", "12", "5"),
+            ("007", "", ""),
+        ])
     func decimalText(text: String, integer: String, fraction: String) {
         let parts = DecimalText(text)
         #expect(parts?.integer ?? "" == integer)

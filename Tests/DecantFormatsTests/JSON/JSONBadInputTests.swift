@@ -44,21 +44,23 @@ struct JSONBadInputTests {
         #expect(error?.location?.line == 15)
     }
 
-    @Test("a value of the wrong type names the object, the attribute and what was expected", arguments: [
-        (#"{"@id": "Thing/p1", "i16": "7"}"#, "i16", "a whole number (Integer 16), found a string"),
-        (#"{"@id": "Thing/p1", "i64": 1.5}"#, "i64", "a whole number"),
-        (#"{"@id": "Thing/p1", "flag": 1}"#, "flag", "true or false, found a number"),
-        (#"{"@id": "Thing/p1", "real": "1.5"}"#, "real", "a number"),
-        (#"{"@id": "Thing/p1", "amount": "1,5"}"#, "amount", "a decimal number as a string"),
-        (#"{"@id": "Thing/p1", "when": "2024-13-01T00:00:00Z"}"#, "when", "out of range"),
-        (#"{"@id": "Thing/p1", "when": true}"#, "when", "an ISO 8601 date"),
-        (#"{"@id": "Thing/p1", "bytes": "%%%"}"#, "bytes", "base64 data, found a string that is not base64"),
-        (#"{"@id": "Thing/p1", "uuid": "not-a-uuid"}"#, "uuid", "a UUID"),
-        (#"{"@id": "Thing/p1", "text": ["a"]}"#, "text", "a string, found an array"),
-        (#"{"@id": "Thing/p1", "next": "Other/p1"}"#, "next", "leads to Thing objects, not to Other/p1"),
-        (#"{"@id": "Thing/p1", "next": 3}"#, "next", "object ids like \"Thing/p1\", found a number"),
-        (#"{"@id": "Thing/p1", "parts": "Thing/p2"}"#, "parts", "an array of object ids"),
-    ])
+    @Test(
+        "a value of the wrong type names the object, the attribute and what was expected",
+        arguments: [
+            (#"{"@id": "Thing/p1", "i16": "7"}"#, "i16", "a whole number (Integer 16), found a string"),
+            (#"{"@id": "Thing/p1", "i64": 1.5}"#, "i64", "a whole number"),
+            (#"{"@id": "Thing/p1", "flag": 1}"#, "flag", "true or false, found a number"),
+            (#"{"@id": "Thing/p1", "real": "1.5"}"#, "real", "a number"),
+            (#"{"@id": "Thing/p1", "amount": "1,5"}"#, "amount", "a decimal number as a string"),
+            (#"{"@id": "Thing/p1", "when": "2024-13-01T00:00:00Z"}"#, "when", "out of range"),
+            (#"{"@id": "Thing/p1", "when": true}"#, "when", "an ISO 8601 date"),
+            (#"{"@id": "Thing/p1", "bytes": "%%%"}"#, "bytes", "base64 data, found a string that is not base64"),
+            (#"{"@id": "Thing/p1", "uuid": "not-a-uuid"}"#, "uuid", "a UUID"),
+            (#"{"@id": "Thing/p1", "text": ["a"]}"#, "text", "a string, found an array"),
+            (#"{"@id": "Thing/p1", "next": "Other/p1"}"#, "next", "leads to Thing objects, not to Other/p1"),
+            (#"{"@id": "Thing/p1", "next": 3}"#, "next", "object ids like \"Thing/p1\", found a number"),
+            (#"{"@id": "Thing/p1", "parts": "Thing/p2"}"#, "parts", "an array of object ids"),
+        ])
     func wrongType(object: String, key: String, expected: String) {
         let error = Self.error(Self.document([#"{"@id": "Thing/p0"}"#, object]))
         #expect(error?.code == .malformedInput)
@@ -79,13 +81,15 @@ struct JSONBadInputTests {
         #expect(error?.message.contains("unknown key colour") == true)
     }
 
-    @Test("objects that are not objects of the model", arguments: [
-        (#"{"text": "no id"}"#, "no \"@id\""),
-        (#"{"@id": "p1"}"#, "an object id like"),
-        (#"{"@id": "Gadget/p1"}"#, "no entity Gadget"),
-        (#"{"@id": "Thing/p1", "text": "a", "text": "b"}"#, "appears twice"),
-        ("[1]", "expected an object, found an array"),
-    ])
+    @Test(
+        "objects that are not objects of the model",
+        arguments: [
+            (#"{"text": "no id"}"#, "no \"@id\""),
+            (#"{"@id": "p1"}"#, "an object id like"),
+            (#"{"@id": "Gadget/p1"}"#, "no entity Gadget"),
+            (#"{"@id": "Thing/p1", "text": "a", "text": "b"}"#, "appears twice"),
+            ("[1]", "expected an object, found an array"),
+        ])
     func notAnObjectOfTheModel(object: String, expected: String) {
         let error = Self.error(Self.document([object]))
         #expect(error?.code == .malformedInput)
@@ -93,22 +97,24 @@ struct JSONBadInputTests {
         #expect(error?.message.contains(expected) == true, "\(error?.message ?? "")")
     }
 
-    @Test("broken syntax is located", arguments: [
-        ("[{\"text\": \"a\"}\n {\"text\": \"b\"}]", 2, 2, "expected ',' or ']' after an object"),
-        ("[{\"text\": \"a\",}]", 1, 15, "expected a key in double quotes"),
-        ("[{\"text\" \"a\"}]", 1, 10, "expected ':' after a key"),
-        ("[{\"text\": 'a'}]", 1, 11, "unexpected character '''"),
-        ("[{\"text\": tru}]", 1, 11, "expected true"),
-        ("[{\"text\": 01}]", 1, 12, "leading zero"),
-        ("[{\"text\": \"a\nb\"}]", 1, 13, "control character U+000A in a string"),
-        ("[{\"text\": \"\\x\"}]", 1, 13, "expected an escape"),
-        ("[{\"text\": \"\\ud800\"}]", 1, 18, "unpaired surrogate"),
-        ("[{\"text\": \"a\"}] x", 1, 17, "expected the end of the file"),
-        ("", 1, 1, "the file is empty"),
-        ("   \n  ", 2, 3, "the file is empty"),
-        ("nope", 1, 1, "unexpected character 'n'"),
-        (String(repeating: "[", count: 600), 1, 514, "nested deeper than 512 levels"),
-    ])
+    @Test(
+        "broken syntax is located",
+        arguments: [
+            ("[{\"text\": \"a\"}\n {\"text\": \"b\"}]", 2, 2, "expected ',' or ']' after an object"),
+            ("[{\"text\": \"a\",}]", 1, 15, "expected a key in double quotes"),
+            ("[{\"text\" \"a\"}]", 1, 10, "expected ':' after a key"),
+            ("[{\"text\": 'a'}]", 1, 11, "unexpected character '''"),
+            ("[{\"text\": tru}]", 1, 11, "expected true"),
+            ("[{\"text\": 01}]", 1, 12, "leading zero"),
+            ("[{\"text\": \"a\nb\"}]", 1, 13, "control character U+000A in a string"),
+            ("[{\"text\": \"\\x\"}]", 1, 13, "expected an escape"),
+            ("[{\"text\": \"\\ud800\"}]", 1, 18, "unpaired surrogate"),
+            ("[{\"text\": \"a\"}] x", 1, 17, "expected the end of the file"),
+            ("", 1, 1, "the file is empty"),
+            ("   \n  ", 2, 3, "the file is empty"),
+            ("nope", 1, 1, "unexpected character 'n'"),
+            (String(repeating: "[", count: 600), 1, 514, "nested deeper than 512 levels"),
+        ])
     func brokenSyntax(text: String, line: Int, column: Int, expected: String) {
         var options = Self.options
         options.entity = "Thing"

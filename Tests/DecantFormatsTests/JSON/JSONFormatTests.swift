@@ -12,18 +12,20 @@ struct JSONFormatTests {
         FormatProbe(url: URL(fileURLWithPath: "/tmp/\(name)"), isDirectory: false, header: Data(text.utf8))
     }
 
-    @Test("content and extension tell JSON from NDJSON", arguments: [
-        ("{\n  \"decant\": {\"formatVersion\": 1}", "in.json", "json"),
-        ("{\"decant\":{\"formatVersion\":1}}\n{\"@id\":\"Note/p1\"}\n", "in.json", "ndjson"),
-        ("{\"decant\":{\"formatVersion\":1}}\n", "in.txt", "ndjson"),
-        ("\u{FEFF}  [{\"title\": \"a\"},\n {\"title\": \"b\"}]", "in", "json"),
-        ("{\"title\": \"a\"}\n{\"title\": \"b\"}\n", "in", "ndjson"),
-        ("{\"title\": \"a\"}\n", "in.jsonl", "ndjson"),
-        ("{\"title\": \"a\", \"long\": \"", "in.ndjson", "ndjson"),
-        ("{\"title\": \"a\"}\n", "in", "json"),
-        ("SQLite format 3\0", "in.json", "none"),
-        ("title,author\n", "in.csv", "none"),
-    ])
+    @Test(
+        "content and extension tell JSON from NDJSON",
+        arguments: [
+            ("{\n  \"decant\": {\"formatVersion\": 1}", "in.json", "json"),
+            ("{\"decant\":{\"formatVersion\":1}}\n{\"@id\":\"Note/p1\"}\n", "in.json", "ndjson"),
+            ("{\"decant\":{\"formatVersion\":1}}\n", "in.txt", "ndjson"),
+            ("\u{FEFF}  [{\"title\": \"a\"},\n {\"title\": \"b\"}]", "in", "json"),
+            ("{\"title\": \"a\"}\n{\"title\": \"b\"}\n", "in", "ndjson"),
+            ("{\"title\": \"a\"}\n", "in.jsonl", "ndjson"),
+            ("{\"title\": \"a\", \"long\": \"", "in.ndjson", "ndjson"),
+            ("{\"title\": \"a\"}\n", "in", "json"),
+            ("SQLite format 3\0", "in.json", "none"),
+            ("title,author\n", "in.csv", "none"),
+        ])
     func recognition(text: String, name: String, expected: String) {
         let probe = Self.probe(text, name: name)
         let json = JSONFormat().recognizes(probe)
@@ -38,7 +40,9 @@ struct JSONFormatTests {
         let store = try JSONTesting.store(LibraryFixture.model, LibraryFixture.records)
         let existing = folder.appendingPathComponent("existing.json")
         try Data("old".utf8).write(to: existing)
-        for (name, style) in [("new.json", JSONRecordWriter.Style.document), ("existing.json", .document), ("new.ndjson", .lines)] {
+        for (name, style) in [
+            ("new.json", JSONRecordWriter.Style.document), ("existing.json", .document), ("new.ndjson", .lines),
+        ] {
             let url = folder.appendingPathComponent(name)
             let writer = try JSONRecordWriter(creating: url, model: store.model, style: style)
             var reader = store.makeReader(batchSize: 1)
@@ -56,7 +60,8 @@ struct JSONFormatTests {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         do {
-            let writer = try JSONRecordWriter(creating: folder.appendingPathComponent("out.json"), model: LibraryFixture.model)
+            let writer = try JSONRecordWriter(
+                creating: folder.appendingPathComponent("out.json"), model: LibraryFixture.model)
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
             _ = writer
         }
@@ -68,9 +73,11 @@ struct JSONFormatTests {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let header = String(decoding: JSONDocumentHeader(model: LibraryFixture.model).encoded(), as: UTF8.self)
-        let text = "{\"decant\": \(header), \"objects\": [{\"@id\": \"Tag/p1\", \"name\": \"a\"}, {\"@id\": \"Tag/p2\", \"name\": 1}]}"
+        let objects = #"[{"@id": "Tag/p1", "name": "a"}, {"@id": "Tag/p2", "name": 1}]"#
+        let text = "{\"decant\": \(header), \"objects\": \(objects)}"
         var reader = try JSONRecordReader(
-            data: Data(text.utf8), style: .document, options: FormatOptions(bundle: JSONTesting.bundle(LibraryFixture.model)),
+            data: Data(text.utf8), style: .document,
+            options: FormatOptions(bundle: JSONTesting.bundle(LibraryFixture.model)),
             batchSize: 1)
         let output = folder.appendingPathComponent("out.ndjson")
         var writer = try JSONRecordWriter(creating: output, model: reader.model, style: .lines)
@@ -94,7 +101,8 @@ struct JSONFormatTests {
 
     @Test func anUnwritableFolderCannotBeCreated() {
         let error = #expect(throws: DecantError.self) {
-            _ = try JSONRecordWriter(creating: URL(fileURLWithPath: "/nonexistent/folder/out.json"), model: LibraryFixture.model)
+            _ = try JSONRecordWriter(
+                creating: URL(fileURLWithPath: "/nonexistent/folder/out.json"), model: LibraryFixture.model)
         }
         #expect(error?.code == .cannotCreateOutput)
     }

@@ -51,7 +51,8 @@ struct JSONRoundTripTests {
     static func edgeStore() throws -> InMemoryStore {
         var batch = try #require(RecordLayout(entity: "Thing", in: edgeModel)).emptyBatch()
         let reals: [Double] = [
-            0, -0.0, .nan, .infinity, -.infinity, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1, 1.0 / 3.0, -123.456e-200,
+            0, -0.0, .nan, .infinity, -.infinity, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1, 1.0 / 3.0,
+            -123.456e-200,
         ]
         let dates: [Double] = [
             737_057_646.84, -0.0, 0, -0.5, -978_307_200.000_001, 1e-300, 1e15, -1e15, .nan, .infinity,
@@ -59,7 +60,10 @@ struct JSONRoundTripTests {
             252_423_993_599.999_99,  // 9999-12-31T23:59:59.99999
             0.1 + 0.2, 737_057_646.840_000_1,
         ]
-        let texts = ["", "milk", "ünïcødé ✓ 🎉", "\u{0}\u{1}\u{1F}\n\t\r\"\\/", "line\u{2028}sep", String(repeating: "x", count: 5000)]
+        let texts = [
+            "", "milk", "ünïcødé ✓ 🎉", "\u{0}\u{1}\u{1F}\n\t\r\"\\/", "line\u{2028}sep",
+            String(repeating: "x", count: 5000),
+        ]
         let decimals: [RecordBatch.Cell] = [
             RecordBatch.Cell(kind: .integer, integer: 42), RecordBatch.Cell(kind: .integer, integer: Int64.min),
             RecordBatch.Cell(kind: .real, integer: Int64(bitPattern: (10.5).bitPattern)),
@@ -117,7 +121,8 @@ struct JSONRoundTripTests {
     func edgeValues(style: JSONRecordWriter.Style) throws {
         let store = try Self.edgeStore()
         let data = try JSONTesting.write(store, style: style)
-        let back = try JSONTesting.read(data, style: style, options: FormatOptions(bundle: JSONTesting.bundle(Self.edgeModel)))
+        let back = try JSONTesting.read(
+            data, style: style, options: FormatOptions(bundle: JSONTesting.bundle(Self.edgeModel)))
         let expected = try JSONTesting.cells(store)
         let actual = try JSONTesting.cells(back)
         #expect(actual.keys.sorted() == expected.keys.sorted())
@@ -165,15 +170,20 @@ struct JSONRoundTripTests {
         note.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
         let model = ObjectModel(versionName: "Notes", entities: [folder, note])
         let folderRef = ObjectReference(entity: "Folder", id: .primaryKey(1))
-        let store = try JSONTesting.store(model, [
-            "Folder": [Record(entity: "Folder", id: .primaryKey(1), values: [], relationships: [.viaInverse])],
-            "Note": [Record(entity: "Note", id: .primaryKey(1), values: ["milk"], relationships: [.toOne(folderRef)])],
-        ])
+        let store = try JSONTesting.store(
+            model,
+            [
+                "Folder": [Record(entity: "Folder", id: .primaryKey(1), values: [], relationships: [.viaInverse])],
+                "Note": [
+                    Record(entity: "Note", id: .primaryKey(1), values: ["milk"], relationships: [.toOne(folderRef)])
+                ],
+            ])
         let data = try JSONTesting.write(store, style: .document)
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.contains(#"{"@id":"Folder/p1"}"#))
         #expect(text.contains(#"{"@id":"Note/p1","text":"milk","folder":"Folder/p1"}"#))
-        let back = try JSONTesting.read(data, style: .document, options: FormatOptions(bundle: JSONTesting.bundle(model)))
+        let back = try JSONTesting.read(
+            data, style: .document, options: FormatOptions(bundle: JSONTesting.bundle(model)))
         #expect(back.records(of: "Folder") == store.records(of: "Folder"))
         #expect(back.records(of: "Note") == store.records(of: "Note"))
     }
@@ -198,8 +208,9 @@ struct JSONRoundTripTests {
         var other = LibraryFixture.model
         other.entities[0].attributes.append(Attribute(name: "extra", type: .string, isOptional: true))
         other.versionName = "Library 3"
-        let bundle = ModelBundle(name: "Library", versions: [other, renamed], currentVersionName: "Library 3",
-                                 sourceKind: .xcdatamodeld)
+        let bundle = ModelBundle(
+            name: "Library", versions: [other, renamed], currentVersionName: "Library 3",
+            sourceKind: .xcdatamodeld)
         let reader = try JSONRecordReader(data: data, style: .document, options: FormatOptions(bundle: bundle))
         #expect(reader.model.versionName == "Library 2")
         #expect(reader.header?.modelName == "Library")
@@ -209,8 +220,10 @@ struct JSONRoundTripTests {
         let mismatch = #expect(throws: DecantError.self) {
             _ = try JSONRecordReader(
                 data: data, style: .document,
-                options: FormatOptions(bundle: ModelBundle(name: "L", versions: [other], currentVersionName: nil,
-                                                           sourceKind: .xcdatamodeld)))
+                options: FormatOptions(
+                    bundle: ModelBundle(
+                        name: "L", versions: [other], currentVersionName: nil,
+                        sourceKind: .xcdatamodeld)))
         }
         #expect(mismatch?.code == .modelMismatch)
         let missing = #expect(throws: DecantError.self) {
@@ -229,13 +242,18 @@ struct JSONRoundTripTests {
               {"@id": "Thing/b", "text": "later"}
             ]}
             """
-        let store = try JSONTesting.read(Data(text.utf8), style: .document, options: FormatOptions(bundle: JSONTesting.bundle(model)))
+        let store = try JSONTesting.read(
+            Data(text.utf8), style: .document, options: FormatOptions(bundle: JSONTesting.bundle(model)))
         let records = store.records(of: "Thing")
         #expect(records.map(\.id) == [.external("a"), .external("b")])
-        #expect(records[0].relationships == [
-            .toOne(ObjectReference(entity: "Thing", id: .external("b"))),
-            .toMany([ObjectReference(entity: "Thing", id: .external("b")), ObjectReference(entity: "Thing", id: .external("a"))]),
-        ])
+        #expect(
+            records[0].relationships == [
+                .toOne(ObjectReference(entity: "Thing", id: .external("b"))),
+                .toMany([
+                    ObjectReference(entity: "Thing", id: .external("b")),
+                    ObjectReference(entity: "Thing", id: .external("a")),
+                ]),
+            ])
         #expect(records[1].values[9] == .string("later"))
     }
 }

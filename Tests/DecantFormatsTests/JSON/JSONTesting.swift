@@ -17,8 +17,9 @@ enum JSONTesting {
 
     /// The bundle of one model version.
     static func bundle(_ model: ObjectModel) -> ModelBundle {
-        ModelBundle(name: model.versionName ?? "Model", versions: [model], currentVersionName: model.versionName,
-                    sourceKind: .xcdatamodeld)
+        ModelBundle(
+            name: model.versionName ?? "Model", versions: [model], currentVersionName: model.versionName,
+            sourceKind: .xcdatamodeld)
     }
 
     /// What the JSON writer makes of `store`.
@@ -37,7 +38,8 @@ enum JSONTesting {
     static func read(
         _ data: Data, style: JSONRecordWriter.Style, options: FormatOptions, batchSize: Int = 4
     ) throws -> InMemoryStore {
-        var reader = try JSONRecordReader(data: data, path: "in.json", style: style, options: options, batchSize: batchSize)
+        var reader = try JSONRecordReader(
+            data: data, path: "in.json", style: style, options: options, batchSize: batchSize)
         var writer = InMemoryStore.Writer(model: reader.model)
         _ = try RecordTransfer.copy(from: &reader, to: &writer)
         return writer.store

@@ -43,7 +43,9 @@ struct PlainJSONImportTests {
     }
 
     /// The instant of a UTC calendar date, computed by Foundation (an oracle independent of Decant's parser).
-    static func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Double {
+    static func utc(
+        _ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0
+    ) -> Double {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
         let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
@@ -78,17 +80,21 @@ struct PlainJSONImportTests {
         // Books have no key: generated ids. Their authors are found by key, nested or by author_id.
         let bookIDs = books.map(\.id)
         #expect(Set(bookIDs).count == 3)
-        #expect(books.map(\.relationships[0]) == [
-            .toOne(Self.ref("Author", "1")), .toOne(Self.ref("Author", "1")), .toOne(Self.ref("Author", "2")),
-        ])
-        #expect(books.map(\.relationships[1]) == [
-            .toMany([Self.ref("Tag", "classic"), Self.ref("Tag", "sf")]), .toMany([Self.ref("Tag", "sf")]), .toMany([]),
-        ])
+        #expect(
+            books.map(\.relationships[0]) == [
+                .toOne(Self.ref("Author", "1")), .toOne(Self.ref("Author", "1")), .toOne(Self.ref("Author", "2")),
+            ])
+        #expect(
+            books.map(\.relationships[1]) == [
+                .toMany([Self.ref("Tag", "classic"), Self.ref("Tag", "sf")]), .toMany([Self.ref("Tag", "sf")]),
+                .toMany([]),
+            ])
         let authors = store.records(of: "Author")
         #expect(authors.map(\.id) == [.external("1"), .external("2")])
-        #expect(authors[0].values == [
-            .date(Date(timeIntervalSinceReferenceDate: Self.utc(1920, 10, 8))), .integer(1), "Frank Herbert",
-        ])
+        #expect(
+            authors[0].values == [
+                .date(Date(timeIntervalSinceReferenceDate: Self.utc(1920, 10, 8))), .integer(1), "Frank Herbert",
+            ])
         // Author.books is kept by Book.author, its inverse.
         #expect(authors.allSatisfy { $0.relationships == [.viaInverse] })
         // A tag nested twice is one tag; a new nested tag lists the book it was nested in.
@@ -117,33 +123,40 @@ struct PlainJSONImportTests {
     @Test func linksMayComeBeforeTheirObject() throws {
         let text = #"[{"title": "A", "author_id": 3}, {"title": "B", "author": {"id": 3, "name": "Late"}}]"#
         let store = try JSONTesting.importPlain(text, model: Self.model, entity: "Book")
-        #expect(store.records(of: "Book").map(\.relationships[0]) == [
-            .toOne(Self.ref("Author", "3")), .toOne(Self.ref("Author", "3")),
-        ])
+        #expect(
+            store.records(of: "Book").map(\.relationships[0]) == [
+                .toOne(Self.ref("Author", "3")), .toOne(Self.ref("Author", "3")),
+            ])
     }
 
     @Test func datesAsNumbersFollowTheEpoch() throws {
         let text = #"[{"title": "A", "published_at": 0}, {"title": "B", "published_at": 1.25e2}]"#
         let unix = try JSONTesting.importPlain(text, model: Self.model, entity: "Book")
-        #expect(unix.records(of: "Book").map(\.values[4]) == [
-            .date(Date(timeIntervalSince1970: 0)), .date(Date(timeIntervalSince1970: 125)),
-        ])
-        let reference = try JSONTesting.importPlain(text, model: Self.model, entity: "Book") { $0.dateEpoch = .reference }
-        #expect(reference.records(of: "Book").map(\.values[4]) == [
-            .date(Date(timeIntervalSinceReferenceDate: 0)), .date(Date(timeIntervalSinceReferenceDate: 125)),
-        ])
+        #expect(
+            unix.records(of: "Book").map(\.values[4]) == [
+                .date(Date(timeIntervalSince1970: 0)), .date(Date(timeIntervalSince1970: 125)),
+            ])
+        let reference = try JSONTesting.importPlain(text, model: Self.model, entity: "Book") {
+            $0.dateEpoch = .reference
+        }
+        #expect(
+            reference.records(of: "Book").map(\.values[4]) == [
+                .date(Date(timeIntervalSinceReferenceDate: 0)), .date(Date(timeIntervalSinceReferenceDate: 125)),
+            ])
     }
 
-    @Test("ISO 8601 forms", arguments: [
-        ("2024-05-19", utc(2024, 5, 19)),
-        ("2024-05-19T18:14", utc(2024, 5, 19, 18, 14)),
-        ("2024-05-19T18:14:06Z", utc(2024, 5, 19, 18, 14, 6)),
-        ("2024-05-19 18:14:06.250", utc(2024, 5, 19, 18, 14, 6) + 0.25),
-        ("2024-05-19T20:14:06,75+02:00", utc(2024, 5, 19, 18, 14, 6) + 0.75),
-        ("2024-05-19T13:44:06-0430", utc(2024, 5, 19, 18, 14, 6)),
-        ("2024-05-20T03:14:06+09", utc(2024, 5, 19, 18, 14, 6)),
-        ("1900-02-28T23:59:59.999999999Z", utc(1900, 3, 1) - 0.000_000_001),
-    ])
+    @Test(
+        "ISO 8601 forms",
+        arguments: [
+            ("2024-05-19", utc(2024, 5, 19)),
+            ("2024-05-19T18:14", utc(2024, 5, 19, 18, 14)),
+            ("2024-05-19T18:14:06Z", utc(2024, 5, 19, 18, 14, 6)),
+            ("2024-05-19 18:14:06.250", utc(2024, 5, 19, 18, 14, 6) + 0.25),
+            ("2024-05-19T20:14:06,75+02:00", utc(2024, 5, 19, 18, 14, 6) + 0.75),
+            ("2024-05-19T13:44:06-0430", utc(2024, 5, 19, 18, 14, 6)),
+            ("2024-05-20T03:14:06+09", utc(2024, 5, 19, 18, 14, 6)),
+            ("1900-02-28T23:59:59.999999999Z", utc(1900, 3, 1) - 0.000_000_001),
+        ])
     func isoForms(text: String, seconds: Double) throws {
         let store = try JSONTesting.importPlain(
             #"[{"title": "x", "published_at": "\#(text)"}]"#, model: Self.model, entity: "Book")
@@ -169,7 +182,9 @@ struct PlainJSONImportTests {
 
     // MARK: Refused
 
-    static func error(_ text: String, entity: String? = "Book", configure: (inout FormatOptions) -> Void = { _ in }) -> DecantError? {
+    static func error(
+        _ text: String, entity: String? = "Book", configure: (inout FormatOptions) -> Void = { _ in }
+    ) -> DecantError? {
         var options = FormatOptions(bundle: JSONTesting.bundle(model))
         options.entity = entity
         configure(&options)
@@ -184,22 +199,26 @@ struct PlainJSONImportTests {
         #expect(error?.location?.keyPath == "subtitle")
         #expect(error?.location?.entity == "Book")
         #expect(error?.message.contains("unknown key subtitle") == true)
-        #expect(error?.description.hasPrefix("in.json:2:17: entity Book, key subtitle: malformed input: unknown key") == true)
+        #expect(
+            error?.description.hasPrefix("in.json:2:17: entity Book, key subtitle: malformed input: unknown key")
+                == true)
     }
 
-    @Test("wrong types name the attribute and what was expected", arguments: [
-        (#"[{"page_count": "many"}]"#, "page_count", "a whole number (Integer 16)"),
-        (#"[{"page_count": 40000}]"#, "page_count", "fits Integer 16"),
-        (#"[{"page_count": 1.5}]"#, "page_count", "a whole number"),
-        (#"[{"title": 12}]"#, "title", "a string, found a number"),
-        (#"[{"in_stock": "yes"}]"#, "in_stock", "true or false"),
-        (#"[{"published_at": "yesterday"}]"#, "published_at", "an ISO 8601 date"),
-        (#"[{"published_at": "2023-02-29"}]"#, "published_at", "out of range"),
-        (#"[{"price": "ten"}]"#, "price", "a decimal number"),
-        (#"[{"author": [1]}]"#, "author", "expects one Author, found an array"),
-        (#"[{"tags": {"name": "x"}}]"#, "tags", "expects an array"),
-        (#"[{"author_id": {"id": 1}}]"#, "author_id", "the key of a Author"),
-    ])
+    @Test(
+        "wrong types name the attribute and what was expected",
+        arguments: [
+            (#"[{"page_count": "many"}]"#, "page_count", "a whole number (Integer 16)"),
+            (#"[{"page_count": 40000}]"#, "page_count", "fits Integer 16"),
+            (#"[{"page_count": 1.5}]"#, "page_count", "a whole number"),
+            (#"[{"title": 12}]"#, "title", "a string, found a number"),
+            (#"[{"in_stock": "yes"}]"#, "in_stock", "true or false"),
+            (#"[{"published_at": "yesterday"}]"#, "published_at", "an ISO 8601 date"),
+            (#"[{"published_at": "2023-02-29"}]"#, "published_at", "out of range"),
+            (#"[{"price": "ten"}]"#, "price", "a decimal number"),
+            (#"[{"author": [1]}]"#, "author", "expects one Author, found an array"),
+            (#"[{"tags": {"name": "x"}}]"#, "tags", "expects an array"),
+            (#"[{"author_id": {"id": 1}}]"#, "author_id", "the key of a Author"),
+        ])
     func wrongTypes(text: String, key: String, expected: String) {
         let error = Self.error(text)
         #expect(error?.code == .malformedInput)

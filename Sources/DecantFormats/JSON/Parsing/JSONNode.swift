@@ -87,7 +87,8 @@ enum JSONNumberSyntax {
 
     /// Whether `text` is a JSON number without fraction or exponent.
     static func isInteger(_ text: some StringProtocol) -> Bool {
-        isValid(text) && !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+        isValid(text)
+            && !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
     }
 
     @inline(__always) static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }

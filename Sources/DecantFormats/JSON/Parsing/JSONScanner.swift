@@ -156,7 +156,8 @@ final class JSONScanner {
 
     /// A `.malformedInput` error at the current place (or `line`/`column`).
     func failure(_ message: String, line: Int? = nil, column: Int? = nil) -> DecantError {
-        DecantError(.malformedInput, message, at: Location(path: path, line: line ?? self.line, column: column ?? self.column))
+        DecantError(
+            .malformedInput, message, at: Location(path: path, line: line ?? self.line, column: column ?? self.column))
     }
 
     /// An error for whatever is at the current place, which is not `expected`.
@@ -350,8 +351,9 @@ final class JSONScanner {
         for position in 0..<continuations {
             let range: ClosedRange<UInt8> = position == 0 ? second : 0x80...0xBF
             guard let byte = try peek(), range.contains(byte) else {
-                throw failure("invalid UTF-8 (a sequence starting with byte 0x\(String(format: "%02X", lead)))",
-                              column: startColumn)
+                throw failure(
+                    "invalid UTF-8 (a sequence starting with byte 0x\(String(format: "%02X", lead)))",
+                    column: startColumn)
             }
             scratch.append(byte)
             advance()
@@ -381,9 +383,13 @@ final class JSONScanner {
         let unit = try hexUnit()
         var scalarValue = UInt32(unit)
         if (0xD800...0xDBFF).contains(unit) {
-            guard try peek() == UInt8(ascii: "\\") else { throw failure("unpaired surrogate \\u\(hex(unit)) in a string") }
+            guard try peek() == UInt8(ascii: "\\") else {
+                throw failure("unpaired surrogate \\u\(hex(unit)) in a string")
+            }
             advance()
-            guard try peek() == UInt8(ascii: "u") else { throw failure("unpaired surrogate \\u\(hex(unit)) in a string") }
+            guard try peek() == UInt8(ascii: "u") else {
+                throw failure("unpaired surrogate \\u\(hex(unit)) in a string")
+            }
             advance()
             let low = try hexUnit()
             guard (0xDC00...0xDFFF).contains(low) else {

@@ -26,7 +26,8 @@ struct DocumentObjectDecoder {
         }
         guard let idText = idMember.node.value.stringValue, let reference = ObjectReference(jsonText: idText) else {
             throw DecantError(
-                .malformedInput, "expected an object id like \"Note/p12\" for \"@id\", found \(describe(idMember.node))",
+                .malformedInput,
+                "expected an object id like \"Note/p12\" for \"@id\", found \(describe(idMember.node))",
                 at: Location(path: path, line: idMember.node.line, column: idMember.node.column, keyPath: "@id"))
         }
         let here = Location(path: path, line: node.line, column: node.column, entity: reference.entity, object: idText)
@@ -36,7 +37,8 @@ struct DocumentObjectDecoder {
                 "the model \(plans.model.versionName ?? "(unnamed)") has no entity \(reference.entity)", at: here)
         }
         guard !plan.entity.isAbstract else {
-            throw DecantError(.malformedInput, "\(reference.entity) is abstract: it has no objects of its own", at: here)
+            throw DecantError(
+                .malformedInput, "\(reference.entity) is abstract: it has no objects of its own", at: here)
         }
         let layout = plan.layout
         var cells = [CellValue](repeating: .null, count: layout.attributes.count)
@@ -64,17 +66,22 @@ struct DocumentObjectDecoder {
                 } catch {
                     throw DecantError(
                         .malformedInput,
-                        "the \(attribute.type.modelName) attribute \(attribute.name) expects \(error.expected)", at: place)
+                        "the \(attribute.type.modelName) attribute \(attribute.name) expects \(error.expected)",
+                        at: place)
                 }
             case .relationship(let index)?:
                 relationships[index] = try relationship(member.node, index: index, plan: plan, at: place)
             case nil:
                 throw DecantError(
-                    .malformedInput, "unknown key \(member.key): \(reference.entity) has no attribute or relationship "
+                    .malformedInput,
+                    "unknown key \(member.key): \(reference.entity) has no attribute or relationship "
                         + "of that name", at: keyPlace)
             }
         }
-        return (DecodedRecord(entity: reference.entity, id: reference.id, cells: cells, relationships: relationships), layout)
+        return (
+            DecodedRecord(entity: reference.entity, id: reference.id, cells: cells, relationships: relationships),
+            layout
+        )
     }
 
     private func relationship(

@@ -148,7 +148,8 @@ struct PlainObjectImporter {
                 } catch {
                     throw DecantError(
                         .malformedInput,
-                        "the \(attribute.type.modelName) attribute \(attribute.name) expects \(error.expected)", at: place)
+                        "the \(attribute.type.modelName) attribute \(attribute.name) expects \(error.expected)",
+                        at: place)
                 }
             } else {
                 relationshipMembers.append((member, target))
@@ -252,7 +253,8 @@ struct PlainObjectImporter {
             if case .array = node.value {
                 throw DecantError(
                     .malformedInput,
-                    "the to-one relationship \(relationship.name) expects one \(destination), found an array", at: place)
+                    "the to-one relationship \(relationship.name) expects one \(destination), found an array", at: place
+                )
             }
             return .toOne(try member(node))
         }
@@ -294,7 +296,8 @@ struct PlainObjectImporter {
         let scoped = root + "\u{0}" + keyText
         if unresolved[scoped] == nil {
             unresolved[scoped] = (
-                place, "\(relationship.name) refers to the \(destination) with \(attribute.name) \(keyText), which is "
+                place,
+                "\(relationship.name) refers to the \(destination) with \(attribute.name) \(keyText), which is "
                     + "not in the input"
             )
         }
@@ -308,7 +311,8 @@ struct PlainObjectImporter {
         of member: JSONMember, entity: String, object: ObjectReference? = nil, atKey: Bool = false
     ) -> Location {
         Location(
-            path: path, line: atKey ? member.line : member.node.line, column: atKey ? member.column : member.node.column,
+            path: path, line: atKey ? member.line : member.node.line,
+            column: atKey ? member.column : member.node.column,
             entity: entity, object: object?.description, keyPath: member.key)
     }
 

@@ -13,7 +13,9 @@ enum CellValue {
     /// A decimal's text as a cell that keeps it exactly: an integer when it is one, a real when the text is the
     /// shortest text of a Double (what writers produce from a stored real), else the text itself.
     static func decimal(_ text: String) -> CellValue {
-        if JSONNumberSyntax.isInteger(text), let integer = Int64(text), String(integer) == text { return .integer(integer) }
+        if JSONNumberSyntax.isInteger(text), let integer = Int64(text), String(integer) == text {
+            return .integer(integer)
+        }
         if let real = Double(text), real.isFinite, real.description == text { return .real(real) }
         return .text(text)
     }

@@ -65,7 +65,8 @@ struct AttributeDecoder {
             {
                 return .externalData(name)
             }
-            throw ValueMismatch(expected: "base64 data, found \(value.stringValue == nil ? found : "a string that is not base64")")
+            throw ValueMismatch(
+                expected: "base64 data, found \(value.stringValue == nil ? found : "a string that is not base64")")
         default:
             throw ValueMismatch(expected: "null: \(attribute.type.modelName) attributes are not stored, found \(found)")
         }
@@ -95,7 +96,9 @@ struct AttributeDecoder {
                 default: Int64.min...Int64.max
                 }
             guard range.contains(result) else {
-                throw ValueMismatch(expected: "a whole number that fits \(name) (\(range.lowerBound)...\(range.upperBound)), found \(result)")
+                throw ValueMismatch(
+                    expected:
+                        "a whole number that fits \(name) (\(range.lowerBound)...\(range.upperBound)), found \(result)")
             }
         }
         return result
@@ -119,7 +122,8 @@ struct AttributeDecoder {
         case .plain(.unix): numbers = "a number of seconds since 1970-01-01 (--date-epoch unix)"
         case .plain(.reference): numbers = "a number of seconds since 2001-01-01 (--date-epoch reference)"
         }
-        let expected = "an ISO 8601 date like \"2024-05-19T18:14:06.84Z\" or \"2024-05-19T20:14:06+02:00\", or \(numbers)"
+        let expected =
+            "an ISO 8601 date like \"2024-05-19T18:14:06.84Z\" or \"2024-05-19T20:14:06+02:00\", or \(numbers)"
         switch value {
         case .string(let text):
             if case .document = mode {
@@ -132,7 +136,8 @@ struct AttributeDecoder {
             }
             switch ExactDate.referenceSeconds(iso: text) {
             case .success(let seconds): return seconds
-            case .failure(.outOfRange): throw ValueMismatch(expected: "\(expected); found a date out of range: \"\(text)\"")
+            case .failure(.outOfRange):
+                throw ValueMismatch(expected: "\(expected); found a date out of range: \"\(text)\"")
             case .failure(.syntax): throw ValueMismatch(expected: "\(expected); found \"\(text)\"")
             }
         case .number(let text):

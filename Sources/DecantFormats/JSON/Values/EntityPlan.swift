@@ -31,7 +31,9 @@ struct EntityPlan {
         self.layout = layout
         var slots: [String: Slot] = [:]
         for (index, attribute) in layout.attributes.enumerated() { slots[attribute.name] = .attribute(index) }
-        for (index, relationship) in layout.relationships.enumerated() { slots[relationship.name] = .relationship(index) }
+        for (index, relationship) in layout.relationships.enumerated() {
+            slots[relationship.name] = .relationship(index)
+        }
         self.slots = slots
         var carried: [Bool] = []
         var destinations: [Set<String>] = []

@@ -35,7 +35,8 @@ enum ExactDate {
         let secondOfDay = unix - days * 86_400
         let (year, month, day) = civil(fromDays: days)
         guard (1...9999).contains(year) else { return nil }
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
+        var text =
+            pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
             + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
         while fraction.hasSuffix("0") { fraction.removeLast() }
         if !fraction.isEmpty { text += "." + fraction }
