@@ -31,7 +31,11 @@ public import Foundation
 /// _ = try RecordTransfer.copy(from: &reader, to: &writer)
 /// ```
 public final class JSONRecordWriter: RecordWriter {
-    /// The two shapes of Decant's JSON output.
+    /// The two shapes of Decant's JSON output (and of the input ``JSONRecordReader`` expects).
+    ///
+    /// ```swift
+    /// let style: JSONRecordWriter.Style = url.pathExtension == "ndjson" ? .lines : .document
+    /// ```
     public enum Style: String, Sendable, Hashable, CaseIterable {
         /// One JSON document: `{"decant": header, "objects": [...]}`.
         case document
@@ -166,10 +170,10 @@ public final class JSONRecordWriter: RecordWriter {
             output.appendString(attribute.name)
             output.append(":")
             try appendAttribute(batch.cell(row: row, column: index), of: batch, attribute: attribute) { problem in
+                // The value came from the input, whose path the writer does not know: the place is the object.
                 DecantError(
                     .malformedInput, "the \(attribute.type.modelName) attribute \(attribute.name) holds \(problem)",
-                    at: Location(path: self.displayPath, entity: layout.entityName, object: id, keyPath: attribute.name)
-                )
+                    at: Location(entity: layout.entityName, object: id, keyPath: attribute.name))
             }
         }
         let attributeCount = layout.attributes.count
@@ -206,8 +210,7 @@ public final class JSONRecordWriter: RecordWriter {
                 } else {
                     throw DecantError(
                         .malformedInput, "the to-one relationship \(relationship.name) holds \(members.count) objects",
-                        at: Location(
-                            path: displayPath, entity: layout.entityName, object: id, keyPath: relationship.name))
+                        at: Location(entity: layout.entityName, object: id, keyPath: relationship.name))
                 }
             default:
                 output.append(relationship.isToMany ? "[]" : "null")

@@ -99,6 +99,35 @@ struct JSONFormatTests {
         #expect(String(decoding: try Data(contentsOf: url), as: UTF8.self).hasPrefix("{\n  \"decant\": {"))
     }
 
+    @Test func valuesTheDocumentCannotCarryStopTheWriter() throws {
+        // A store may hold text in an integer column, or bytes that are not UTF-8 in a text column: writing them
+        // would lose or corrupt them, so the writer stops naming the object instead.
+        let model = JSONRoundTripTests.edgeModel
+        let layout = try #require(RecordLayout(entity: "Thing", in: model))
+        for (attribute, cell) in [("i64", { (batch: inout RecordBatch) in batch.appendText("7") }),
+                                  ("text", { (batch: inout RecordBatch) in batch.appendBlob([0x41]) }),
+                                  ("text", { (batch: inout RecordBatch) in
+                                      [UInt8]([0xFF]).withUnsafeBytes { batch.appendText(utf8: $0) } })] {
+            var batch = layout.emptyBatch()
+            batch.beginRecord(id: .primaryKey(9))
+            for each in layout.attributes {
+                if each.name == attribute { cell(&batch) } else { batch.appendNull() }
+            }
+            batch.appendNull()
+            batch.appendReferenceList([])
+            batch.endRecord()
+            let folder = try Fixtures.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let writer = try JSONRecordWriter(creating: folder.appendingPathComponent("out.json"), model: model)
+            let error = #expect(throws: DecantError.self) { try writer.write(batch) }
+            #expect(error?.code == .malformedInput)
+            #expect(error?.location?.object == "Thing/p9")
+            #expect(error?.location?.keyPath == attribute)
+            writer.abandon()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        }
+    }
+
     @Test func anUnwritableFolderCannotBeCreated() {
         let error = #expect(throws: DecantError.self) {
             _ = try JSONRecordWriter(
