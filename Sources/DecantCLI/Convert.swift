@@ -5,14 +5,26 @@ import Foundation
 extension DecantCommand {
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Copy a store or CSV into a new store or CSV of the same model version.",
+            abstract: "Copy every object of a store or file into a new one of the same model version.",
             discussion: """
-                Reads every object of IN through the record stream and writes OUT with the schema, bookkeeping \
-                tables and metadata Core Data creates for the same model version, so an app built with that \
-                version opens OUT without migrating. The version is the one of --model whose hashes match IN, or \
-                without --model the model IN keeps in Z_MODELCACHE. IN is never modified; OUT is written beside its \
-                destination and moved into place only when complete. --journal delete leaves a single \
+                Reads every object of IN through the record stream and writes OUT in the same model version. The \
+                formats are told by --from and --to, else IN's by its content and extension and OUT's by its \
+                extension (a SQLite store when it names none): sqlite, json (Decant's JSON document; as input also \
+                a plain array of objects), ndjson (one object per line). A SQLite OUT has the schema, bookkeeping \
+                tables and metadata Core Data creates for the version, so an app built with it opens OUT without \
+                migrating. The version is the one of --model whose hashes match IN (a store, or Decant's JSON), or \
+                without --model the model a store keeps in Z_MODELCACHE; plain JSON carries no model, so it follows \
+                --model at --version (default: the current version). IN is never modified; OUT is written beside \
+                its destination and moved into place only when complete. --journal delete leaves a single \
                 self-contained file, the form to bundle as an app's seed store.
+
+                Plain JSON holds the objects of one entity (--entity, unless the model has only one). Keys name \
+                attributes and relationships exactly, ignoring case, or in snake_case; a nested object becomes a \
+                related object; author_id-style keys and scalars under a relationship refer to objects by key: \
+                --key Entity=attribute (repeatable), else the entity's one-attribute uniqueness constraint. Dates are \
+                ISO 8601 (any offset), or numbers of seconds since --date-epoch (unix, the default, or reference, \
+                2001-01-01). An unknown key, a value of the wrong type or broken JSON stops the run (exit 65) naming \
+                the line, column and key.
 
                 An externally stored value whose file is missing from the store's .<Name>_SUPPORT/_EXTERNAL_DATA \
                 folder stops the run (exit 65) naming the object, attribute and file, unless \
@@ -33,24 +45,31 @@ extension DecantCommand {
                 """
         )
 
-        @Argument(help: "The store or CSV to read.")
+        @Argument(help: "The store, file or folder to read.")
         var input: String
 
-        @Argument(help: "The store or CSV to write (replaced if it exists; a folder only if Decant wrote it).")
+        @Argument(help: "The store, file or folder to write (replaced if it exists; a folder only if Decant wrote it).")
         var output: String
 
-        @Option(name: .long, help: "The model bundle whose matching version the store follows.")
+        @Option(name: .long, help: "The model bundle whose matching version the input follows.")
         var model: String?
 
-        @Option(name: .long, help: "The input's format (sqlite, csv); told by its content or extension otherwise.")
+        @Option(name: .long, help: "The input's format (\(FormatRegistry.builtIn.names.joined(separator: ", "))).")
         var from: String?
 
-        @Option(
-            name: .long, help: "The output's format (sqlite, csv); told by its extension otherwise, sqlite by default.")
+        @Option(name: .long, help: "The output's format (\(FormatRegistry.builtIn.names.joined(separator: ", "))).")
         var to: String?
 
-        @Option(name: .long, help: "For inputs without their model version (CSV): the version of --model to follow.")
-        var version: String?
+        @Option(
+            name: .customLong("version"),
+            help: "For inputs without their model version (CSV, plain JSON): the version of --model to follow.")
+        var modelVersion: String?
+
+        @Option(name: .long, help: "The attribute identifying an entity's objects in references (Entity=attribute).")
+        var key: [String] = []
+
+        @Option(name: .long, help: "For plain JSON: what numbers in Date attributes count seconds from.")
+        var dateEpoch: DateEpochArgument = .unix
 
         @Option(name: .long, help: "For CSV: the field delimiter, one ASCII character (\\t or tab for a tab).")
         var delimiter: DelimiterArgument?
@@ -65,7 +84,7 @@ extension DecantCommand {
 
         @Option(
             name: .customLong("entity"), parsing: .upToNextOption,
-            help: "Only these entities (comma-separated or repeated); for a single CSV file, the entity it holds.")
+            help: "Only these entities (comma-separated or repeated); for plain JSON or a single CSV file, the entity it holds.")
         var entities: [String] = []
 
         @Option(
@@ -88,7 +107,9 @@ extension DecantCommand {
                 var formatOptions = FormatOptions(bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) })
                 formatOptions.missingExternalData = missingExternalData.policy
                 formatOptions.selfContained = journal == .delete
-                formatOptions.version = version
+                formatOptions.version = modelVersion
+                formatOptions.keys = try keys()
+                formatOptions.dateEpoch = dateEpoch.epoch
                 formatOptions.delimiter = delimiter?.character
                 formatOptions.nullMarker = nullMarker
                 let progress = ProgressLine(quiet: options.quiet, json: options.json)
@@ -118,6 +139,34 @@ extension DecantCommand {
             }
         }
     }
+}
+
+extension DecantCommand.Convert {
+    func validate() throws {
+        _ = try keys()
+    }
+
+    /// `--key Entity=attribute` options, by entity.
+    func keys() throws -> [String: String] {
+        var keys: [String: String] = [:]
+        for pair in key {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError("--key takes Entity=attribute, not \(pair)")
+            }
+            guard keys[parts[0]] == nil else { throw ValidationError("--key names \(parts[0]) twice") }
+            keys[parts[0]] = parts[1]
+        }
+        return keys
+    }
+}
+
+/// `--date-epoch unix|reference`.
+enum DateEpochArgument: String, ExpressibleByArgument, CaseIterable {
+    case unix
+    case reference
+
+    var epoch: FormatOptions.DateEpoch { FormatOptions.DateEpoch(rawValue: rawValue) ?? .unix }
 }
 
 /// `--journal wal|delete`.

@@ -20,7 +20,7 @@ struct ConvertCSVTests {
         let convert = try #require(command as? DecantCommand.Convert)
         #expect(convert.from == "csv")
         #expect(convert.to == "sqlite")
-        #expect(convert.version == "Notes 3")
+        #expect(convert.modelVersion == "Notes 3")
         #expect(convert.entities == ["Note"])
         #expect(convert.delimiter?.character == "\t")
         #expect(convert.nullMarker == "NULL")

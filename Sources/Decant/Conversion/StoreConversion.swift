@@ -100,8 +100,13 @@ public enum StoreConversion: Sendable {
         _ format: any RecordFormat, at input: URL, options: FormatOptions, selection: RecordSelection
     ) throws -> (any RecordReader, RecordSelection) {
         let reader = try format.makeReader(at: input, options: options)
+        var selection = selection
+        // `--entity` names the entity of an input that does not name it; it selects nothing there.
+        if let named = (reader as? any EntityNamingReader)?.entityFromOptions, selection.entities == [named] {
+            selection.entities = nil
+        }
         guard !selection.isEverything else { return (reader, selection) }
-        let selection = selection.includingSubentities(in: reader.model)
+        selection = selection.includingSubentities(in: reader.model)
         try selection.validate(against: reader.model)
         guard var selecting = reader as? any SelectingRecordReader else { return (reader, selection) }
         let residual = try selecting.apply(selection)

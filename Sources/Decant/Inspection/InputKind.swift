@@ -35,8 +35,10 @@ public enum InputKind: Sendable, Hashable {
             self = .sqliteStore
         } else if header.starts(with: Data("bplist00".utf8)) {
             self = .model
-        } else if let format = try? registry.inputFormat(of: url, named: nil), format.name != "sqlite" {
-            self = .records(format.name)
+        } else if let format = try? registry.inputFormat(of: url, named: nil) {
+            // By extension when the content decides nothing: a damaged store still reads as a store, so its error
+            // says what SQLite found.
+            self = format.name == "sqlite" ? .sqliteStore : .records(format.name)
         } else {
             throw DecantError(
                 .unsupportedFormat,

@@ -85,6 +85,9 @@ public struct FormatOptions: Sendable, Hashable {
     /// For delimited text (CSV): the text that stands for nil (`--null`). When nil, an empty unquoted field is nil
     /// and a quoted empty field (`""`) is the empty string.
     public var nullMarker: String?
+    /// For model-less inputs (plain JSON, CSV): what a number in a Date attribute counts seconds from
+    /// (`--date-epoch`). Defaults to ``DateEpoch/unix``.
+    public var dateEpoch: DateEpoch = .unix
 
     /// Creates options.
     public init(bundle: ModelBundle? = nil, version: String? = nil) {
@@ -109,5 +112,20 @@ public struct FormatOptions: Sendable, Hashable {
             throw DecantError(.usage, "\(bundle.name) has no versions", at: location)
         }
         return current
+    }
+}
+
+extension FormatOptions {
+    /// The instant a number of seconds in a model-less input counts from.
+    ///
+    /// ```swift
+    /// var options = FormatOptions(bundle: notes)
+    /// options.dateEpoch = .reference   // 0 is 2001-01-01T00:00:00Z, as Core Data stores dates
+    /// ```
+    public enum DateEpoch: String, Sendable, Hashable, CaseIterable, Codable {
+        /// 1970-01-01T00:00:00Z, Unix time: what most exported JSON and CSV hold.
+        case unix
+        /// 2001-01-01T00:00:00Z, Core Data's reference date: what a Core Data store holds.
+        case reference
     }
 }

@@ -18,3 +18,11 @@ extension RecordReader {
     public var diagnostics: [Diagnostic] { [] }
 }
 
+
+/// A reader of an input that does not name its objects' entity (a plain JSON array, a single CSV file): it holds
+/// the objects of the entity `FormatOptions.entity` names. For such inputs `--entity` names that entity rather than
+/// selecting among several.
+public protocol EntityNamingReader: RecordReader {
+    /// The entity taken from `FormatOptions.entity`, when the reader used it.
+    var entityFromOptions: String? { get }
+}

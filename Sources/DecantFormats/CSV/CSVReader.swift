@@ -20,9 +20,11 @@ public import Foundation
 /// var batch = RecordLayout(entity: "Note", in: reader.model)!.emptyBatch()
 /// while try reader.nextBatch(into: &batch) { print(batch.layout.entityName, batch.count) }
 /// ```
-public final class CSVReader: RecordReader {
+public final class CSVReader: EntityNamingReader {
     /// The model the records follow.
     public let model: ObjectModel
+    /// The entity `FormatOptions.entity` named, when the input holds objects of one unnamed entity.
+    public private(set) var entityFromOptions: String?
     /// Records per batch.
     public var batchSize: Int
     /// The dialect the files are read in.
@@ -146,6 +148,7 @@ public final class CSVReader: RecordReader {
                         + "(\(model.entities.map(\.name).joined(separator: ", ")))", at: Location(path: displayPath))
             }
             entityFiles[entity.name] = (url, displayPath)
+            entityFromOptions = options.entity
         }
 
         // Headers, and from them how each entity's objects are identified.

@@ -1,0 +1,306 @@
+public import DecantCore
+public import Foundation
+
+/// Writes Decant's JSON document, or its NDJSON form, batch by batch as the batches come.
+///
+/// The document is the ``JSONDocumentHeader`` under `"decant"`, then `"objects"`, one object per line:
+/// ```json
+/// {
+///   "decant": {"formatVersion":1,"model":{"name":"Notes 3",…},"metadata":{…}},
+///   "objects": [
+///     {"@id":"Folder/p1","name":"Home"},
+///     {"@id":"Note/p1","date":"2024-05-19T18:14:06.84Z","text":"milk","title":null,"folder":"Folder/p1"}
+///   ]
+/// }
+/// ```
+/// The NDJSON form has the header alone on the first line (`{"decant":{…}}`), then one object per line.
+///
+/// Every attribute is written, nil as `null`: integers and doubles as numbers (a double as the shortest text
+/// that reads back to the same bits; NaN and infinities as the strings `"NaN"`, `"Infinity"`, `"-Infinity"`),
+/// booleans as `true`/`false`, decimals as strings of their exact digits, dates as ISO 8601 in UTC with the exact
+/// fraction of a second (a number of seconds since 2001-01-01 when no ISO text reads back to the same Double),
+/// binary and transformable data as base64, UUIDs in upper case, a missing externally stored file as
+/// `{"externalDataReference": "NAME"}`. A to-one relationship is an object id or `null`, a to-many one an array of
+/// ids (ordered ones in order); a to-many relationship whose membership its to-one inverse carries
+/// (``RelationshipValue/viaInverse``) is left out, and the inverse holds it.
+///
+/// The output is built beside the destination and renamed into place by ``finish()``; ``abandon()`` (or releasing
+/// the writer unfinished) removes it, leaving an existing file untouched.
+/// ```swift
+/// var writer = try JSONRecordWriter(creating: url, model: model, style: .lines)
+/// _ = try RecordTransfer.copy(from: &reader, to: &writer)
+/// ```
+public final class JSONRecordWriter: RecordWriter {
+    /// The two shapes of Decant's JSON output (and of the input ``JSONRecordReader`` expects).
+    ///
+    /// ```swift
+    /// let style: JSONRecordWriter.Style = url.pathExtension == "ndjson" ? .lines : .document
+    /// ```
+    public enum Style: String, Sendable, Hashable, CaseIterable {
+        /// One JSON document: `{"decant": header, "objects": [...]}`.
+        case document
+        /// NDJSON: the header line `{"decant": header}`, then one object per line.
+        case lines
+    }
+
+    /// The model version the objects follow.
+    public let model: ObjectModel
+    /// Where the finished output goes.
+    public let destination: URL
+    /// The output's shape.
+    public let style: Style
+
+    private let displayPath: String
+    private let staged: StagedOutput
+    private var handle: FileHandle?
+    private var output = JSONOutput()
+    private var objectCount = 0
+    private var plans: ModelPlan
+    private enum State { case open, finished, abandoned }
+    private var state = State.open
+    private static let flushThreshold = 1 << 16
+
+    /// Starts a new output at `destination` for `model`.
+    /// - Throws: `.cannotCreateOutput` when the folder is not writable.
+    public init(creating destination: URL, model: ObjectModel, style: Style = .document) throws {
+        self.model = model
+        self.destination = destination
+        self.style = style
+        self.displayPath = destination.displayPath
+        self.plans = ModelPlan(model: model)
+        let staged = StagedOutput(destination: destination)
+        self.staged = staged
+        guard FileManager.default.createFile(atPath: staged.temporary.path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: staged.temporary.path)
+        else {
+            staged.discard()
+            let reason = String(cString: strerror(errno))
+            throw DecantError(
+                .cannotCreateOutput, "cannot create a file here: \(reason)", at: Location(path: destination.displayPath)
+            )
+        }
+        self.handle = handle
+        let header = JSONDocumentHeader(model: model).encoded()
+        switch style {
+        case .document:
+            output.append("{\n  \"decant\": ")
+            output.bytes += header
+            output.append(",\n  \"objects\": [")
+        case .lines:
+            output.append("{\"decant\":")
+            output.bytes += header
+            output.append("}\n")
+        }
+    }
+
+    deinit {
+        abandon()
+    }
+
+    public func write(_ batch: RecordBatch) throws {
+        guard state == .open else {
+            throw DecantError(.usage, "the JSON writer is already closed", at: Location(path: displayPath))
+        }
+        let name = batch.layout.entityName
+        guard let plan = plans.plan(for: name), plan.layout == batch.layout else {
+            throw DecantError(
+                .usage, "the model \(model.versionName ?? "(unnamed)") has no entity \(name) laid out as this batch is",
+                at: Location(path: displayPath, entity: name))
+        }
+        for row in 0..<batch.count {
+            switch style {
+            case .document: output.append(objectCount == 0 ? "\n    " : ",\n    ")
+            case .lines: break
+            }
+            try appendObject(row: row, of: batch, plan: plan)
+            if style == .lines { output.append("\n") }
+            objectCount += 1
+            if output.bytes.count >= Self.flushThreshold { try flush() }
+        }
+    }
+
+    public func finish() throws {
+        guard state == .open else { return }
+        do {
+            if style == .document { output.append(objectCount == 0 ? "]\n}\n" : "\n  ]\n}\n") }
+            try flush()
+            try handle?.synchronize()
+            try handle?.close()
+            handle = nil
+            state = .finished
+            try staged.commit(displayPath: displayPath)
+        } catch {
+            if state == .open { abandon() } else { staged.discard() }
+            if let error = error as? DecantError { throw error }
+            throw DecantError(
+                .ioError, "cannot complete the output", at: Location(path: displayPath), underlyingError: error)
+        }
+    }
+
+    /// Gives up the output: closes the file and removes it. Does nothing after ``finish()`` or a second time.
+    public func abandon() {
+        guard state == .open else { return }
+        state = .abandoned
+        try? handle?.close()
+        handle = nil
+        output.bytes = []
+        staged.discard()
+    }
+
+    private func flush() throws {
+        guard !output.bytes.isEmpty, let handle else { return }
+        do {
+            try handle.write(contentsOf: output.bytes)
+        } catch {
+            throw DecantError(
+                .ioError, "cannot write the output", at: Location(path: displayPath), underlyingError: error)
+        }
+        output.bytes.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Objects
+
+    private func appendObject(row: Int, of batch: RecordBatch, plan: EntityPlan) throws {
+        let layout = plan.layout
+        let id = "\(layout.entityName)/\(batch.id(at: row))"
+        output.append("{\"@id\":")
+        output.appendString(id)
+        for (index, attribute) in layout.attributes.enumerated() {
+            output.append(",")
+            output.appendString(attribute.name)
+            output.append(":")
+            try appendAttribute(batch.cell(row: row, column: index), of: batch, attribute: attribute) { problem in
+                // The value came from the input, whose path the writer does not know: the place is the object.
+                DecantError(
+                    .malformedInput, "the \(attribute.type.modelName) attribute \(attribute.name) holds \(problem)",
+                    at: Location(entity: layout.entityName, object: id, keyPath: attribute.name))
+            }
+        }
+        let attributeCount = layout.attributes.count
+        for (index, relationship) in layout.relationships.enumerated() {
+            let cell = batch.cell(row: row, column: attributeCount + index)
+            if cell.kind == .viaInverse { continue }
+            output.append(",")
+            output.appendString(relationship.name)
+            output.append(":")
+            switch cell.kind {
+            case .reference, .externalReference:
+                let reference = batch.reference(of: cell)
+                if relationship.isToMany {
+                    output.append("[")
+                    output.appendString(reference.description)
+                    output.append("]")
+                } else {
+                    output.appendString(reference.description)
+                }
+            case .referenceList:
+                let start = Int(cell.integer)
+                let members = batch.references[start..<start + Int(cell.length)]
+                if relationship.isToMany {
+                    output.append("[")
+                    for (position, member) in members.enumerated() {
+                        if position > 0 { output.append(",") }
+                        output.appendString(batch.reference(of: member).description)
+                    }
+                    output.append("]")
+                } else if let first = members.first, members.count == 1 {
+                    output.appendString(batch.reference(of: first).description)
+                } else if members.isEmpty {
+                    output.append("null")
+                } else {
+                    throw DecantError(
+                        .malformedInput, "the to-one relationship \(relationship.name) holds \(members.count) objects",
+                        at: Location(entity: layout.entityName, object: id, keyPath: relationship.name))
+                }
+            default:
+                output.append(relationship.isToMany ? "[]" : "null")
+            }
+        }
+        output.append("}")
+    }
+
+    /// Appends one attribute value; `mismatch` makes the error for a value the attribute's type cannot have.
+    private func appendAttribute(
+        _ cell: RecordBatch.Cell, of batch: RecordBatch, attribute: Attribute, mismatch: (String) -> DecantError
+    ) throws {
+        if cell.kind == .null {
+            output.append("null")
+            return
+        }
+        let real = Double(bitPattern: UInt64(bitPattern: cell.integer))
+        switch (attribute.type, cell.kind) {
+        case (.integer16, .integer), (.integer32, .integer), (.integer64, .integer):
+            output.appendRaw(String(cell.integer))
+        case (.integer16, .real), (.integer32, .real), (.integer64, .real):
+            // A whole number stored as a real reads as that integer.
+            guard real.rounded() == real, real.magnitude < 9.2e18 else { throw mismatch("the fraction \(real)") }
+            output.appendRaw(String(Int64(real)))
+        case (.boolean, .integer):
+            output.append(cell.integer != 0 ? "true" : "false")
+        case (.double, .integer), (.float, .integer):
+            output.appendRaw(String(cell.integer))
+        case (.double, .real), (.float, .real):
+            output.appendDouble(real)
+        case (.decimal, .integer):
+            output.appendString(String(cell.integer))
+        case (.decimal, .real):
+            guard real.isFinite else { throw mismatch("\(real), which a decimal cannot be") }
+            output.appendString(real.description)
+        case (.decimal, .text):
+            let text = try string(of: cell, in: batch, mismatch: mismatch)
+            guard JSONNumberSyntax.isValid(text) else { throw mismatch("the text \"\(text)\", not a decimal number") }
+            output.appendString(text)
+        case (.date, .integer):
+            appendDate(Double(cell.integer))
+        case (.date, .real):
+            appendDate(real)
+        case (.string, .text), (.uri, .text):
+            output.appendString(try string(of: cell, in: batch, mismatch: mismatch))
+        case (.binary, .blob), (.transformable, .blob):
+            output.append("\"")
+            output.appendRaw(batch.withBytes(of: cell) { Data($0) }.base64EncodedString())
+            output.append("\"")
+        case (.binary, .externalDataReference), (.transformable, .externalDataReference):
+            output.append("{\"externalDataReference\":")
+            output.appendString(try string(of: cell, in: batch, mismatch: mismatch))
+            output.append("}")
+        case (.uuid, .blob) where cell.length == 16:
+            let uuid = batch.withBytes(of: cell) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+            output.appendString(uuid.uuidString)
+        default:
+            throw mismatch(Self.describe(cell.kind))
+        }
+    }
+
+    private func appendDate(_ seconds: Double) {
+        if let text = ExactDate.text(referenceSeconds: seconds) {
+            output.appendString(text)
+        } else {
+            output.appendDouble(seconds)
+        }
+    }
+
+    private func string(
+        of cell: RecordBatch.Cell, in batch: RecordBatch, mismatch: (String) -> DecantError
+    ) throws -> String {
+        guard let text = batch.withBytes(of: cell, { String(validating: $0, as: UTF8.self) }) else {
+            throw mismatch("text that is not valid UTF-8")
+        }
+        return text
+    }
+
+    private static func describe(_ kind: RecordBatch.Kind) -> String {
+        switch kind {
+        case .null: "nil"
+        case .integer: "an integer"
+        case .real: "a real number"
+        case .text: "text"
+        case .blob: "bytes"
+        case .externalDataReference: "a reference to an external file"
+        default: "a relationship value"
+        }
+    }
+}
+
+@available(*, unavailable)
+extension JSONRecordWriter: Sendable {}

@@ -1,0 +1,165 @@
+import DecantCore
+import Foundation
+
+/// Why a JSON value cannot be an attribute's value: what was expected (the caller adds where).
+struct ValueMismatch: Error {
+    var expected: String
+}
+
+/// Reads attribute values from JSON: strictly the forms ``JSONRecordWriter`` writes (`document`), or the looser
+/// forms exported JSON has (`plain`: numbers and numeric strings, ISO 8601 dates with any offset or epoch numbers).
+struct AttributeDecoder {
+    enum Mode {
+        /// Decant's own document: exact forms only; date numbers count from 2001-01-01.
+        case document
+        /// Plain JSON: date numbers count from `epoch`; integers are range-checked for their type.
+        case plain(epoch: FormatOptions.DateEpoch)
+    }
+
+    let mode: Mode
+
+    private var isPlain: Bool {
+        if case .plain = mode { return true }
+        return false
+    }
+
+    /// The cell `value` gives `attribute`.
+    func cell(for value: JSONValue, attribute: Attribute) throws(ValueMismatch) -> CellValue {
+        if case .null = value { return .null }
+        let found = value.kindDescription
+        switch attribute.type {
+        case .integer16, .integer32, .integer64:
+            return .integer(try integer(value, attribute.type, found: found))
+        case .boolean:
+            switch value {
+            case .bool(let flag): return .integer(flag ? 1 : 0)
+            case .number("0") where isPlain: return .integer(0)
+            case .number("1") where isPlain: return .integer(1)
+            case .string("true") where isPlain: return .integer(1)
+            case .string("false") where isPlain: return .integer(0)
+            default: throw ValueMismatch(expected: "true or false, found \(found)")
+            }
+        case .double, .float:
+            if let real = real(value) { return .real(real) }
+            throw ValueMismatch(expected: "a number (or \"NaN\", \"Infinity\", \"-Infinity\"), found \(found)")
+        case .decimal:
+            switch value {
+            case .string(let text) where JSONNumberSyntax.isValid(text): return .decimal(text)
+            case .number(let text): return .decimal(text)
+            default: throw ValueMismatch(expected: "a decimal number as a string, like \"10.25\", found \(found)")
+            }
+        case .date:
+            return .real(try date(value, found: found))
+        case .string, .uri:
+            guard let text = value.stringValue else { throw ValueMismatch(expected: "a string, found \(found)") }
+            return .text(text)
+        case .uuid:
+            guard let text = value.stringValue, let uuid = UUID(uuidString: text) else {
+                throw ValueMismatch(expected: "a UUID like \"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\", found \(found)")
+            }
+            return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })
+        case .binary, .transformable:
+            if let text = value.stringValue, let data = Data(base64Encoded: text) { return .blob(data) }
+            if case .document = mode, let members = value.members, members.count == 1,
+                members[0].key == "externalDataReference", let name = members[0].node.value.stringValue
+            {
+                return .externalData(name)
+            }
+            throw ValueMismatch(
+                expected: "base64 data, found \(value.stringValue == nil ? found : "a string that is not base64")")
+        default:
+            throw ValueMismatch(expected: "null: \(attribute.type.modelName) attributes are not stored, found \(found)")
+        }
+    }
+
+    private func integer(_ value: JSONValue, _ type: AttributeType, found: String) throws(ValueMismatch) -> Int64 {
+        let name = type.modelName
+        var result: Int64?
+        switch value {
+        case .number(let text):
+            if JSONNumberSyntax.isInteger(text) {
+                result = Int64(text)
+            } else if isPlain, let real = Double(text), real.rounded() == real, real.magnitude < 9.2e18 {
+                result = Int64(real)
+            }
+        case .string(let text) where isPlain && JSONNumberSyntax.isInteger(text):
+            result = Int64(text)
+        default:
+            break
+        }
+        guard let result else { throw ValueMismatch(expected: "a whole number (\(name)), found \(found)") }
+        if isPlain {
+            let range: ClosedRange<Int64> =
+                switch type {
+                case .integer16: Int64(Int16.min)...Int64(Int16.max)
+                case .integer32: Int64(Int32.min)...Int64(Int32.max)
+                default: Int64.min...Int64.max
+                }
+            guard range.contains(result) else {
+                throw ValueMismatch(
+                    expected:
+                        "a whole number that fits \(name) (\(range.lowerBound)...\(range.upperBound)), found \(result)")
+            }
+        }
+        return result
+    }
+
+    private func real(_ value: JSONValue) -> Double? {
+        switch value {
+        case .number(let text): return Double(text)
+        case .string("NaN"): return .nan
+        case .string("Infinity"): return .infinity
+        case .string("-Infinity"): return -.infinity
+        case .string(let text) where isPlain && JSONNumberSyntax.isValid(text): return Double(text)
+        default: return nil
+        }
+    }
+
+    private func date(_ value: JSONValue, found: String) throws(ValueMismatch) -> Double {
+        let numbers: String
+        switch mode {
+        case .document: numbers = "a number of seconds since 2001-01-01"
+        case .plain(.unix): numbers = "a number of seconds since 1970-01-01 (--date-epoch unix)"
+        case .plain(.reference): numbers = "a number of seconds since 2001-01-01 (--date-epoch reference)"
+        }
+        let expected =
+            "an ISO 8601 date like \"2024-05-19T18:14:06.84Z\" or \"2024-05-19T20:14:06+02:00\", or \(numbers)"
+        switch value {
+        case .string(let text):
+            if case .document = mode {
+                switch text {
+                case "NaN": return .nan
+                case "Infinity": return .infinity
+                case "-Infinity": return -.infinity
+                default: break
+                }
+            }
+            switch ExactDate.referenceSeconds(iso: text) {
+            case .success(let seconds): return seconds
+            case .failure(.outOfRange):
+                throw ValueMismatch(expected: "\(expected); found a date out of range: \"\(text)\"")
+            case .failure(.syntax): throw ValueMismatch(expected: "\(expected); found \"\(text)\"")
+            }
+        case .number(let text):
+            switch mode {
+            case .document, .plain(.reference):
+                if let seconds = Double(text) { return seconds }
+            case .plain(.unix):
+                if let seconds = Self.unixToReference(text) { return seconds }
+            }
+            throw ValueMismatch(expected: expected + ", found \(text)")
+        default:
+            throw ValueMismatch(expected: "\(expected), found \(found)")
+        }
+    }
+
+    /// Seconds since 1970 (as JSON number text) to seconds since 2001, subtracted exactly in decimal and rounded
+    /// once.
+    static func unixToReference(_ text: String) -> Double? {
+        let offset = Decimal(ExactDate.referenceOffset)
+        if let decimal = Decimal(string: text), decimal.isFinite, let seconds = Double((decimal - offset).description) {
+            return seconds
+        }
+        return Double(text).map { $0 - Double(ExactDate.referenceOffset) }
+    }
+}

@@ -1,0 +1,113 @@
+import DecantCore
+
+/// What JSON readers and writers need to know about one entity: its layout, its properties by name, and per
+/// relationship the objects it may point at and how its membership is carried.
+struct EntityPlan {
+    /// A property's position in the layout.
+    enum Slot: Equatable {
+        case attribute(Int)
+        case relationship(Int)
+    }
+
+    let entity: Entity
+    let layout: RecordLayout
+    /// Every property by exact name.
+    let slots: [String: Slot]
+    /// Per relationship: a to-many whose membership a to-one inverse carries, and whose order does not matter.
+    /// A Core Data SQLite store keeps such a relationship only on the other side (``RelationshipValue/viaInverse``).
+    let carriedByInverse: [Bool]
+    /// Per relationship: the destination entity and its sub-entities, the entities its objects may have.
+    let destinations: [Set<String>]
+    /// Per relationship: the destination entity's name.
+    let destinationNames: [String?]
+    /// Per relationship: the inverse relationship's name and whether it is to-many.
+    let inverses: [(name: String, isToMany: Bool)?]
+
+    init?(entity name: String, in model: ObjectModel) {
+        guard let entity = model.entity(named: name), let layout = RecordLayout(entity: name, in: model) else {
+            return nil
+        }
+        self.entity = entity
+        self.layout = layout
+        var slots: [String: Slot] = [:]
+        for (index, attribute) in layout.attributes.enumerated() { slots[attribute.name] = .attribute(index) }
+        for (index, relationship) in layout.relationships.enumerated() {
+            slots[relationship.name] = .relationship(index)
+        }
+        self.slots = slots
+        var carried: [Bool] = []
+        var destinations: [Set<String>] = []
+        var inverses: [(name: String, isToMany: Bool)?] = []
+        for relationship in layout.relationships {
+            let inverse = Self.inverse(of: relationship, in: model)
+            inverses.append(inverse.map { ($0.name, $0.isToMany) })
+            carried.append(relationship.isToMany && !relationship.isOrdered && inverse.map { !$0.isToMany } == true)
+            destinations.append(Self.kinds(of: relationship.destinationEntity, in: model))
+        }
+        self.carriedByInverse = carried
+        self.destinations = destinations
+        self.destinationNames = layout.relationships.map(\.destinationEntity)
+        self.inverses = inverses
+    }
+
+    /// The inverse of `relationship`, looked up on its destination (inherited properties included).
+    static func inverse(of relationship: Relationship, in model: ObjectModel) -> Relationship? {
+        guard let inverseName = relationship.inverseName,
+            let destination = model.entity(named: relationship.inverseEntity ?? relationship.destinationEntity ?? "")
+        else { return nil }
+        return model.properties(of: destination).relationships.first { $0.name == inverseName }
+    }
+
+    /// `name` and every entity below it.
+    static func kinds(of name: String?, in model: ObjectModel) -> Set<String> {
+        guard let name else { return [] }
+        var result: Set<String> = [name]
+        var pending = [name]
+        while let next = pending.popLast() {
+            for child in model.entities where child.parentName == next && result.insert(child.name).inserted {
+                pending.append(child.name)
+            }
+        }
+        return result
+    }
+}
+
+/// Entity plans made once per entity, on first use.
+struct ModelPlan {
+    let model: ObjectModel
+    private var plans: [String: EntityPlan] = [:]
+
+    init(model: ObjectModel) {
+        self.model = model
+    }
+
+    /// The plan of `name`, or nil when the model has no such entity.
+    mutating func plan(for name: String) -> EntityPlan? {
+        if let known = plans[name] { return known }
+        guard let plan = EntityPlan(entity: name, in: model) else { return nil }
+        plans[name] = plan
+        return plan
+    }
+}
+
+extension ObjectReference {
+    /// Reads `Entity/id` (`Note/p12` is primary key 12; anything else after the slash is the source's own id).
+    init?(jsonText text: String) {
+        guard let slash = text.firstIndex(of: "/"), slash != text.startIndex else { return nil }
+        let entity = String(text[..<slash])
+        let id = String(text[text.index(after: slash)...])
+        guard !id.isEmpty else { return nil }
+        self.init(entity: entity, id: RecordID(jsonText: id))
+    }
+}
+
+extension RecordID {
+    /// Reads an identity as ``description`` writes it: `p12` is primary key 12, anything else is external.
+    init(jsonText text: String) {
+        if text.hasPrefix("p"), let key = Int64(text.dropFirst()), "p\(key)" == text {
+            self = .primaryKey(key)
+        } else {
+            self = .external(text)
+        }
+    }
+}
