@@ -50,4 +50,19 @@ struct HostileModelTests {
         #expect(error?.location?.line == 4)
         #expect(error?.location?.entity == "A" && error?.location?.keyPath == "d")
     }
+
+    @Test func longInheritanceChainReadsInLinearTime() throws {
+        let count = 5_000
+        var contents = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<model>\n<entity name=\"E0\"/>\n"
+        for index in 1..<count { contents += "<entity name=\"E\(index)\" parentEntity=\"E\(index - 1)\"/>\n" }
+        contents += "</model>\n"
+        let start = Date()
+        let model = try XcdatamodelReader.parse(Data(contents.utf8), path: "x")
+        #expect(model.entities.count == count)
+        #expect(Date().timeIntervalSince(start) < 30)
+        // A cycle at the end of the chain is still found.
+        let cyclic = contents.replacingOccurrences(of: "<entity name=\"E0\"/>", with: "<entity name=\"E0\" parentEntity=\"E\(count - 1)\"/>")
+        let error = #expect(throws: DecantError.self) { try XcdatamodelReader.parse(Data(cyclic.utf8), path: "x") }
+        #expect(error?.message.contains("cycle") == true)
+    }
 }
