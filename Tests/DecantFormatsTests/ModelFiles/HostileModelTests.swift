@@ -1,5 +1,5 @@
 import DecantCore
-import DecantFormats
+@testable import DecantFormats
 import DecantTestSupport
 import Foundation
 import Testing
@@ -64,5 +64,51 @@ struct HostileModelTests {
         let cyclic = contents.replacingOccurrences(of: "<entity name=\"E0\"/>", with: "<entity name=\"E0\" parentEntity=\"E\(count - 1)\"/>")
         let error = #expect(throws: DecantError.self) { try XcdatamodelReader.parse(Data(cyclic.utf8), path: "x") }
         #expect(error?.message.contains("cycle") == true)
+    }
+
+    // MARK: Archived expressions
+
+    @Test func constantArrayThatContainsItselfIsRefused() throws {
+        var writer = KeyedArchiveWriter()
+        let array = writer.reserveObject()
+        writer.setObject(array, className: "NSArray", fields: ["NS.objects": .array([array.uid])])
+        let expression = writer.addObject(
+            className: "NSConstantValueExpression", fields: ["NSExpressionType": 0, "NSConstantValue": array.uid])
+        let archive = try KeyedArchive(data: try writer.encodedData(root: expression), path: "loop.mom")
+        let error = #expect(throws: DecantError.self) {
+            try ArchivedExpressionFormat(archive: archive).expression(expression.uid)
+        }
+        #expect(error?.code == .malformedInput)
+        #expect(error?.location?.path == "loop.mom")
+        #expect(error?.message.contains("deeper than 64") == true)
+    }
+
+    @Test func sharedSubexpressionsAreBounded() throws {
+        // 40 function expressions, each taking the next one twice: 2^40 renderings without a bound.
+        var writer = KeyedArchiveWriter()
+        var next = writer.addObject(className: "NSSelfExpression", fields: ["NSExpressionType": 1])
+        for _ in 0..<40 {
+            let arguments = writer.addArray([next.uid, next.uid])
+            next = writer.addObject(
+                className: "NSFunctionExpression",
+                fields: ["NSExpressionType": 4, "NSSelectorName": .string("add:to:"), "NSArguments": arguments.uid])
+        }
+        let archive = try KeyedArchive(data: try writer.encodedData(root: next), path: "dag.mom")
+        let start = Date()
+        let error = #expect(throws: DecantError.self) { try ArchivedExpressionFormat(archive: archive).expression(next.uid) }
+        #expect(error?.code == .malformedInput)
+        #expect(error?.message.contains("shared objects") == true)
+        #expect(Date().timeIntervalSince(start) < 30)
+    }
+
+    @Test func deeplyNestedInlineValuesInAnArchiveAreRefused() {
+        var value: PropertyListValue = .string("leaf")
+        for _ in 0..<200 { value = [value] }
+        let plist: PropertyListValue = [
+            "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["root": value], "$objects": ["$null"],
+        ]
+        let error = #expect(throws: DecantError.self) { try KeyedArchive(propertyList: plist, path: "deep.archive") }
+        #expect(error?.code == .malformedInput)
+        #expect(error?.location?.path == "deep.archive")
     }
 }
