@@ -125,7 +125,8 @@ private struct Reader {
         }
         // Each chain is walked once: entities already known to reach a root end the walk, so a long chain of
         // sub-entities costs linear time, not quadratic.
-        let parents = Dictionary(model.entities.map { ($0.name, $0.parentName) }, uniquingKeysWith: { first, _ in first })
+        let parents = Dictionary(
+            model.entities.map { ($0.name, $0.parentName) }, uniquingKeysWith: { first, _ in first })
         var reachesRoot: Set<String> = []
         for (entity, node) in zip(model.entities, entityNodes) {
             var visiting: [String] = [entity.name]

@@ -18,7 +18,9 @@ struct HostileModelTests {
 
     @Test(arguments: deepDerivations.indices)
     func deepDerivationsAreRefused(_ index: Int) {
-        let error = #expect(throws: DecantError.self) { try DerivationExpression.normalize(Self.deepDerivations[index]) }
+        let error = #expect(throws: DecantError.self) {
+            try DerivationExpression.normalize(Self.deepDerivations[index])
+        }
         #expect(error?.code == .malformedInput)
         #expect(error?.message.contains("deeper than 256 levels") == true)
         // The message quotes the start of the expression, not all of it.
@@ -61,7 +63,8 @@ struct HostileModelTests {
         #expect(model.entities.count == count)
         #expect(Date().timeIntervalSince(start) < 30)
         // A cycle at the end of the chain is still found.
-        let cyclic = contents.replacingOccurrences(of: "<entity name=\"E0\"/>", with: "<entity name=\"E0\" parentEntity=\"E\(count - 1)\"/>")
+        let cyclic = contents.replacingOccurrences(
+            of: "<entity name=\"E0\"/>", with: "<entity name=\"E0\" parentEntity=\"E\(count - 1)\"/>")
         let error = #expect(throws: DecantError.self) { try XcdatamodelReader.parse(Data(cyclic.utf8), path: "x") }
         #expect(error?.message.contains("cycle") == true)
     }
@@ -95,7 +98,9 @@ struct HostileModelTests {
         }
         let archive = try KeyedArchive(data: try writer.encodedData(root: next), path: "dag.mom")
         let start = Date()
-        let error = #expect(throws: DecantError.self) { try ArchivedExpressionFormat(archive: archive).expression(next.uid) }
+        let error = #expect(throws: DecantError.self) {
+            try ArchivedExpressionFormat(archive: archive).expression(next.uid)
+        }
         #expect(error?.code == .malformedInput)
         #expect(error?.message.contains("shared objects") == true)
         #expect(Date().timeIntervalSince(start) < 30)

@@ -9,8 +9,9 @@ public import Foundation
 ///
 /// Offsets, counts and object references are bounds-checked; a reference graph that loops back on itself,
 /// nesting deeper than ``maximumDepth``, and containers shared so often that the value tree would hold more than
-/// ``maximumValueCount(forFileSize:)`` values (a binary "billion laughs") are rejected. Every error is a ``DecantError`` with code
-/// `.malformedInput` (or `.unsupportedFormat` for another `bplist` version) and the byte offset of the object.
+/// ``maximumValueCount(forFileSize:)`` values (a binary "billion laughs") are rejected. Every error is a
+/// ``DecantError`` with code `.malformedInput` (or `.unsupportedFormat` for another `bplist` version) and the byte
+/// offset of the object.
 public struct BinaryPropertyListReader: Sendable {
     /// The file name put into error locations.
     public var path: String?

@@ -51,7 +51,8 @@ enum XMLInput {
         }
         if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
             throw DecantError(
-                .unsupportedFormat, "the XML is UTF-16 or UTF-32 (it starts with a byte-order mark); Decant reads UTF-8",
+                .unsupportedFormat,
+                "the XML is UTF-16 or UTF-32 (it starts with a byte-order mark); Decant reads UTF-8",
                 at: location(0))
         }
         let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
@@ -201,7 +202,8 @@ enum XMLInput {
         20: "parameter-entity reference after the root element",
         21: "entity reference without a name", 22: "entity reference without a closing ';'",
         23: "parameter-entity reference without a name", 24: "parameter-entity reference without a closing ';'",
-        25: "undeclared entity", 26: "undeclared entity", 27: "undeclared entity", 28: "reference to an unparsed entity",
+        25: "undeclared entity", 26: "undeclared entity", 27: "undeclared entity",
+        28: "reference to an unparsed entity",
         29: "reference to an external entity", 30: "parameter-entity reference in content", 31: "unknown encoding",
         32: "unsupported encoding", 33: "string not started (a quote is missing)", 34: "string not closed",
         35: "bad namespace declaration", 36: "entity value not started", 37: "entity value not finished",

@@ -53,7 +53,8 @@ struct HostileXMLTests {
 
     @Test func invalidUTF8InAnXMLPropertyListNamesItsOffset() {
         let before = "<dict>\n<k"
-        let data = Data(Self.plistHeader.utf8) + Data(before.utf8) + Data([0xE9]) + Data("ey>a</key><true/></dict></plist>".utf8)
+        let data = Data(Self.plistHeader.utf8) + Data(before.utf8) + Data([0xE9])
+            + Data("ey>a</key><true/></dict></plist>".utf8)
         let error = #expect(throws: DecantError.self) { try PropertyListValue.decode(from: data, path: "Info.plist") }
         #expect(error?.code == .malformedInput)
         #expect(error?.location?.offset == Self.plistHeader.utf8.count + before.utf8.count)
@@ -194,7 +195,9 @@ struct HostileXMLTests {
         let error = #expect(throws: DecantError.self) { try PropertyListValue.decode(from: data, path: "x") }
         #expect(error?.code == .unsupportedFormat)
         let text = Self.billionLaughs
-        let declaration = text.range(of: "<!ENTITY").map { text.utf8.distance(from: text.startIndex, to: $0.lowerBound) }
+        let declaration = text.range(of: "<!ENTITY").map {
+            text.utf8.distance(from: text.startIndex, to: $0.lowerBound)
+        }
         #expect(error?.location?.offset == declaration)
     }
 
