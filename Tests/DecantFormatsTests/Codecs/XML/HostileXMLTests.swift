@@ -79,6 +79,24 @@ struct HostileXMLTests {
         #expect(error?.location?.offset == Self.plistHeader.utf8.count + before.utf8.count)
     }
 
+    @Test func invalidUTF8InCurrentVersionFileNamesTheFile() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = folder.appendingPathComponent("Notes.xcdatamodeld")
+        let version = bundle.appendingPathComponent("Notes.xcdatamodel")
+        try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+        try Self.model("<entity name=\"A\"/>\n</model>\n").write(to: version.appendingPathComponent("contents"))
+        let current = bundle.appendingPathComponent(".xccurrentversion")
+        let before = "<dict>\n<key>_XCCurrentVersionName</key>\n<string>Notes"
+        let after = ".xcdatamodel</string></dict></plist>"
+        try (Data(Self.plistHeader.utf8) + Data(before.utf8) + Data([0xFF]) + Data(after.utf8)).write(to: current)
+        let error = #expect(throws: DecantError.self) { try ModelBundle.load(from: bundle) }
+        #expect(error?.code == .malformedInput)
+        #expect(error?.location?.path == current.path)
+        #expect(error?.location?.offset == Self.plistHeader.utf8.count + before.utf8.count)
+        #expect(error?.location?.line == 6)
+    }
+
     @Test func declaredLatin1IsReadAsLatin1() throws {
         let data = Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<model>\n<entity name=\"Caf".utf8)
             + Data([0xE9]) + Data("\"/>\n</model>\n".utf8)
