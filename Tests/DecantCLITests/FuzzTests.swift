@@ -446,7 +446,8 @@ struct FuzzCase {
         let modelTagEnd = text.range(of: "<model").flatMap { text[$0.upperBound...].firstIndex(of: ">") }
         /// Puts `fragment` first inside `<model>` (or at the end when there is no `<model>` tag).
         func insertInsideModel(_ fragment: String) {
-            if let end = modelTagEnd { text.insert(contentsOf: fragment, at: text.index(after: end)) } else { text += fragment }
+            guard let end = modelTagEnd else { return text += fragment }
+            text.insert(contentsOf: fragment, at: text.index(after: end))
         }
         switch random.below(4) {
         case 0:
@@ -563,7 +564,8 @@ struct FuzzCase {
         "drop-table", "drop-entity-table", "text-in-z-ent", "integer-plist", "text-plist", "delete-metadata",
         "duplicate-metadata", "damage-plist-bytes", "truncate-model-cache", "garbage-model-cache",
         "damage-model-cache-archive", "delete-model-cache", "retype-column", "rename-column", "bad-primary-key-max",
-        "dangling-relationship", "negative-pk", "damage-blob",
+        "dangling-relationship", "negative-pk", "damage-blob", "unknown-z-ent", "z-super-cycle", "invalid-utf8-text",
+        "drop-column", "rename-entity",
     ]
 
     /// Applies one SQL-level damage to a store copy; prints what it did. Arguments: path, operation, seed.
@@ -622,7 +624,9 @@ struct FuzzCase {
         elif op == "retype-column":
             table = rng.choice(entities)
             column = rng.choice(columns(table))
-            value = rng.choice(["garbage", b"\x00\xff", 1e308, -9223372036854775808, None, 3.5])
+            value = rng.choice([
+                "garbage", b"\x00\xff", 1e308, float("inf"), float("-inf"), -9223372036854775808, None, 3.5, 2.0**70,
+            ])
             sql(f'update "{table}" set "{column}" = ?', value)
         elif op == "rename-column":
             table = rng.choice(entities)
@@ -652,6 +656,26 @@ struct FuzzCase {
                         done = True
             if not done:
                 print("no blob value to damage")
+        elif op == "unknown-z-ent":
+            table = rng.choice(entities)
+            sql(f'update "{table}" set Z_ENT = ? where rowid in (select rowid from "{table}" limit 1)',
+                rng.choice([999, -1, 0]))
+        elif op == "z-super-cycle":
+            rows = con.execute("select Z_ENT from Z_PRIMARYKEY").fetchall()
+            if rows:
+                first = rng.choice(rows)[0]
+                sql("update Z_PRIMARYKEY set Z_SUPER = ? where Z_ENT = ?", rng.choice([first, 999, -1]), first)
+        elif op == "invalid-utf8-text":
+            table = rng.choice(entities)
+            column = rng.choice(columns(table))
+            sql(f'update "{table}" set "{column}" = cast(x\'41ff80c3\' as text)')
+        elif op == "drop-column":
+            table = rng.choice(entities)
+            column = rng.choice([c for c in columns(table) if c != "Z_PK"] or ["Z_PK"])
+            sql(f'alter table "{table}" drop column "{column}"')
+        elif op == "rename-entity":
+            sql("update Z_PRIMARYKEY set Z_NAME = ? where Z_ENT = (select min(Z_ENT) from Z_PRIMARYKEY)",
+                rng.choice(["", "Nope", "Mood\u00e9", "x" * 1000]))
         con.close()
         """#
 }
