@@ -4,12 +4,16 @@ public import Foundation
 public enum Subprocess {
     /// What a finished process left.
     public struct Outcome: Sendable {
-        /// The exit status.
+        /// The exit status, or the signal number when ``signal`` is set.
         public var status: Int32
         /// Everything written to standard output.
         public var stdout: Data
         /// Everything written to standard error.
         public var stderr: Data
+        /// The signal that ended the process, if one did (a crash, or the kill after a timeout).
+        public var signal: Int32? = nil
+        /// Whether the process was killed for outrunning the timeout of ``Subprocess/run(_:_:input:timeout:)``.
+        public var timedOut = false
 
         /// Standard output as text.
         public var output: String { String(decoding: stdout, as: UTF8.self) }
@@ -18,7 +22,12 @@ public enum Subprocess {
     }
 
     /// Runs `executable` with `arguments`, feeding `input` on standard input, and waits for it.
-    public static func run(_ executable: URL, _ arguments: [String], input: Data? = nil) throws -> Outcome {
+    ///
+    /// With a `timeout`, a process still running after that many seconds is sent SIGTERM, then SIGKILL a second
+    /// later, and the outcome says ``Outcome/timedOut``.
+    public static func run(
+        _ executable: URL, _ arguments: [String], input: Data? = nil, timeout: TimeInterval? = nil
+    ) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -28,6 +37,8 @@ public enum Subprocess {
         process.standardError = errors
         let inputPipe = input.map { _ in Pipe() }
         if let inputPipe { process.standardInput = inputPipe }
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
         try process.run()
         if let inputPipe, let input {
             // Write from another thread so a large input cannot dead-lock against a full output pipe.
@@ -37,10 +48,47 @@ public enum Subprocess {
                 try? handle.close()
             }
         }
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        // Read both pipes at once, so a child that fills one while we wait on the other cannot stall.
+        let collected = PipeContents()
+        let readers = DispatchGroup()
+        for (pipe, isError) in [(output, false), (errors, true)] {
+            DispatchQueue.global().async(group: readers) {
+                collected.set(pipe.fileHandleForReading.readDataToEndOfFile(), isError: isError)
+            }
+        }
+        var timedOut = false
+        if let timeout, finished.wait(timeout: .now() + timeout) == .timedOut {
+            timedOut = true
+            process.terminate()
+            if finished.wait(timeout: .now() + 1) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+                finished.wait()
+            }
+        } else if timeout == nil {
+            finished.wait()
+        }
+        readers.wait()
         process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        let signal = process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
+        return Outcome(
+            status: process.terminationStatus, stdout: collected.stdout, stderr: collected.stderr, signal: signal,
+            timedOut: timedOut)
+    }
+
+    /// The two pipes' contents, filled from two reader threads.
+    private final class PipeContents: @unchecked Sendable {
+        private let lock = NSLock()
+        private var out = Data()
+        private var err = Data()
+
+        func set(_ data: Data, isError: Bool) {
+            lock.withLock {
+                if isError { err = data } else { out = data }
+            }
+        }
+
+        var stdout: Data { lock.withLock { out } }
+        var stderr: Data { lock.withLock { err } }
     }
 }
 

@@ -7,14 +7,40 @@ import Foundation
 /// Covers the shapes compiled models and mapping models use: constants, `SELF`, variables, key paths,
 /// function expressions (built-in functions, `valueForKeyPath:` key-path functions, `FUNCTION(…)` calls),
 /// fetch-request expressions, and comparison, compound, true and false predicates.
+///
+/// Hostile graphs are bounded: nesting deeper than 64 levels throws, and so does rendering more than 100,000
+/// objects in all (a sub-expression shared by several parents is rendered once per parent, so a small archive could
+/// otherwise take exponential time).
 struct ArchivedExpressionFormat {
     let archive: KeyedArchive
     private static let maximumDepth = 64
+    private static let maximumVisits = 100_000
+    private let visits = VisitCounter()
+
+    init(archive: KeyedArchive) {
+        self.archive = archive
+    }
+
+    /// Counts the objects rendered by one formatter (shared by its copies).
+    private final class VisitCounter {
+        var count = 0
+    }
+
+    /// Counts one more rendered object, throwing past the limits.
+    private func enter(_ object: ArchivedObject, depth: Int) throws {
+        guard depth < Self.maximumDepth else { throw tooDeep(object) }
+        visits.count += 1
+        guard visits.count <= Self.maximumVisits else {
+            throw DecantError(
+                .malformedInput, "expressions refer to shared objects more than \(Self.maximumVisits) times",
+                at: Location(path: archive.path, object: "$objects[\(object.index)]"))
+        }
+    }
 
     /// The format of the expression object `value` refers to; `nil` for nil.
     func expression(_ value: PropertyListValue?, depth: Int = 0) throws -> String? {
         guard let object = try archive.object(for: value) else { return nil }
-        guard depth < Self.maximumDepth else { throw tooDeep(object) }
+        try enter(object, depth: depth)
         switch try archive.integer(forKey: "NSExpressionType", in: object) ?? -1 {
         case 0:
             if let className = try archive.string(forKey: "NSConstantValueClassName", in: object) { return className }
@@ -43,7 +69,7 @@ struct ArchivedExpressionFormat {
     /// The format of the predicate object `value` refers to; `nil` for nil.
     func predicate(_ value: PropertyListValue?, depth: Int = 0) throws -> String? {
         guard let object = try archive.object(for: value) else { return nil }
-        guard depth < Self.maximumDepth else { throw tooDeep(object) }
+        try enter(object, depth: depth)
         if object.isKind(of: "NSTruePredicate") { return "TRUEPREDICATE" }
         if object.isKind(of: "NSFalsePredicate") { return "FALSEPREDICATE" }
         if object.isKind(of: "NSCompoundPredicate") {
@@ -112,6 +138,7 @@ struct ArchivedExpressionFormat {
             default: return "?"
             }
         case .object(let object):
+            try enter(object, depth: depth)
             if let text = try? archive.string(.uid(UInt64(object.index))) { return quoted(text) }
             if object.isKind(of: "NSDate"), let time = try archive.date(.uid(UInt64(object.index))) {
                 return "CAST(\(time), \"NSDate\")"

@@ -15,15 +15,23 @@ import Foundation
 /// `canonical:(name)`), string and number constants, and binary operators between those, re-spaced as
 /// `a + b`. Only `@count` is verified against Apple output.
 public enum DerivationExpression: Sendable {
+    /// The deepest nesting accepted: parentheses, function calls and chained operators each add a level.
+    public static let maximumDepth = 256
+
     /// Normalises an expression; throws `.malformedInput` when it cannot be tokenised (unbalanced quotes or
-    /// parentheses, stray characters).
+    /// parentheses, stray characters) or nests deeper than ``maximumDepth`` levels.
     public static func normalize(_ source: String) throws -> String {
         var parser = Parser(tokens: try tokenize(source), source: source)
-        let node = try parser.expression()
+        let node = try parser.expression(depth: 0).node
         guard parser.atEnd else {
-            throw DecantError(.malformedInput, "unexpected text after the expression in \"\(source)\"")
+            throw DecantError(.malformedInput, "unexpected text after the expression in \"\(excerpt(source))\"")
         }
         return node.rendered
+    }
+
+    /// The source as quoted in an error message: whole when short, else its first 60 characters and an ellipsis.
+    static func excerpt(_ source: String) -> String {
+        source.count <= 80 ? source : source.prefix(60) + "…"
     }
 
     private indirect enum Node {
@@ -79,7 +87,7 @@ public enum DerivationExpression: Sendable {
         let chars = Array(source)
         var i = 0
         func fail(_ message: String) -> DecantError {
-            DecantError(.malformedInput, "\(message) at character \(i + 1) of \"\(source)\"")
+            DecantError(.malformedInput, "\(message) at character \(i + 1) of \"\(excerpt(source))\"")
         }
         while i < chars.count {
             let c = chars[i]
@@ -147,7 +155,7 @@ public enum DerivationExpression: Sendable {
         var atEnd: Bool { index >= tokens.count }
 
         func fail(_ message: String) -> DecantError {
-            DecantError(.malformedInput, "\(message) in \"\(source)\"")
+            DecantError(.malformedInput, "\(message) in \"\(DerivationExpression.excerpt(source))\"")
         }
 
         mutating func take() -> Token? {
@@ -158,41 +166,55 @@ public enum DerivationExpression: Sendable {
 
         func peek() -> Token? { index < tokens.count ? tokens[index] : nil }
 
-        mutating func expression() throws -> Node {
-            var node = try term()
+        /// Parses an expression starting `depth` levels down; returns it with the depth of its deepest part, so
+        /// that rendering (and dropping) the tree stays within ``DerivationExpression/maximumDepth`` frames.
+        mutating func expression(depth: Int) throws -> (node: Node, depth: Int) {
+            var (node, nodeDepth) = try term(depth: depth)
             while case .symbol(let op)? = peek(), operators.contains(op) {
                 index += 1
-                node = .binary(node, op, try term())
+                let rhs = try term(depth: depth)
+                nodeDepth = try checked(max(nodeDepth, rhs.depth) + 1)
+                node = .binary(node, op, rhs.node)
             }
-            return node
+            return (node, nodeDepth)
         }
 
-        mutating func term() throws -> Node {
+        func checked(_ depth: Int) throws -> Int {
+            guard depth <= DerivationExpression.maximumDepth else {
+                throw fail("the expression nests deeper than \(DerivationExpression.maximumDepth) levels")
+            }
+            return depth
+        }
+
+        mutating func term(depth: Int) throws -> (node: Node, depth: Int) {
+            let depth = try checked(depth + 1)
             switch take() {
             case .string(let text)?:
-                return .string(text)
+                return (.string(text), depth)
             case .number(let text)?:
-                return .number(text)
+                return (.number(text), depth)
             case .symbol("(")?:
-                let inner = try expression()
+                let inner = try expression(depth: depth)
                 guard take() == .symbol(")") else { throw fail("missing \")\"") }
                 return inner
             case .aggregate(let op)?:
                 // A bare `@count` etc. applies to the object itself; keep it as written.
-                return .keyPath([op])
+                return (.keyPath([op]), depth)
             case .identifier(let name)?:
                 if peek() == .symbol("(") {
                     index += 1
                     var arguments: [Node] = []
+                    var deepest = depth
                     if peek() != .symbol(")") {
-                        arguments.append(try expression())
-                        while peek() == .symbol(",") {
-                            index += 1
-                            arguments.append(try expression())
-                        }
+                        repeat {
+                            if !arguments.isEmpty { index += 1 }
+                            let argument = try expression(depth: depth)
+                            arguments.append(argument.node)
+                            deepest = max(deepest, argument.depth)
+                        } while peek() == .symbol(",")
                     }
                     guard take() == .symbol(")") else { throw fail("missing \")\" after the arguments of \(name)") }
-                    return .function(name, arguments)
+                    return (.function(name, arguments), deepest)
                 }
                 guard !name.hasSuffix(":") else { throw fail("function \(name) has no argument list") }
                 var parts = [name]
@@ -207,7 +229,7 @@ public enum DerivationExpression: Sendable {
                 if parts.filter({ $0.hasPrefix("@") }).count > 1 {
                     throw fail("more than one collection operator in one key path")
                 }
-                return .keyPath(parts)
+                return (.keyPath(parts), depth)
             default:
                 throw fail("an expression is missing")
             }

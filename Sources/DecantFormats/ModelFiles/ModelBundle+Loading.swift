@@ -122,18 +122,17 @@ extension ModelBundle {
     private static func currentVersionName(in bundle: URL) throws -> String? {
         let file = bundle.appendingPathComponent(".xccurrentversion")
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
-        let object: Any
-        do {
-            object = try PropertyListSerialization.propertyList(from: Data(contentsOf: file), format: nil)
-        } catch {
-            throw DecantError(.malformedInput, "not a property list", at: Location(path: file.path), underlyingError: error)
-        }
-        guard let dictionary = object as? [String: Any] else {
+        // Decant's own reader, not PropertyListSerialization: the same checks on hostile bytes as every other
+        // property list, and errors with a line or offset.
+        let plist = try PropertyListValue.decode(from: readFile(file), path: file.path)
+        guard case .dictionary(let dictionary) = plist else {
             throw DecantError(.malformedInput, "the property list is not a dictionary", at: Location(path: file.path))
         }
         guard let name = dictionary["_XCCurrentVersionName"] else { return nil }
-        guard let text = name as? String else {
-            throw DecantError(.malformedInput, "_XCCurrentVersionName is not a string", at: Location(path: file.path))
+        guard case .string(let text) = name else {
+            throw DecantError(
+                .malformedInput, "_XCCurrentVersionName is not a string",
+                at: Location(path: file.path, keyPath: "_XCCurrentVersionName"))
         }
         return text.hasSuffix(".xcdatamodel") ? String(text.dropLast(".xcdatamodel".count)) : text
     }

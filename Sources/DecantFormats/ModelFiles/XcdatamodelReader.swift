@@ -123,17 +123,23 @@ private struct Reader {
                 }
             }
         }
-        var visiting: Set<String> = []
-        for entity in model.entities {
-            visiting = [entity.name]
-            var current = entity
-            while let parent = model.parent(of: current) {
-                guard visiting.insert(parent.name).inserted else {
-                    let node = entityNodes.first { $0.attributes["name"] == entity.name } ?? root
-                    throw failure("entity inheritance forms a cycle through \(parent.name)", node, entity: entity.name)
+        // Each chain is walked once: entities already known to reach a root end the walk, so a long chain of
+        // sub-entities costs linear time, not quadratic.
+        let parents = Dictionary(
+            model.entities.map { ($0.name, $0.parentName) }, uniquingKeysWith: { first, _ in first })
+        var reachesRoot: Set<String> = []
+        for (entity, node) in zip(model.entities, entityNodes) {
+            var visiting: [String] = [entity.name]
+            var onPath: Set<String> = [entity.name]
+            var current = entity.name
+            while !reachesRoot.contains(current), let parent = parents[current] ?? nil {
+                guard onPath.insert(parent).inserted else {
+                    throw failure("entity inheritance forms a cycle through \(parent)", node, entity: entity.name)
                 }
+                visiting.append(parent)
                 current = parent
             }
+            reachesRoot.formUnion(visiting)
         }
     }
 

@@ -20,7 +20,7 @@ struct XcdatamodelErrorTests {
         ("<entity name=\"A\">\n<attribute name=\"d\" attributeType=\"Date\" minDateTimeInterval=\"soon\"/>\n</entity>\n</model>", 4,
             "soon"),
         ("<entity name=\"A\">\n<attribute name=\"n\"/>\n</entity>\n</model>", 4, "no attributeType"),
-        ("<entity name=\"A\">\n\n<attribute name=\"x\" attributeType=\"String\">\n</entity>\n</model>", 6, "cannot be parsed"),
+        ("<entity name=\"A\">\n\n<attribute name=\"x\" attributeType=\"String\">\n</entity>\n</model>", 6, "mismatched end tag"),
         ("<entity name=\"A\" parentEntity=\"B\"/>\n<entity name=\"B\" parentEntity=\"A\"/>\n</model>", 3, "cycle"),
         ("<entity name=\"A\">\n<attribute name=\"c\" attributeType=\"Integer 32\" derived=\"YES\" derivationExpression=\"items.@bogus\"/>\n</entity>\n</model>",
             4, "@bogus"),

@@ -7,9 +7,11 @@ public import Foundation
 /// let value = try BinaryPropertyListReader(path: "SampleModel.mom").read(data)
 /// ```
 ///
-/// Offsets, counts and object references are bounds-checked; a reference graph that loops back on itself and
-/// nesting deeper than ``maximumDepth`` are rejected. Every error is a ``DecantError`` with code
-/// `.malformedInput` (or `.unsupportedFormat` for another `bplist` version) and the byte offset of the object.
+/// Offsets, counts and object references are bounds-checked; a reference graph that loops back on itself,
+/// nesting deeper than ``maximumDepth``, and containers shared so often that the value tree would hold more than
+/// ``maximumValueCount(forFileSize:)`` values (a binary "billion laughs") are rejected. Every error is a
+/// ``DecantError`` with code `.malformedInput` (or `.unsupportedFormat` for another `bplist` version) and the byte
+/// offset of the object.
 public struct BinaryPropertyListReader: Sendable {
     /// The file name put into error locations.
     public var path: String?
@@ -20,6 +22,13 @@ public struct BinaryPropertyListReader: Sendable {
     public init(path: String? = nil, maximumDepth: Int = 512) {
         self.path = path
         self.maximumDepth = maximumDepth
+    }
+
+    /// The most values the decoded tree may hold, counting a shared object once per reference: a million, or four
+    /// per byte for larger files. Apple's writers share only strings, numbers and data, which keeps their files far
+    /// below this; every walk over the tree (references, JSON output) is bounded by it.
+    public static func maximumValueCount(forFileSize size: Int) -> Int {
+        max(1_000_000, size.multipliedReportingOverflow(by: 4).partialValue)
     }
 
     /// Whether `data` starts with the binary property list magic `bplist`.
@@ -49,11 +58,15 @@ extension BinaryPropertyListReader {
         var parsed: [Int: PropertyListValue] = [:]
         /// Objects being parsed on the current path; meeting one again means the graph loops.
         var inProgress: Set<Int> = []
+        /// The number of values in each parsed object's tree, shared objects counted once per reference.
+        var treeSizes: [Int: Int] = [:]
+        let maximumValueCount: Int
 
         init(bytes: [UInt8], path: String?, maximumDepth: Int) throws {
             self.bytes = bytes
             self.path = path
             self.maximumDepth = maximumDepth
+            self.maximumValueCount = BinaryPropertyListReader.maximumValueCount(forFileSize: bytes.count)
             let headerLength = 8
             let trailerLength = 32
             guard bytes.count >= 6, bytes[0..<6].elementsEqual(Array("bplist".utf8)) else {
@@ -175,6 +188,19 @@ extension BinaryPropertyListReader {
             return value
         }
 
+        /// The tree size of `children` plus their container, throwing when it passes ``maximumValueCount``.
+        func treeSize(of children: [Int], at offset: Int) throws -> Int {
+            var size = 1
+            for child in children {
+                size += treeSizes[child] ?? 1
+                guard size <= maximumValueCount else {
+                    throw error(
+                        "shared objects expand to more than \(maximumValueCount) values (a reference bomb)", at: offset)
+                }
+            }
+            return size
+        }
+
         func references(at start: Int, count: Int, objectStart: Int) throws -> [Int] {
             try checkSpan(start, count: count, width: objectRefSize, objectStart: objectStart)
             return try (0..<count).map { item in
@@ -243,6 +269,7 @@ extension BinaryPropertyListReader {
                 for child in children {
                     elements.append(try parseObject(child, depth: depth + 1))
                 }
+                treeSizes[index] = try treeSize(of: children, at: offset)
                 return marker >> 4 == 0xA ? .array(elements) : .set(elements)
             case 0xD:
                 let (length, start) = try count(marker: marker, at: offset)
@@ -259,6 +286,7 @@ extension BinaryPropertyListReader {
                     }
                     dictionary[key] = try parseObject(valueReference, depth: depth + 1)
                 }
+                treeSizes[index] = try treeSize(of: keyReferences + valueReferences, at: offset)
                 return .dictionary(dictionary)
             default:
                 throw error(String(format: "unknown marker 0x%02X", marker), at: offset)

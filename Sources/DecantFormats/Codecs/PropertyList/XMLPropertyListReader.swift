@@ -11,15 +11,16 @@ import FoundationXML
 /// let value = try XMLPropertyListReader(path: "NSKeyedUnarchiver-URLTest.plist").read(data)
 /// ```
 ///
-/// Errors are ``DecantError`` with code `.malformedInput` and the line of the offending element.
+/// Errors are ``DecantError`` with code `.malformedInput` and the line of the offending element (the byte offset
+/// for bytes that are not UTF-8); the bytes are checked before the parser sees them (``XMLInput``).
 public struct XMLPropertyListReader: Sendable {
     /// The file name put into error locations.
     public var path: String?
-    /// The deepest nesting of arrays and dictionaries accepted. Defaults to 512.
+    /// The deepest nesting of arrays and dictionaries accepted. Defaults to 256.
     public var maximumDepth: Int
 
     /// Creates a reader; `path` only labels errors.
-    public init(path: String? = nil, maximumDepth: Int = 512) {
+    public init(path: String? = nil, maximumDepth: Int = 256) {
         self.path = path
         self.maximumDepth = maximumDepth
     }
@@ -27,16 +28,15 @@ public struct XMLPropertyListReader: Sendable {
     /// Parses `data` and returns the property list's top value.
     public func read(_ data: Data) throws -> PropertyListValue {
         let builder = XMLPropertyListBuilder(path: path, maximumDepth: maximumDepth)
-        let parser = XMLParser(data: data)
-        parser.shouldResolveExternalEntities = false
+        let parser = try XMLInput.makeParser(data, path: path)
         parser.delegate = builder
         let succeeded = parser.parse()
         if let failure = builder.failure { throw failure }
         guard succeeded else {
             throw DecantError(
                 .malformedInput,
-                "not well-formed XML",
-                at: Location(path: path, line: parser.lineNumber),
+                "not well-formed XML: \(XMLInput.reason(for: parser.parserError))",
+                at: Location(path: path, line: max(parser.lineNumber, 1)),
                 underlyingError: parser.parserError
             )
         }
@@ -99,6 +99,8 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
     var stack: [Container] = []
     var text = ""
     var collectingText = false
+    /// The scalar element (`<string>`, `<true>`, …) being read; no element may start inside one.
+    var openScalar: String?
     var sawPlistElement = false
     var top: PropertyListValue?
     var failure: DecantError?
@@ -110,7 +112,7 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
 
     func fail(_ parser: XMLParser, _ message: String) {
         if failure == nil {
-            failure = DecantError(.malformedInput, message, at: Location(path: path, line: parser.lineNumber))
+            failure = DecantError(.malformedInput, message, at: Location(path: path, line: max(parser.lineNumber, 1)))
         }
         parser.abortParsing()
     }
@@ -123,6 +125,7 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
         attributes: [String: String] = [:]
     ) {
         guard failure == nil else { return }
+        if let openScalar { return fail(parser, "<\(elementName)> inside <\(openScalar)>") }
         switch elementName {
         case "plist":
             guard !sawPlistElement, stack.isEmpty else { return fail(parser, "nested <plist> element") }
@@ -133,8 +136,9 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
         case "key", "string", "integer", "real", "date", "data":
             text = ""
             collectingText = true
+            openScalar = elementName
         case "true", "false":
-            break
+            openScalar = elementName
         default:
             fail(parser, "unknown property list element <\(elementName)>")
         }
@@ -143,10 +147,11 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
         // libxml2 recovers from some errors (a mismatched end tag) and goes on; we do not.
         if failure == nil {
+            let column = parser.columnNumber > 0 ? parser.columnNumber : nil
             failure = DecantError(
                 .malformedInput,
-                "not well-formed XML",
-                at: Location(path: path, line: parser.lineNumber),
+                "not well-formed XML: \(XMLInput.reason(for: parseError))",
+                at: Location(path: path, line: max(parser.lineNumber, 1), column: column),
                 underlyingError: parseError
             )
         }
@@ -167,6 +172,7 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
         qualifiedName: String?
     ) {
         guard failure == nil else { return }
+        openScalar = nil
         collectingText = elementName == "key" || elementName == "string" ? false : collectingText
         switch elementName {
         case "plist":

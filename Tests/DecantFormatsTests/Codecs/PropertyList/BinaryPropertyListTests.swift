@@ -195,11 +195,11 @@ struct BinaryPropertyListTests {
         #expect(try BinaryPropertyListReader().read(Data(bytes)) == ["a", "a"])
     }
 
-    @Test func exponentialDAGStaysLinear() throws {
-        // 60 arrays each holding the next one twice: 2^60 paths, but each object is parsed once.
+    /// `levels` arrays each holding the next one twice, then an integer: 2^levels values as a tree.
+    static func doublingDAG(levels: Int) -> Data {
         var bytes: [UInt8] = Array("bplist00".utf8)
         var offsets: [Int] = []
-        for index in 0..<60 {
+        for index in 0..<levels {
             offsets.append(bytes.count)
             bytes += [0xA2, UInt8(index + 1), UInt8(index + 1)]
         }
@@ -208,8 +208,47 @@ struct BinaryPropertyListTests {
         let table = bytes.count
         bytes += offsets.map { UInt8($0) }
         bytes += [0, 0, 0, 0, 0, 0, 1, 1] + be(UInt64(offsets.count)) + be(0) + be(UInt64(table))
-        let value = try BinaryPropertyListReader().read(Data(bytes))
+        return Data(bytes)
+    }
+
+    @Test func sharedArraysAreParsedOnce() throws {
+        // 2^15 values as a tree, but each object is parsed once.
+        let value = try BinaryPropertyListReader().read(Self.doublingDAG(levels: 15))
         #expect(value[0]?[1]?[0] != nil)
+    }
+
+    @Test func referenceBombIsRefused() throws {
+        // 60 levels: 2^60 values as a tree, which every later walk (references, JSON) would visit.
+        let error = #expect(throws: DecantError.self) {
+            try BinaryPropertyListReader(path: "bomb.plist").read(Self.doublingDAG(levels: 60))
+        }
+        #expect(error?.code == .malformedInput)
+        #expect(error?.location?.path == "bomb.plist")
+        #expect(error?.location?.offset != nil)
+        #expect(error?.message.contains("more than 1000000 values") == true)
+    }
+
+    @Test func sixtyThousandNestedArraysAreRefused() throws {
+        // Object i is a one-element array holding object i + 1; 4-byte references and offsets.
+        let depth = 60_000
+        var bytes: [UInt8] = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for index in 0..<depth {
+            offsets.append(bytes.count)
+            bytes += [0xA1] + Self.bigEndian(UInt64(index + 1), size: 4)
+        }
+        offsets.append(bytes.count)
+        bytes += [0x10, 0x00]
+        let table = bytes.count
+        for offset in offsets { bytes += Self.bigEndian(UInt64(offset), size: 4) }
+        bytes += [0, 0, 0, 0, 0, 0, 4, 4] + be(UInt64(offsets.count)) + be(0) + be(UInt64(table))
+        let error = #expect(throws: DecantError.self) { try BinaryPropertyListReader().read(Data(bytes)) }
+        #expect(error?.code == .malformedInput)
+        #expect(error?.message.contains("deeper than 512") == true)
+    }
+
+    static func bigEndian(_ value: UInt64, size: Int) -> [UInt8] {
+        (0..<size).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
     }
 
     @Test func depthLimit() throws {
