@@ -1,0 +1,190 @@
+// Decant's plain formats against their anchors, in one run:
+//   CSV → Core Data SQLite store      vs  sqlite3 '.import --csv' of the same file (no type conversion)
+//   SQLite store → NDJSON             vs  sqlite3 -json 'SELECT …' writing the same rows to a file
+//   NDJSON → SQLite store             vs  sqlite-utils insert --nl (in a venv this benchmark creates)
+// and the peak RSS of Decant's runs for each input format at two sizes (flat memory: within 10%).
+//
+//   swift run -c release --package-path Benchmarks FormatsBenchmark [objects…]   (default: 1000000 4000000)
+//   FORMATS_BENCH_SQLITE_UTILS_OBJECTS=… limits the rows given to sqlite-utils (default: the first size).
+import Decant
+import Foundation
+
+let notesModel: ObjectModel = {
+    var note = Entity(name: "Note")
+    note.attributes = [
+        Attribute(name: "content", type: .string, isOptional: true),
+        Attribute(name: "date", type: .date, isOptional: true),
+        Attribute(name: "pinned", type: .boolean, isOptional: true),
+        Attribute(name: "wordCount", type: .integer32, isOptional: true),
+    ]
+    return ObjectModel(versionName: "Notes", entities: [note], versionIdentifiers: ["1"])
+}()
+let notesBundle = ModelBundle(name: "Notes", versions: [notesModel], currentVersionName: "Notes", sourceKind: .xcdatamodeld)
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Writes a Notes store of `count` objects (id, date, ~40-byte text, integer, bool) as a single file.
+func generate(count: Int, at url: URL) throws {
+    guard let layout = RecordLayout(entity: "Note", in: notesModel) else { throw BenchmarkError("no layout") }
+    let writer = try SQLiteStoreWriter(creating: url, model: notesModel, journalMode: .delete)
+    var batch = RecordBatch(layout: layout)
+    let words = ["milk", "eggs", "bread", "call", "mum", "meeting", "at", "noon", "buy", "stamps", "and", "tea"]
+    var key = 0
+    while key < count {
+        batch.removeAll()
+        for _ in 0..<min(4096, count - key) {
+            key += 1
+            var text = ""
+            var wordCount = 0
+            var seed = key &* 2_654_435_761
+            while text.utf8.count < 36 {
+                text += (text.isEmpty ? "" : " ") + words[seed % words.count]
+                seed = seed / words.count + key
+                wordCount += 1
+            }
+            batch.beginRecord(primaryKey: Int64(key))
+            batch.appendText(text)
+            batch.appendReal(700_000_000 + Double(key) * 13.25)
+            batch.appendInteger(key % 7 == 0 ? 1 : 0)
+            batch.appendInteger(Int64(wordCount))
+            batch.endRecord()
+        }
+        try writer.write(batch)
+    }
+    try writer.finish()
+}
+
+/// Runs a program and returns its wall time; its output goes to `output` when given.
+@discardableResult
+func timed(_ executable: String, _ arguments: [String], input: URL? = nil, output: URL? = nil) throws -> Double {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let output {
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+    } else {
+        process.standardOutput = FileHandle.nullDevice
+    }
+    if let input { process.standardInput = try FileHandle(forReadingFrom: input) }
+    let start = Date()
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus))")
+    }
+    return Date().timeIntervalSince(start)
+}
+
+/// Decant's convert in a child process (this program with `--convert`): wall time and the child's peak RSS.
+func decant(_ input: URL, _ output: URL, to format: String) throws -> (seconds: Double, peakMiB: Double) {
+    var before = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &before)
+    let seconds = try timed(CommandLine.arguments[0], ["--convert", input.path, output.path, format])
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+    return (seconds, Double(usage.ru_maxrss) / 1024)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--convert", arguments.count == 4 {
+    var options = FormatOptions(bundle: notesBundle)
+    options.selfContained = true
+    options.entity = "Note"
+    let report = try StoreConversion.convert(
+        from: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]), outputFormat: arguments[3],
+        options: options)
+    exit(report.read == report.written ? 0 : 1)
+}
+
+let sizes = arguments.compactMap(Int.init).isEmpty ? [1_000_000, 4_000_000] : arguments.compactMap(Int.init)
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("decant-formats-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+func path(_ name: String) -> URL { folder.appendingPathComponent(name) }
+
+// sqlite-utils, the NDJSON anchor, in its own venv.
+let venv = path("venv")
+try timed("/usr/bin/env", ["python3", "-m", "venv", venv.path])
+try timed(venv.appendingPathComponent("bin/pip").path, ["install", "--quiet", "sqlite-utils"])
+let sqliteUtils = venv.appendingPathComponent("bin/sqlite-utils").path
+
+var peaks: [String: [Double]] = [:]
+print("objects  task                     anchor      Decant     ratio   Decant peak RSS")
+for size in sizes {
+    let store = path("notes-\(size).sqlite")
+    try generate(count: size, at: store)
+    // The shared inputs, written by Decant: Note.csv and notes.ndjson of the same rows.
+    let csv = path("Note.csv")
+    let ndjson = path("notes.ndjson")
+    _ = try decant(store, csv, to: "csv")
+    _ = try decant(store, ndjson, to: "ndjson")
+
+    func best(_ body: () throws -> Double) rethrows -> Double {
+        var result = Double.infinity
+        for _ in 0..<3 { result = min(result, try body()) }
+        return result
+    }
+    func bestDecant(_ input: URL, _ output: URL, _ format: String) throws -> (Double, Double) {
+        var result = (Double.infinity, 0.0)
+        for _ in 0..<3 {
+            try? FileManager.default.removeItem(at: output)
+            let run = try decant(input, output, to: format)
+            result = (min(result.0, run.seconds), max(result.1, run.peakMiB))
+        }
+        return result
+    }
+    func line(_ task: String, _ anchor: Double, _ ours: (Double, Double), ratio: Double) {
+        print(String(format: "%8d %-22s %7.2f s  %7.2f s  %6.2f   %8.1f MiB", size, task, anchor, ours.0, ratio, ours.1))
+    }
+
+    // CSV → store.
+    let csvAnchor = try best {
+        try? FileManager.default.removeItem(at: path("anchor.db"))
+        return try timed("/usr/bin/sqlite3", [path("anchor.db").path, ".import --csv \(csv.path) notes"])
+    }
+    let csvDecant = try bestDecant(csv, path("from-csv.sqlite"), "sqlite")
+    line("CSV → store", csvAnchor, csvDecant, ratio: csvDecant.0 / csvAnchor)
+    peaks["csv", default: []].append(csvDecant.1)
+
+    // Store → NDJSON.
+    let jsonAnchor = try best {
+        try timed(
+            "/usr/bin/sqlite3",
+            ["-json", store.path, "SELECT Z_PK, Z_ENT, Z_OPT, ZCONTENT, ZDATE, ZPINNED, ZWORDCOUNT FROM ZNOTE"],
+            output: path("anchor.json"))
+    }
+    let toJSON = try bestDecant(store, path("out.ndjson"), "ndjson")
+    line("store → NDJSON", jsonAnchor, toJSON, ratio: toJSON.0 / jsonAnchor)
+    peaks["sqlite", default: []].append(toJSON.1)
+
+    // NDJSON → store.
+    let fromJSON = try bestDecant(ndjson, path("from-ndjson.sqlite"), "sqlite")
+    peaks["ndjson", default: []].append(fromJSON.1)
+    if size == sizes[0] {
+        // sqlite-utils takes plain objects: the same rows without Decant's header line.
+        let plain = path("plain.ndjson")
+        let limit = Int(ProcessInfo.processInfo.environment["FORMATS_BENCH_SQLITE_UTILS_OBJECTS"] ?? "") ?? size
+        try timed("/usr/bin/env", ["sh", "-c", "tail -n +2 '\(ndjson.path)' | head -n \(limit) > '\(plain.path)'"])
+        try? FileManager.default.removeItem(at: path("utils.db"))
+        let utils = try timed(sqliteUtils, ["insert", path("utils.db").path, "notes", plain.path, "--nl"])
+        let scaled = utils * Double(size) / Double(limit)
+        line("NDJSON → store", scaled, fromJSON, ratio: scaled / fromJSON.0)
+        print("         (ratio here is sqlite-utils ÷ Decant; sqlite-utils ran \(limit) rows, scaled to \(size))")
+    } else {
+        line("NDJSON → store", .nan, fromJSON, ratio: .nan)
+    }
+    for name in ["notes-\(size).sqlite", "Note.csv", "notes.ndjson", "from-csv.sqlite", "out.ndjson", "from-ndjson.sqlite",
+        "anchor.db", "anchor.json", "plain.ndjson", "utils.db"] {
+        try? FileManager.default.removeItem(at: path(name))
+    }
+}
+for (format, values) in peaks.sorted(by: { $0.key < $1.key }) {
+    let spread = (values.max() ?? 0) / max(values.min() ?? 1, 1) - 1
+    print(String(format: "peak RSS reading %@: %@ MiB, spread %.1f%%", format,
+        values.map { String(format: "%.1f", $0) }.joined(separator: " / "), spread * 100))
+}
+print("targets: CSV → store ≤ 1.5× sqlite3 .import; store → NDJSON ≤ 1.5× sqlite3 -json; NDJSON → store ≥ 30× faster than sqlite-utils; peak RSS ≤ 64 MiB, within 10% across sizes")
