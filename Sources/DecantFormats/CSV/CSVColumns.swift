@@ -79,34 +79,26 @@ struct CSVColumns {
         self.idColumn = idColumn
     }
 
-    /// The candidate `name` stands for: exact, then ignoring case, then ignoring underscores as well.
+    /// The candidate `name` stands for (``PropertyNameMatch``).
     /// - Throws: `.malformedInput` when two candidates fit equally.
     static func match<Target>(
         _ name: String, among candidates: [(name: String, target: Target)], at location: Location
     ) throws -> Target? {
-        let rules: [(String) -> String] = [{ $0 }, { $0.lowercased() }, normalized]
-        for rule in rules {
-            let key = rule(name)
-            let found = candidates.filter { rule($0.name) == key }
-            if found.count == 1 { return found[0].target }
-            if found.count > 1 {
-                throw DecantError(
-                    .malformedInput,
-                    "column \(name.debugDescription) could be any of \(found.map(\.name).joined(separator: ", "))",
-                    at: location)
-            }
+        let found = PropertyNameMatch.match(name, among: candidates)
+        if found.count > 1 {
+            throw DecantError(
+                .malformedInput,
+                "column \(name.debugDescription) could be any of \(found.map(\.name).joined(separator: ", "))",
+                at: location)
         }
-        return nil
+        return found.first?.target
     }
 
     /// Whether a header fits a property name by any of the rules.
     static func matches(_ header: String, _ property: String) -> Bool {
-        header == property || header.lowercased() == property.lowercased() || normalized(header) == normalized(property)
-    }
-
-    /// Lower case without underscores: `created_at` and `createdAt` both become `createdat`.
-    static func normalized(_ name: String) -> String {
-        name.lowercased().filter { $0 != "_" }
+        (0..<PropertyNameMatch.ruleCount).contains {
+            PropertyNameMatch.normalized(header, rule: $0) == PropertyNameMatch.normalized(property, rule: $0)
+        }
     }
 }
 

@@ -348,10 +348,10 @@ struct PlainObjectImporter {
         let attributes = plan.layout.attributes.map(\.name)
         let relationships = plan.layout.relationships.map(\.name)
         var found: Target?
-        // Exact, then ignoring case, then ignoring case, `_` and `-`.
-        let matchers: [(String, String) -> Bool] = [
-            { $0 == $1 }, { $0.lowercased() == $1.lowercased() }, { Self.folded($0) == Self.folded($1) },
-        ]
+        // Exact, then ignoring case, then ignoring case, `_` and `-` (PropertyNameMatch).
+        let matchers: [(String, String) -> Bool] = (0..<PropertyNameMatch.ruleCount).map { rule in
+            { PropertyNameMatch.normalized($0, rule: rule) == PropertyNameMatch.normalized($1, rule: rule) }
+        }
         for matches in matchers {
             let attributeHits = attributes.indices.filter { matches(attributes[$0], key) }
             let relationshipHits = relationships.indices.filter { matches(relationships[$0], key) }
@@ -397,6 +397,6 @@ struct PlainObjectImporter {
     }
 
     private static func folded(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" })
+        PropertyNameMatch.normalized(name, rule: PropertyNameMatch.ruleCount - 1)
     }
 }
