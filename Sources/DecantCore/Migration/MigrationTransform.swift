@@ -90,6 +90,15 @@ public struct MigrationLedger: Sendable, Hashable, Codable {
         /// Objects created beyond one per source object (a second mapping of the same source).
         public var created = 0
 
+        /// Creates a row.
+        public init(read: Int = 0, written: Int = 0, rejected: Int = 0, removed: Int = 0, created: Int = 0) {
+            self.read = read
+            self.written = written
+            self.rejected = rejected
+            self.removed = removed
+            self.created = created
+        }
+
         /// Whether the numbers add up.
         public var isReconciled: Bool { read + created == written + rejected + removed }
     }
