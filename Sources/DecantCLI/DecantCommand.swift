@@ -10,6 +10,6 @@ struct DecantCommand: ParsableCommand {
             73 cannot create output, 74 I/O error.
             """,
         version: "0.1.0",
-        subcommands: [Inspect.self, Convert.self, Plan.self, Migrate.self, InferMapping.self]
+        subcommands: [Inspect.self, Convert.self, Plan.self, Migrate.self, Validate.self, InferMapping.self]
     )
 }

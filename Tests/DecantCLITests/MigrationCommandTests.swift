@@ -150,3 +150,32 @@ struct MigrationCommandTests {
         #expect(try records(explicit).count == 2)
     }
 }
+
+extension MigrationCommandTests {
+    @Test(.enabled(if: hasBinary)) func validateExits1AndListsRejects() throws {
+        let (folder, store) = try Self.v1Store()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let valid = try EndToEndTests.run(["validate", store.path, "--model", Self.notes, "--json"])
+        #expect(valid.status == 0, "\(valid.stderr)")
+        #expect(try EndToEndTests.validate(valid.stdout, schema: "validate") == "valid")
+        // A store whose note points at a folder that does not exist.
+        let bundle = try ModelBundle.load(from: URL(fileURLWithPath: Self.notes))
+        let v3 = try #require(bundle.version(named: "Notes 3"))
+        let broken = folder.appendingPathComponent("broken.sqlite")
+        let writer = try SQLiteStoreWriter(creating: broken, model: v3)
+        var batch = RecordBatch(layout: try #require(RecordLayout(entity: "Note", in: v3)))
+        batch.append(
+            Record(entity: "Note", id: .primaryKey(1), values: [.null, "milk", .null],
+                   relationships: [.toOne(ObjectReference(entity: "Folder", id: .primaryKey(7)))]))
+        try writer.write(batch)
+        try writer.finish()
+        let stopped = try EndToEndTests.run(["validate", broken.path, "--model", Self.notes])
+        #expect(stopped.status == 1)
+        #expect(stopped.stderr.contains("Note/p1: folder points at Folder/p7, which does not exist"))
+        let rejects = folder.appendingPathComponent("rejects.ndjson")
+        let listed = try EndToEndTests.run(["validate", broken.path, "--model", Self.notes, "--rejects", rejects.path])
+        #expect(listed.status == 1)
+        #expect(listed.stdout.contains("Note.folder dangling: 1"))
+        #expect(try String(contentsOf: rejects, encoding: .utf8).contains(#""rule":"dangling""#))
+    }
+}

@@ -73,6 +73,8 @@ public enum StoreMigration: Sendable {
         public var ledgers: [MigrationLedger]
         /// Objects rejected (listed in ``rejectsFile``).
         public var rejected: Int
+        /// References to objects that do not exist, found in objects that were written (listed in ``rejectsFile``).
+        public var dangling: Int
         /// The rejects file, when one was written.
         public var rejectsFile: String?
         /// The migrated store.
@@ -110,7 +112,7 @@ public enum StoreMigration: Sendable {
         var writer = DiscardingWriter()
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
         var counts: [String: Int] = [:]
-        for reject in transfer.rejects {
+        for reject in transfer.rejects + transfer.findings {
             counts["\(reject.entity)\(reject.property.map { ".\($0)" } ?? "") \(reject.rule)", default: 0] += 1
         }
         return PlanReport(plan: plan, inputFormat: source.name, preflight: counts, objects: transfer.read)
@@ -157,7 +159,7 @@ public enum StoreMigration: Sendable {
                 let model = try source.makeReader(at: store, options: options.readerOptions).model
                 return Report(
                     action: "unchanged", sourceVersion: model.versionName ?? "?", destinationVersion: model.versionName ?? "?",
-                    hops: [], read: [:], written: [:], ledgers: [], rejected: 0, rejectsFile: nil,
+                    hops: [], read: [:], written: [:], ledgers: [], rejected: 0, dangling: 0, rejectsFile: nil,
                     output: store.displayPath, backup: nil, warnings: [])
             }
             report = outcome
@@ -211,13 +213,14 @@ public enum StoreMigration: Sendable {
         }
         var rejectsFile: String?
         if let rejects = options.rejects {
-            try writeRejects(transfer.rejects, to: rejects)
+            try writeRejects(transfer.rejects + transfer.findings, to: rejects)
             rejectsFile = rejects.displayPath
         }
         return Report(
             action: plan.isUpToDate ? "copied" : "migrated", sourceVersion: plan.sourceVersion,
             destinationVersion: plan.destinationVersion, hops: plan.hops.map(\.name), read: transfer.read,
-            written: transfer.written, ledgers: ledgers, rejected: transfer.rejects.count, rejectsFile: rejectsFile,
+            written: transfer.written, ledgers: ledgers, rejected: transfer.rejects.count,
+            dangling: transfer.findings.count, rejectsFile: rejectsFile,
             output: staged.destination.displayPath, backup: nil, warnings: transfer.diagnostics)
     }
 

@@ -24,12 +24,16 @@ public struct MigrationTransform: RecordTransform {
     public var ledgers: [MigrationLedger] { book.ledgers }
     /// Whether objects that break a rule are rejected (listed, the run goes on) rather than stopping the run.
     public let collectsRejects: Bool
+    /// Checks the final objects against the destination model's rules before they are written (nil: no checks).
+    private var validator: ModelValidator?
 
-    /// Prepares the plan's hops.
+    /// Prepares the plan's hops; with `validates`, every object is checked against the destination version's rules
+    /// (``ModelValidator``) before it is written.
     /// - Throws: `.planNotExecutable` listing the plan's problems when it has any.
-    public init(plan: MigrationPlan, functions: ValueExpressionFunctions = ValueExpressionFunctions(), collectsRejects: Bool = false)
-        throws
-    {
+    public init(
+        plan: MigrationPlan, functions: ValueExpressionFunctions = ValueExpressionFunctions(), collectsRejects: Bool = false,
+        validates: Bool = true
+    ) throws {
         guard plan.isExecutable else {
             throw DecantError(
                 .planNotExecutable,
@@ -39,25 +43,48 @@ public struct MigrationTransform: RecordTransform {
         self.hops = plan.hops.map { CompiledHop(hop: $0, functions: functions) }
         self.book = LedgerBook(plan.hops.map { MigrationLedger(hop: $0.name) })
         self.collectsRejects = collectsRejects
+        self.validator = validates ? ModelValidator(model: plan.destination, collectsRejects: collectsRejects) : nil
     }
 
     public mutating func transform(_ batch: RecordBatch, into output: inout TransformOutput) throws {
         output.removed[batch.layout.entityName, default: 0] += batch.count
         var current = [batch]
+        var hopRejects: [Reject] = []
         for index in hops.indices {
             var next: [RecordBatch] = []
             for input in current {
                 try hops[index].apply(
-                    input, into: &next, ledger: &book.ledgers[index], rejects: &output.rejects, collectsRejects: collectsRejects)
+                    input, into: &next, ledger: &book.ledgers[index], rejects: &hopRejects, collectsRejects: collectsRejects)
             }
             current = next
         }
+        // Rejected objects were created by the migration too, then refused.
+        for reject in hopRejects {
+            output.reject(reject)
+            output.created[reject.entity, default: 0] += 1
+        }
         for produced in current where produced.count > 0 {
             output.created[produced.layout.entityName, default: 0] += produced.count
-            output.emit(produced)
+            guard var checker = validator else {
+                output.emit(produced)
+                continue
+            }
+            var refused: [Reject] = []
+            let kept = try checker.check(produced, rejects: &refused)
+            validator = checker
+            if !refused.isEmpty, let last = book.ledgers.indices.last {
+                book.ledgers[last].rows[produced.layout.entityName, default: MigrationLedger.Row()].written -= refused.count
+                book.ledgers[last].rows[produced.layout.entityName, default: MigrationLedger.Row()].rejected += refused.count
+            }
+            for reject in refused { output.reject(reject) }
+            if kept.count > 0 { output.emit(kept) }
         }
-        // Rejected objects were created by the migration too, then refused.
-        for reject in output.rejects { output.created[reject.entity, default: 0] += 1 }
+    }
+
+    public mutating func finish(into output: inout TransformOutput) throws {
+        guard var checker = validator else { return }
+        output.findings += try checker.finish()
+        validator = checker
     }
 }
 
