@@ -108,7 +108,11 @@ public enum StoreMigration: Sendable {
         guard dryRun, plan.isExecutable else {
             return PlanReport(plan: plan, inputFormat: source.name, preflight: nil, objects: [:])
         }
-        let transform = try MigrationTransform(plan: plan, functions: options.functions, collectsRejects: true)
+        let removals = try DeleteRules.removals(plan: plan, functions: options.functions) {
+            try source.makeReader(at: store, options: options.readerOptions)
+        }
+        let transform = try MigrationTransform(
+            plan: plan, functions: options.functions, collectsRejects: true, removals: removals)
         var writer = DiscardingWriter()
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
         var counts: [String: Int] = [:]
@@ -201,8 +205,14 @@ public enum StoreMigration: Sendable {
         if plan.isUpToDate, case .inPlace = target { return nil }
         let sink = try options.registry.format(named: sinkName)
         var writer = try sink.makeWriter(at: staged.temporary, model: plan.destination, options: options.readerOptions)
-        let transform = plan.isUpToDate
-            ? nil : try MigrationTransform(plan: plan, functions: options.functions, collectsRejects: options.rejects != nil)
+        var transform: MigrationTransform?
+        if !plan.isUpToDate {
+            let removals = try DeleteRules.removals(plan: plan, functions: options.functions) {
+                try source.makeReader(at: store, options: options.readerOptions)
+            }
+            transform = try MigrationTransform(
+                plan: plan, functions: options.functions, collectsRejects: options.rejects != nil, removals: removals)
+        }
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
         let ledgers = transform?.ledgers ?? []
         guard transfer.isReconciled, ledgers.allSatisfy(\.isReconciled) else {

@@ -27,12 +27,12 @@ public struct MigrationTransform: RecordTransform {
     /// Checks the final objects against the destination model's rules before they are written (nil: no checks).
     private var validator: ModelValidator?
 
-    /// Prepares the plan's hops; with `validates`, every object is checked against the destination version's rules
+    /// Prepares the plan's hops, each removing the objects `removals` lists for it (``DeleteRules``); with `validates`, every object is checked against the destination version's rules
     /// (``ModelValidator``) before it is written.
     /// - Throws: `.planNotExecutable` listing the plan's problems when it has any.
     public init(
         plan: MigrationPlan, functions: ValueExpressionFunctions = ValueExpressionFunctions(), collectsRejects: Bool = false,
-        validates: Bool = true
+        validates: Bool = true, removals: [Set<ObjectReference>] = []
     ) throws {
         guard plan.isExecutable else {
             throw DecantError(
@@ -40,7 +40,11 @@ public struct MigrationTransform: RecordTransform {
                 "the migration \(plan.sourceVersion) → \(plan.destinationVersion) cannot run: "
                     + plan.problems.map(\.description).joined(separator: "; "))
         }
-        self.hops = plan.hops.map { CompiledHop(hop: $0, functions: functions) }
+        self.hops = plan.hops.enumerated().map { index, hop in
+            var compiled = CompiledHop(hop: hop, functions: functions)
+            if index < removals.count { compiled.removedObjects = removals[index] }
+            return compiled
+        }
         self.book = LedgerBook(plan.hops.map { MigrationLedger(hop: $0.name) })
         self.collectsRejects = collectsRejects
         self.validator = validates ? ModelValidator(model: plan.destination, collectsRejects: collectsRejects) : nil
@@ -194,6 +198,8 @@ struct CompiledHop {
     var sourceAttributeIndex: [String: [String: Int]] = [:]
     /// `sourceEntity|destinationEntity` → where a reference to a source object of that entity goes.
     var referenceTargets: [String: Target?] = [:]
+    /// Source objects removed on purpose (``DeleteRules``): not mapped, and references to them become nil.
+    var removedObjects: Set<ObjectReference> = []
     private let destination: ObjectModel
     private var targetsBySource: [String: [Target]] = [:]
 
@@ -291,6 +297,7 @@ struct CompiledHop {
     }
 
     private mutating func mapped(_ reference: ObjectReference, target: String) -> ObjectReference? {
+        if !removedObjects.isEmpty && removedObjects.contains(reference) { return nil }
         guard let destination = referenceTarget(sourceEntity: reference.entity, target: target) else { return nil }
         return ObjectReference(entity: destination.entity, id: destination.identity(of: reference.id))
     }
@@ -328,6 +335,10 @@ struct CompiledHop {
                 }
                 let objectName = "\(sourceEntity)/\(id)"
                 if !mapping.isPrimary { row.created += 1 }
+                if !removedObjects.isEmpty && removedObjects.contains(ObjectReference(entity: sourceEntity, id: id)) {
+                    row.removed += 1
+                    continue
+                }
                 if let filter = mapping.filter {
                     let keep = try located(objectName, mapping) { try filter.evaluate(source: source, functions: functions) }
                     if !keep.isTrue {
@@ -426,6 +437,24 @@ struct CompiledHop {
             ledger.rows[mapping.destination] = row
             if out.count > 0 { output.append(out) }
         }
+    }
+
+    /// Whether `mapping`'s `where` filter keeps the source object at `row` (true without a filter).
+    func keeps(row index: Int, of batch: RecordBatch, under mapping: Mapping) throws -> Bool {
+        guard let filter = mapping.filter else { return true }
+        let sourceEntity = batch.layout.entityName
+        let attributeIndex = sourceAttributeIndex[sourceEntity] ?? [:]
+        let value = try located("\(sourceEntity)/\(batch.id(at: index))", mapping) {
+            try filter.evaluate(
+                source: { path in
+                    guard path.count == 1, let position = attributeIndex[path[0]] else {
+                        throw DecantError(
+                            .malformedInput, "$source.\(path.joined(separator: ".")) is not an attribute of \(sourceEntity)")
+                    }
+                    return batch.value(row: index, attribute: position)
+                }, functions: functions)
+        }
+        return value.isTrue
     }
 
     /// Runs `body`, naming the object and mapping in the error it throws.

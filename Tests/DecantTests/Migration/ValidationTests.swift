@@ -112,8 +112,8 @@ struct ValidationTests {
         #expect(try MigrationFixtures.read(output, bundle: bundle)["Tag"]?.count == 2)
     }
 
-    @Test func migrateChecksBeforeWritingAndListsDanglingReferences() throws {
-        // A `where` filter drops notes that a kept folder still lists: the reference would dangle.
+    @Test func aReferenceToAFilteredObjectBecomesNil() throws {
+        // A `where` filter drops a note that a kept folder lists (to-many without inverse): Nullify.
         var note = Entity(name: "Note")
         note.attributes = [Attribute(name: "title", type: .string, isOptional: true)]
         var folderEntity = Entity(name: "Folder")
@@ -139,17 +139,83 @@ struct ValidationTests {
                 "source: F1\ndestination: F2\nentities:\n  Note:\n    where: \"$source.title != 'drop'\"\n", path: "filter.yaml")
         ]
         let output = folder.appendingPathComponent("f2.sqlite")
-        let error = try #require(throws: DecantError.self) {
-            try StoreMigration.migrate(store: store, to: .file(output), options: options)
-        }
-        #expect(error.code == .validationFailed)
-        #expect(error.message.contains("Folder/p1: notes points at Note/p2, which does not exist"))
-        #expect(!FileManager.default.fileExists(atPath: output.path))
-
-        options.rejects = folder.appendingPathComponent("rejects.ndjson")
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
-        #expect(report.dangling == 1)
+        #expect(report.dangling == 0)
         #expect(report.ledgers.first?.rows["Note"] == MigrationLedger.Row(read: 2, written: 1, removed: 1))
-        #expect(try MigrationFixtures.read(output, bundle: bundle)["Note"]?.count == 1)
+        let records = try MigrationFixtures.read(output, bundle: bundle)
+        #expect(records["Note"]?.count == 1)
+        #expect(records["Folder"]?.first.map { MigrationFixtures.relationship($0, "notes", model: v2) } == .toMany([.pk("Note", 1)]))
+    }
+
+    /// D1 → D2: `Folder{name, notes}` ⇄ `Note{title, folder}`; D2 adds Note.pinned. A mapping file drops the folders
+    /// named "trash"; `Folder.notes` has the delete rule `rule`.
+    static func trash(rule: DeleteRule, in folder: URL) throws -> (URL, ModelBundle, StoreMigration.Options) {
+        var folderEntity = Entity(name: "Folder")
+        folderEntity.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        var notes = Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)
+        notes.deleteRule = rule
+        folderEntity.relationships = [notes]
+        var note = Entity(name: "Note")
+        note.attributes = [Attribute(name: "title", type: .string, isOptional: true)]
+        note.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
+        var note2 = note
+        note2.attributes.append(Attribute(name: "pinned", type: .boolean, isOptional: true))
+        let v1 = ObjectModel(versionName: "D1", entities: [folderEntity, note])
+        let bundle = MigrationFixtures.bundle("Trash", [v1, ObjectModel(versionName: "D2", entities: [folderEntity, note2])])
+        let store = folder.appendingPathComponent("d1.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store, model: v1,
+            records: [
+                MigrationFixtures.record("Folder", 1, in: v1, ["name": "home"], relationships: ["notes": .viaInverse]),
+                MigrationFixtures.record("Folder", 2, in: v1, ["name": "trash"], relationships: ["notes": .viaInverse]),
+                MigrationFixtures.record("Note", 1, in: v1, ["title": "milk"], relationships: ["folder": .toOne(.pk("Folder", 1))]),
+                MigrationFixtures.record("Note", 2, in: v1, ["title": "old"], relationships: ["folder": .toOne(.pk("Folder", 2))]),
+                MigrationFixtures.record("Note", 3, in: v1, ["title": "older"], relationships: ["folder": .toOne(.pk("Folder", 2))]),
+                MigrationFixtures.record("Note", 4, in: v1, ["title": "loose"]),
+            ])
+        var options = StoreMigration.Options(bundle: bundle)
+        options.mappings = [
+            try MappingFiles.parse(
+                "source: D1\ndestination: D2\nentities:\n  Folder:\n    where: \"$source.name != 'trash'\"\n", path: "trash.yaml")
+        ]
+        return (store, bundle, options)
+    }
+
+    @Test func removedObjectsApplyTheirDeleteRules() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Cascade: the trash folder's notes go with it.
+        let (store, bundle, options) = try Self.trash(rule: .cascade, in: folder)
+        let output = folder.appendingPathComponent("cascade.sqlite")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        #expect(report.ledgers.first?.rows["Folder"] == MigrationLedger.Row(read: 2, written: 1, removed: 1))
+        #expect(report.ledgers.first?.rows["Note"] == MigrationLedger.Row(read: 4, written: 2, removed: 2))
+        let records = try MigrationFixtures.read(output, bundle: bundle)
+        #expect(records["Note"]?.map(\.id) == [.primaryKey(1), .primaryKey(4)])
+
+        // Nullify: the notes stay, without a folder.
+        let nullifyFolder = folder.appendingPathComponent("nullify", isDirectory: true)
+        try FileManager.default.createDirectory(at: nullifyFolder, withIntermediateDirectories: true)
+        let (nullifyStore, _, nullifyOptions) = try Self.trash(rule: .nullify, in: nullifyFolder)
+        let nullified = nullifyFolder.appendingPathComponent("nullify.sqlite")
+        _ = try StoreMigration.migrate(store: nullifyStore, to: .file(nullified), options: nullifyOptions)
+        let kept = try #require(try MigrationFixtures.read(nullified, bundle: bundle)["Note"])
+        let v2 = bundle.versions[1]
+        #expect(
+            kept.map { MigrationFixtures.relationship($0, "folder", model: v2) }
+                == [.toOne(.pk("Folder", 1)), .toOne(nil), .toOne(nil), .toOne(nil)])
+
+        // Deny: the migration stops and names the objects; nothing is written.
+        let denyFolder = folder.appendingPathComponent("deny", isDirectory: true)
+        try FileManager.default.createDirectory(at: denyFolder, withIntermediateDirectories: true)
+        let (denyStore, _, denyOptions) = try Self.trash(rule: .deny, in: denyFolder)
+        let denied = denyFolder.appendingPathComponent("deny.sqlite")
+        let error = try #require(throws: DecantError.self) {
+            try StoreMigration.migrate(store: denyStore, to: .file(denied), options: denyOptions)
+        }
+        #expect(error.code == .planNotExecutable)
+        #expect(error.message.contains("Folder/p2 (notes, Deny) still has Note/p2"))
+        #expect(error.message.contains("Folder/p2 (notes, Deny) still has Note/p3"))
+        #expect(!FileManager.default.fileExists(atPath: denied.path))
     }
 }
