@@ -62,8 +62,11 @@ extension DecantCommand {
                         try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
                     } catch {
                         throw DecantError(
-                            .cannotCreateOutput, "cannot write the mapping file: \(error.localizedDescription)",
-                            at: Location(path: output), underlyingError: error)
+                            .cannotCreateOutput,
+                            "cannot write the mapping file: \(error.localizedDescription)",
+                            at: Location(path: output),
+                            underlyingError: error
+                        )
                     }
                 } else {
                     FileHandle.standardOutput.write(Data(text.utf8))

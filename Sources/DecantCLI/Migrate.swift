@@ -69,7 +69,10 @@ extension DecantCommand {
         func run() throws {
             try reportingErrors(verbose: options.verbose) {
                 var settings = try migrationOptions(
-                    model: model, destinationVersion: destinationVersion, mappings: mapping)
+                    model: model,
+                    destinationVersion: destinationVersion,
+                    mappings: mapping
+                )
                 settings.formatOptions.missingExternalData = missingExternalData.policy
                 settings.rejects = rejects.map { URL(fileURLWithPath: $0) }
                 let storeURL = URL(fileURLWithPath: store)
@@ -80,7 +83,11 @@ extension DecantCommand {
                     target = .inPlace(backup: noBackup ? nil : URL(fileURLWithPath: backup ?? store + ".backup"))
                 }
                 let report = try StoreMigration.migrate(
-                    store: storeURL, to: target, options: settings, logger: options.makeLogger(label: "decant.migrate"))
+                    store: storeURL,
+                    to: target,
+                    options: settings,
+                    logger: options.makeLogger(label: "decant.migrate")
+                )
                 printWarnings(report.warnings)
                 if options.json {
                     printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))
@@ -100,7 +107,8 @@ extension DecantCommand {
                     for (entity, row) in ledger.rows.sorted(by: { $0.key < $1.key }) {
                         printOut(
                             "  \(entity)  read \(row.read), written \(row.written), rejected \(row.rejected), "
-                                + "removed \(row.removed), created \(row.created)")
+                                + "removed \(row.removed), created \(row.created)"
+                        )
                     }
                 }
                 if report.ledgers.isEmpty {

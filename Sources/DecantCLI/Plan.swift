@@ -36,8 +36,16 @@ extension DecantCommand {
 
         func run() throws {
             try reportingErrors(verbose: options.verbose) {
-                let settings = try migrationOptions(model: model, destinationVersion: destinationVersion, mappings: mapping)
-                let report = try StoreMigration.plan(store: URL(fileURLWithPath: store), options: settings, dryRun: !noDryRun)
+                let settings = try migrationOptions(
+                    model: model,
+                    destinationVersion: destinationVersion,
+                    mappings: mapping
+                )
+                let report = try StoreMigration.plan(
+                    store: URL(fileURLWithPath: store),
+                    options: settings,
+                    dryRun: !noDryRun
+                )
                 let document = PlanDocument(report: report, store: store)
                 printOut(options.json ? String(decoding: try document.jsonDocument(), as: UTF8.self) : document.text)
                 if !document.executable { throw ExitCode(1) }

@@ -34,7 +34,8 @@ extension DecantCommand {
         func run() throws {
             try reportingErrors(verbose: options.verbose) {
                 var settings = StoreValidation.Options(
-                    bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) })
+                    bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }
+                )
                 settings.formatOptions.missingExternalData = missingExternalData.policy
                 settings.rejects = rejects.map { URL(fileURLWithPath: $0) }
                 let report = try StoreValidation.validate(store: URL(fileURLWithPath: store), options: settings)
@@ -45,7 +46,8 @@ extension DecantCommand {
                     let failing = report.failures.values.reduce(0, +)
                     printOut(
                         "\(store): \(total) objects checked against \(report.modelVersion), "
-                            + (failing == 0 ? "all valid" : "\(failing) failures"))
+                            + (failing == 0 ? "all valid" : "\(failing) failures")
+                    )
                     for key in report.failures.keys.sorted() { printOut("  \(key): \(report.failures[key] ?? 0)") }
                     if let file = report.rejectsFile, failing > 0 { printOut("listed in \(file)") }
                 }

@@ -14,7 +14,11 @@ public enum YAMLMappingNodes: Sendable {
         do {
             node = try Yams.compose(yaml: text)
         } catch let error as YamlError {
-            throw DecantError(.malformedInput, "not valid YAML: \(Self.reason(error))", at: Location(path: path, line: Self.line(error)))
+            throw DecantError(
+                .malformedInput,
+                "not valid YAML: \(Self.reason(error))",
+                at: Location(path: path, line: Self.line(error))
+            )
         } catch {
             throw DecantError(.malformedInput, "not valid YAML: \(error)", at: Location(path: path))
         }
@@ -30,7 +34,11 @@ public enum YAMLMappingNodes: Sendable {
             return MappingNode(.scalar(scalar.string), line: line)
         case .mapping(let mapping):
             let entries = mapping.map { pair in
-                MappingNode.Entry(key: pair.key.string ?? "\(pair.key)", line: pair.key.mark?.line ?? line, value: convert(pair.value))
+                MappingNode.Entry(
+                    key: pair.key.string ?? "\(pair.key)",
+                    line: pair.key.mark?.line ?? line,
+                    value: convert(pair.value)
+                )
             }
             return MappingNode(.map(entries), line: line)
         case .sequence(let sequence):

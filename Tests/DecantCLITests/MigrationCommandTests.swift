@@ -56,7 +56,9 @@ struct MigrationCommandTests {
         #expect(inspected.stdout.contains("matches Notes version Notes 3"))
         // Already there: copied, and says so; in place: left alone.
         let copy = folder.appendingPathComponent("copy.sqlite")
-        let again = try EndToEndTests.run(["migrate", output.path, "--model", Self.notes, "--output", copy.path, "--json"])
+        let again = try EndToEndTests.run([
+            "migrate", output.path, "--model", Self.notes, "--output", copy.path, "--json",
+        ])
         #expect(again.status == 0)
         #expect(try EndToEndTests.validate(again.stdout, schema: "migrate") == "valid")
         #expect(again.stdout.contains(#""action" : "copied""#))
@@ -64,7 +66,9 @@ struct MigrationCommandTests {
         #expect(inPlace.stdout.contains("already at Notes 3; nothing to do"))
         // Usage.
         #expect(try EndToEndTests.run(["migrate", store.path, "--model", Self.notes]).status == 64)
-        #expect(try EndToEndTests.run(["migrate", store.path, "--model", Self.notes, "--output", store.path]).status == 64)
+        #expect(
+            try EndToEndTests.run(["migrate", store.path, "--model", Self.notes, "--output", store.path]).status == 64
+        )
     }
 
     @Test(.enabled(if: hasBinary)) func inPlaceKeepsABackup() throws {
@@ -74,7 +78,9 @@ struct MigrationCommandTests {
         let run = try EndToEndTests.run(["migrate", store.path, "--model", Self.notes, "--in-place", "--to", "Notes 2"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: store.path + ".backup")) == before)
-        #expect(try EndToEndTests.run(["inspect", store.path, "--model", Self.notes]).stdout.contains("version Notes 2"))
+        #expect(
+            try EndToEndTests.run(["inspect", store.path, "--model", Self.notes]).stdout.contains("version Notes 2")
+        )
     }
 
     @Test(.enabled(if: hasBinary)) func aPlanThatCannotRunExits1WithTheReason() throws {
@@ -106,15 +112,16 @@ struct MigrationCommandTests {
         let json = try EndToEndTests.run(["plan", store.path, "--model", bundle.path, "--json"])
         #expect(json.status == 1)
         #expect(try EndToEndTests.validate(json.stdout, schema: "plan") == "valid")
-        let migrate = try EndToEndTests.run(["migrate", store.path, "--model", bundle.path, "--output", folder.appendingPathComponent("out.sqlite").path])
+        let migrate = try EndToEndTests.run([
+            "migrate", store.path, "--model", bundle.path, "--output", folder.appendingPathComponent("out.sqlite").path,
+        ])
         #expect(migrate.status == 1)
         #expect(migrate.stderr.contains("Item.count"))
         // The advice, written into a mapping file, makes the plan run.
         let mapping = folder.appendingPathComponent("fix.yaml")
-        try Data(
-            "source: Typed\ndestination: Typed 2\nentities:\n  Item:\n    attributes:\n      count: 'integer($source.count)'\n"
-                .utf8
-        ).write(to: mapping)
+        let fix = "source: Typed\ndestination: Typed 2\nentities:\n  Item:\n    attributes:\n"
+            + "      count: 'integer($source.count)'\n"
+        try Data(fix.utf8).write(to: mapping)
         let fixed = try EndToEndTests.run(["plan", store.path, "--model", bundle.path, "--mapping", mapping.path])
         #expect(fixed.status == 0, "\(fixed.stdout)\(fixed.stderr)")
         #expect(fixed.stdout.contains("(explicit: \(mapping.path))"))
@@ -131,12 +138,23 @@ struct MigrationCommandTests {
             #expect(written.status == 0, "\(written.stderr)")
         }
         #expect(try EndToEndTests.validate(String(contentsOf: json, encoding: .utf8), schema: "mapping") == "valid")
-        #expect(try String(contentsOf: yaml, encoding: .utf8).contains("\"text\": \"$source.content\"   # renamed from content"))
+        #expect(
+            try String(contentsOf: yaml, encoding: .utf8).contains(
+                "\"text\": \"$source.content\"   # renamed from content"
+            )
+        )
         let inferred = folder.appendingPathComponent("inferred.sqlite")
         let explicit = folder.appendingPathComponent("explicit.sqlite")
-        #expect(try EndToEndTests.run(["migrate", store.path, "--model", Self.notes, "--to", "Notes 2", "--output", inferred.path]).status == 0)
+        #expect(
+            try EndToEndTests.run([
+                "migrate", store.path, "--model", Self.notes, "--to", "Notes 2", "--output", inferred.path,
+            ]).status == 0
+        )
         let withFile = try EndToEndTests.run(
-            ["migrate", store.path, "--model", Self.notes, "--to", "Notes 2", "--mapping", yaml.path, "--output", explicit.path])
+            [
+                "migrate", store.path, "--model", Self.notes, "--to", "Notes 2", "--mapping", yaml.path, "--output",
+                explicit.path,
+            ])
         #expect(withFile.status == 0, "\(withFile.stderr)")
         let bundle = try ModelBundle.load(from: URL(fileURLWithPath: Self.notes))
         func records(_ url: URL) throws -> [Record] {
@@ -165,8 +183,13 @@ extension MigrationCommandTests {
         let writer = try SQLiteStoreWriter(creating: broken, model: v3)
         var batch = RecordBatch(layout: try #require(RecordLayout(entity: "Note", in: v3)))
         batch.append(
-            Record(entity: "Note", id: .primaryKey(1), values: [.null, "milk", .null],
-                   relationships: [.toOne(ObjectReference(entity: "Folder", id: .primaryKey(7)))]))
+            Record(
+                entity: "Note",
+                id: .primaryKey(1),
+                values: [.null, "milk", .null],
+                relationships: [.toOne(ObjectReference(entity: "Folder", id: .primaryKey(7)))]
+            )
+        )
         try writer.write(batch)
         try writer.finish()
         let stopped = try EndToEndTests.run(["validate", broken.path, "--model", Self.notes])

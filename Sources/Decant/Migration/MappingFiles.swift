@@ -19,7 +19,12 @@ public enum MappingFiles: Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw DecantError(.fileNotFound, "cannot read the mapping file", at: Location(path: path), underlyingError: error)
+            throw DecantError(
+                .fileNotFound,
+                "cannot read the mapping file",
+                at: Location(path: path),
+                underlyingError: error
+            )
         }
         let text = String(decoding: data, as: UTF8.self)
         return try parse(text, path: path)
@@ -28,7 +33,8 @@ public enum MappingFiles: Sendable {
     /// Reads mapping-file text; `path` names it in errors and decides JSON (`.json`) or YAML.
     public static func parse(_ text: String, path: String) throws -> ExplicitMapping {
         let isJSON = path.lowercased().hasSuffix(".json") || text.drop { $0.isWhitespace }.first == "{"
-        let root = isJSON
+        let root =
+            isJSON
             ? try MappingFileReader.parseJSON(text, path: path) : try YAMLMappingNodes.parse(text, path: path)
         return try MappingFileReader.mapping(from: root, path: path)
     }

@@ -93,8 +93,10 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         self.preflight = report.preflight.map { Preflight(objects: report.objects, rejects: $0) }
         self.hops = plan.hops.map { hop in
             Hop(
-                source: hop.source.versionName ?? "?", destination: hop.destination.versionName ?? "?",
-                inferred: hop.isInferred, file: hop.file,
+                source: hop.source.versionName ?? "?",
+                destination: hop.destination.versionName ?? "?",
+                inferred: hop.isInferred,
+                file: hop.file,
                 entities: hop.mapping.entityMappings.map { mapping in
                     let origin: String
                     switch mapping.origin {
@@ -102,18 +104,32 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                     case .file(let path): origin = path
                     }
                     return Entity(
-                        name: mapping.name, kind: mapping.kind.rawValue, source: mapping.sourceEntity,
-                        destination: mapping.destinationEntity, filter: mapping.filter?.description, origin: origin,
+                        name: mapping.name,
+                        kind: mapping.kind.rawValue,
+                        source: mapping.sourceEntity,
+                        destination: mapping.destinationEntity,
+                        filter: mapping.filter?.description,
+                        origin: origin,
                         properties: mapping.attributes.map {
-                            Property(name: $0.name, kind: "attribute", expression: $0.expression?.description, change: $0.change.description)
+                            Property(
+                                name: $0.name,
+                                kind: "attribute",
+                                expression: $0.expression?.description,
+                                change: $0.change.description
+                            )
                         }
                             + mapping.relationships.map {
                                 Property(
-                                    name: $0.name, kind: "relationship", expression: $0.expression?.description,
-                                    change: $0.change.description)
-                            })
+                                    name: $0.name,
+                                    kind: "relationship",
+                                    expression: $0.expression?.description,
+                                    change: $0.change.description
+                                )
+                            }
+                    )
                 },
-                problems: hop.problems)
+                problems: hop.problems
+            )
         }
     }
 
@@ -126,7 +142,9 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         }
         for (number, hop) in hops.enumerated() {
             lines.append(
-                "hop \(number + 1): \(hop.source) → \(hop.destination) (\(hop.inferred ? "inferred" : "explicit: \(hop.file ?? "")"))")
+                "hop \(number + 1): \(hop.source) → \(hop.destination) "
+                    + "(\(hop.inferred ? "inferred" : "explicit: \(hop.file ?? "")"))"
+            )
             for entity in hop.entities {
                 switch entity.kind {
                 case "remove": lines.append("  \(entity.source ?? "?"): removed")
@@ -154,7 +172,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
             let failing = preflight.rejects.values.reduce(0, +)
             lines.append(
                 "pre-flight: \(total) objects read, "
-                    + (failing == 0 ? "none would be rejected" : "\(failing) would be rejected:"))
+                    + (failing == 0 ? "none would be rejected" : "\(failing) would be rejected:")
+            )
             for key in preflight.rejects.keys.sorted() { lines.append("  \(key): \(preflight.rejects[key] ?? 0)") }
         }
         return lines.joined(separator: "\n")

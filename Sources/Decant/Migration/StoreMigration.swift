@@ -104,7 +104,11 @@ public enum StoreMigration: Sendable {
         let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
         var reader = try source.makeReader(at: store, options: options.readerOptions)
         let plan = try MigrationPlan(
-            bundle: options.bundle, source: reader.model, to: options.destinationVersion, mappings: options.mappings)
+            bundle: options.bundle,
+            source: reader.model,
+            to: options.destinationVersion,
+            mappings: options.mappings
+        )
         guard dryRun, plan.isExecutable else {
             return PlanReport(plan: plan, inputFormat: source.name, preflight: nil, objects: [:])
         }
@@ -112,7 +116,11 @@ public enum StoreMigration: Sendable {
             try source.makeReader(at: store, options: options.readerOptions)
         }
         let transform = try MigrationTransform(
-            plan: plan, functions: options.functions, collectsRejects: true, removals: removals)
+            plan: plan,
+            functions: options.functions,
+            collectsRejects: true,
+            removals: removals
+        )
         var writer = DiscardingWriter()
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
         var counts: [String: Int] = [:]
@@ -131,18 +139,24 @@ public enum StoreMigration: Sendable {
     ///   that breaks a rule when no rejects file is given; the reader's and writer's errors; `.internalError` when the
     ///   counts do not reconcile.
     public static func migrate(
-        store: URL, to target: Target, options: Options, logger: Logger = Logger(label: "decant.migrate")
+        store: URL,
+        to target: Target,
+        options: Options,
+        logger: Logger = Logger(label: "decant.migrate")
     ) throws -> Report {
         let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
         let destination: URL
         let sinkName: String
         switch target {
         case .file(let url):
-            guard url.standardizedFileURL.resolvingSymlinksInPath() != store.standardizedFileURL.resolvingSymlinksInPath()
+            guard
+                url.standardizedFileURL.resolvingSymlinksInPath() != store.standardizedFileURL.resolvingSymlinksInPath()
             else {
                 throw DecantError(
-                    .usage, "the output must be a different file from the store (use --in-place to replace it)",
-                    at: Location(path: url.displayPath))
+                    .usage,
+                    "the output must be a different file from the store (use --in-place to replace it)",
+                    at: Location(path: url.displayPath)
+                )
             }
             destination = url
             sinkName = try options.registry.outputFormat(for: url, named: options.outputFormat, fallback: "sqlite").name
@@ -151,20 +165,43 @@ public enum StoreMigration: Sendable {
             sinkName = source.name
             if let backup, FileManager.default.fileExists(atPath: backup.path) {
                 throw DecantError(
-                    .cannotCreateOutput, "the backup file already exists; move it away or name another with --backup",
-                    at: Location(path: backup.displayPath))
+                    .cannotCreateOutput,
+                    "the backup file already exists; move it away or name another with --backup",
+                    at: Location(path: backup.displayPath)
+                )
             }
         }
         let staged = StagedOutput(destination: destination)
         var report: Report
         do {
-            guard let outcome = try run(store: store, source: source, sinkName: sinkName, at: staged, target: target, options: options, logger: logger) else {
+            guard
+                let outcome = try run(
+                    store: store,
+                    source: source,
+                    sinkName: sinkName,
+                    at: staged,
+                    target: target,
+                    options: options,
+                    logger: logger
+                )
+            else {
                 // Already at the destination version, in place: nothing to do.
                 let model = try source.makeReader(at: store, options: options.readerOptions).model
                 return Report(
-                    action: "unchanged", sourceVersion: model.versionName ?? "?", destinationVersion: model.versionName ?? "?",
-                    hops: [], read: [:], written: [:], ledgers: [], rejected: 0, dangling: 0, rejectsFile: nil,
-                    output: store.displayPath, backup: nil, warnings: [])
+                    action: "unchanged",
+                    sourceVersion: model.versionName ?? "?",
+                    destinationVersion: model.versionName ?? "?",
+                    hops: [],
+                    read: [:],
+                    written: [:],
+                    ledgers: [],
+                    rejected: 0,
+                    dangling: 0,
+                    rejectsFile: nil,
+                    output: store.displayPath,
+                    backup: nil,
+                    warnings: []
+                )
             }
             report = outcome
         } catch {
@@ -181,8 +218,11 @@ public enum StoreMigration: Sendable {
             } catch {
                 staged.discard()
                 throw DecantError(
-                    .cannotCreateOutput, "cannot move the original store to the backup: \(error.localizedDescription)",
-                    at: Location(path: backup.displayPath), underlyingError: error)
+                    .cannotCreateOutput,
+                    "cannot move the original store to the backup: \(error.localizedDescription)",
+                    at: Location(path: backup.displayPath),
+                    underlyingError: error
+                )
             }
             report.backup = backup.displayPath
         }
@@ -193,15 +233,28 @@ public enum StoreMigration: Sendable {
     /// Reads, migrates and writes into `staged.temporary`; nil when the store is already at the destination version
     /// and the target is the store itself.
     private static func run(
-        store: URL, source: any RecordFormat, sinkName: String, at staged: StagedOutput, target: Target, options: Options,
+        store: URL,
+        source: any RecordFormat,
+        sinkName: String,
+        at staged: StagedOutput,
+        target: Target,
+        options: Options,
         logger: Logger
     ) throws -> Report? {
         var reader = try source.makeReader(at: store, options: options.readerOptions)
         let plan = try MigrationPlan(
-            bundle: options.bundle, source: reader.model, to: options.destinationVersion, mappings: options.mappings)
+            bundle: options.bundle,
+            source: reader.model,
+            to: options.destinationVersion,
+            mappings: options.mappings
+        )
         logger.debug(
-            "Plan", metadata: ["source": "\(plan.sourceVersion)", "destination": "\(plan.destinationVersion)",
-                "hops": "\(plan.hops.map(\.name))"])
+            "Plan",
+            metadata: [
+                "source": "\(plan.sourceVersion)", "destination": "\(plan.destinationVersion)",
+                "hops": "\(plan.hops.map(\.name))",
+            ]
+        )
         if plan.isUpToDate, case .inPlace = target { return nil }
         let sink = try options.registry.format(named: sinkName)
         var writer = try sink.makeWriter(at: staged.temporary, model: plan.destination, options: options.readerOptions)
@@ -211,7 +264,11 @@ public enum StoreMigration: Sendable {
                 try source.makeReader(at: store, options: options.readerOptions)
             }
             transform = try MigrationTransform(
-                plan: plan, functions: options.functions, collectsRejects: options.rejects != nil, removals: removals)
+                plan: plan,
+                functions: options.functions,
+                collectsRejects: options.rejects != nil,
+                removals: removals
+            )
         }
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
         let ledgers = transform?.ledgers ?? []
@@ -219,7 +276,9 @@ public enum StoreMigration: Sendable {
             throw DecantError(
                 .internalError,
                 "the counts do not reconcile (read \(transfer.read), written \(transfer.written), per hop "
-                    + "\(ledgers.map { "\($0.hop): \($0.rows)" }))", at: Location(path: store.displayPath))
+                    + "\(ledgers.map { "\($0.hop): \($0.rows)" }))",
+                at: Location(path: store.displayPath)
+            )
         }
         var rejectsFile: String?
         if let rejects = options.rejects {
@@ -227,11 +286,20 @@ public enum StoreMigration: Sendable {
             rejectsFile = rejects.displayPath
         }
         return Report(
-            action: plan.isUpToDate ? "copied" : "migrated", sourceVersion: plan.sourceVersion,
-            destinationVersion: plan.destinationVersion, hops: plan.hops.map(\.name), read: transfer.read,
-            written: transfer.written, ledgers: ledgers, rejected: transfer.rejects.count,
-            dangling: transfer.findings.count, rejectsFile: rejectsFile,
-            output: staged.destination.displayPath, backup: nil, warnings: transfer.diagnostics)
+            action: plan.isUpToDate ? "copied" : "migrated",
+            sourceVersion: plan.sourceVersion,
+            destinationVersion: plan.destinationVersion,
+            hops: plan.hops.map(\.name),
+            read: transfer.read,
+            written: transfer.written,
+            ledgers: ledgers,
+            rejected: transfer.rejects.count,
+            dangling: transfer.findings.count,
+            rejectsFile: rejectsFile,
+            output: staged.destination.displayPath,
+            backup: nil,
+            warnings: transfer.diagnostics
+        )
     }
 
     /// Writes rejects as NDJSON: one object per line with entity, object, property, rule and value.
@@ -247,8 +315,11 @@ public enum StoreMigration: Sendable {
             try data.write(to: url, options: .atomic)
         } catch {
             throw DecantError(
-                .cannotCreateOutput, "cannot write the rejects file: \(error.localizedDescription)",
-                at: Location(path: url.displayPath), underlyingError: error)
+                .cannotCreateOutput,
+                "cannot write the rejects file: \(error.localizedDescription)",
+                at: Location(path: url.displayPath),
+                underlyingError: error
+            )
         }
     }
 }

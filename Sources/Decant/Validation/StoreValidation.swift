@@ -56,7 +56,10 @@ public enum StoreValidation: Sendable {
         let model = reader.model
         var sink = DiscardingWriter()
         let transfer = try RecordTransfer.copy(
-            from: &reader, through: ValidationTransform(model: model, collectsRejects: options.rejects != nil, dropsRejected: false), to: &sink)
+            from: &reader,
+            through: ValidationTransform(model: model, collectsRejects: options.rejects != nil, dropsRejected: false),
+            to: &sink
+        )
         let found = transfer.rejects + transfer.findings
         var failures: [String: Int] = [:]
         for reject in found {
@@ -64,7 +67,10 @@ public enum StoreValidation: Sendable {
         }
         if let rejects = options.rejects { try StoreMigration.writeRejects(found, to: rejects) }
         return Report(
-            modelVersion: model.versionName ?? "Z_MODELCACHE", objects: transfer.read, failures: failures,
-            rejectsFile: options.rejects?.displayPath)
+            modelVersion: model.versionName ?? "Z_MODELCACHE",
+            objects: transfer.read,
+            failures: failures,
+            rejectsFile: options.rejects?.displayPath
+        )
     }
 }

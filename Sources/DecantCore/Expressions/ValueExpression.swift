@@ -94,7 +94,8 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         case .binary(let op, let left, let right):
             let leftPrecedence = op.isRightAssociative ? op.precedence + 1 : op.precedence
             let rightPrecedence = op.isRightAssociative ? op.precedence : op.precedence + 1
-            let text = left.render(parentPrecedence: leftPrecedence) + " \(op.rawValue) "
+            let text =
+                left.render(parentPrecedence: leftPrecedence) + " \(op.rawValue) "
                 + right.render(parentPrecedence: rightPrecedence)
             return op.precedence < parentPrecedence ? "(\(text))" : text
         }

@@ -70,7 +70,9 @@ extension ValueExpression {
         }
         if left.isNull || right.isNull { return .null }
         if op == .add {
-            if case .date(let date) = left, let seconds = right.number { return .date(date.addingTimeInterval(seconds)) }
+            if case .date(let date) = left, let seconds = right.number {
+                return .date(date.addingTimeInterval(seconds))
+            }
             if case .string(let text) = left { return .string(text + (right.text ?? "")) }
             if case .string(let text) = right { return .string((left.text ?? "") + text) }
         }
@@ -94,7 +96,9 @@ extension ValueExpression {
         }
         guard let a = left.number, let b = right.number else {
             throw DecantError(
-                .malformedInput, "`\(op.rawValue)` needs numbers, not \(left.text ?? "nil") and \(right.text ?? "nil")")
+                .malformedInput,
+                "`\(op.rawValue)` needs numbers, not \(left.text ?? "nil") and \(right.text ?? "nil")"
+            )
         }
         switch op {
         case .add: return .double(a + b)
@@ -111,7 +115,8 @@ extension ValueExpression {
         case (.null, .null): return .orderedSame
         case (.null, _), (_, .null): return nil
         case (.date(let a), .date(let b)): return a.compare(b)
-        case (.string(let a), .string(let b)): return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+        case (.string(let a), .string(let b)):
+            return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
         case (.bool(let a), .bool(let b)): return a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
         default:
             if let a = left.number, let b = right.number, !isText(left) || !isText(right) {

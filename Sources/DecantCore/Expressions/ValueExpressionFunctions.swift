@@ -67,7 +67,9 @@ public struct ValueExpressionFunctions: Sendable {
         func argument(_ index: Int) -> Value { index < arguments.count ? arguments[index] : .null }
         func expectCount(_ range: ClosedRange<Int>) throws {
             guard range.contains(arguments.count) else {
-                let count = range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound)–\(range.upperBound)"
+                let count =
+                    range.lowerBound == range.upperBound
+                    ? "\(range.lowerBound)" : "\(range.lowerBound)–\(range.upperBound)"
                 throw DecantError(.malformedInput, "\(name)() takes \(count) arguments, not \(arguments.count)")
             }
         }
@@ -101,7 +103,9 @@ public struct ValueExpressionFunctions: Sendable {
             return .string(text.replacingOccurrences(of: find, with: argument(2).text ?? ""))
         case "split":
             try expectCount(3...3)
-            guard let text = argument(0).text, let separator = argument(1).text, !separator.isEmpty else { return .null }
+            guard let text = argument(0).text, let separator = argument(1).text, !separator.isEmpty else {
+                return .null
+            }
             let pieces = text.components(separatedBy: separator)
             let index = try integerArgument(2)
             return pieces.indices.contains(index) ? .string(pieces[index]) : .null
@@ -128,7 +132,9 @@ public struct ValueExpressionFunctions: Sendable {
             return digits == 0 ? .integer(Int64(rounded)) : .double(rounded)
         case "floor", "ceil", "abs":
             try expectCount(1...1)
-            if case .integer(let integer) = argument(0) { return .integer(name == "abs" ? Swift.abs(integer) : integer) }
+            if case .integer(let integer) = argument(0) {
+                return .integer(name == "abs" ? Swift.abs(integer) : integer)
+            }
             guard let number = argument(0).number else { return .null }
             switch name {
             case "floor": return .integer(Int64(number.rounded(.down)))
@@ -179,7 +185,9 @@ public struct ValueExpressionFunctions: Sendable {
         default:
             throw DecantError(
                 .malformedInput,
-                "unknown function \(name)() (known: \(Self.builtInNames.union(custom.keys).sorted().joined(separator: ", ")))")
+                "unknown function \(name)() (known: "
+                    + Self.builtInNames.union(custom.keys).sorted().joined(separator: ", ") + ")"
+            )
         }
     }
 

@@ -29,7 +29,9 @@ struct ValueExpressionParser {
 
     private func failure(_ message: String) -> DecantError {
         DecantError(
-            .malformedInput, "expression `\(String(characters))`, column \(position + 1): \(message)")
+            .malformedInput,
+            "expression `\(String(characters))`, column \(position + 1): \(message)"
+        )
     }
 
     private mutating func skipSpace() {
@@ -117,7 +119,9 @@ struct ValueExpressionParser {
             }
             skipSpace()
             guard peek("(") else {
-                throw failure("`\(name)` is neither a literal nor a function call (write `$source.\(name)` for a property)")
+                throw failure(
+                    "`\(name)` is neither a literal nor a function call (write `$source.\(name)` for a property)"
+                )
             }
             position += 1
             var arguments: [ValueExpression] = []
@@ -143,8 +147,9 @@ struct ValueExpressionParser {
 
     private mutating func parseIdentifier() -> String {
         let start = position
-        while position < characters.count, characters[position].isLetter || characters[position].isNumber
-            || characters[position] == "_" || characters[position] == "@"
+        while position < characters.count,
+            characters[position].isLetter || characters[position].isNumber
+                || characters[position] == "_" || characters[position] == "@"
         {
             position += 1
         }

@@ -18,7 +18,8 @@ public enum DeleteRules: Sendable {
     /// Per hop, the source objects it removes (empty for hops without removals a mapping file asked for).
     /// - Throws: `.planNotExecutable` naming the objects a Deny rule protects; the reader's errors.
     public static func removals(
-        plan: MigrationPlan, functions: ValueExpressionFunctions = ValueExpressionFunctions(),
+        plan: MigrationPlan,
+        functions: ValueExpressionFunctions = ValueExpressionFunctions(),
         makeReader: () throws -> any RecordReader
     ) throws -> [Set<ObjectReference>] {
         var result: [Set<ObjectReference>] = []
@@ -27,7 +28,8 @@ public enum DeleteRules: Sendable {
                 hop.mapping.entityMappings.compactMap { mapping -> String? in
                     guard mapping.kind == .remove, case .file = mapping.origin else { return nil }
                     return mapping.sourceEntity
-                })
+                }
+            )
             let compiled = CompiledHop(hop: hop, functions: functions)
             let filtered = compiled.mappingsBySource.values.contains { $0.first?.filter != nil }
             guard !explicitRemovals.isEmpty || filtered else {
@@ -43,21 +45,37 @@ public enum DeleteRules: Sendable {
                 guard passes <= maximumPasses else {
                     throw DecantError(
                         .planNotExecutable,
-                        "\(hop.name): cascading removals did not settle after \(maximumPasses) passes over the store")
+                        "\(hop.name): cascading removals did not settle after \(maximumPasses) passes over the store"
+                    )
                 }
                 changed = false
                 denials = []
-                try forEachInput(ofHop: index, plan: plan, removals: result, functions: functions, makeReader: makeReader) {
+                try forEachInput(
+                    ofHop: index,
+                    plan: plan,
+                    removals: result,
+                    functions: functions,
+                    makeReader: makeReader
+                ) {
                     batch in
                     try visit(
-                        batch, hop: compiled, model: hop.source, explicitRemovals: explicitRemovals, removed: &removed,
-                        changed: &changed, denials: &denials)
+                        batch,
+                        hop: compiled,
+                        model: hop.source,
+                        explicitRemovals: explicitRemovals,
+                        removed: &removed,
+                        changed: &changed,
+                        denials: &denials
+                    )
                 }
             }
             if !denials.isEmpty {
                 let shown = denials.prefix(10).joined(separator: "; ")
                 let more = denials.count > 10 ? " (and \(denials.count - 10) more)" : ""
-                throw DecantError(.planNotExecutable, "\(hop.name): a Deny rule protects objects the mapping removes: \(shown)\(more)")
+                throw DecantError(
+                    .planNotExecutable,
+                    "\(hop.name): a Deny rule protects objects the mapping removes: \(shown)\(more)"
+                )
             }
             result.append(removed)
         }
@@ -66,11 +84,16 @@ public enum DeleteRules: Sendable {
 
     /// Reads the source and runs it through the hops before `index`, handing each of that hop's input batches over.
     private static func forEachInput(
-        ofHop index: Int, plan: MigrationPlan, removals: [Set<ObjectReference>], functions: ValueExpressionFunctions,
-        makeReader: () throws -> any RecordReader, _ body: (RecordBatch) throws -> Void
+        ofHop index: Int,
+        plan: MigrationPlan,
+        removals: [Set<ObjectReference>],
+        functions: ValueExpressionFunctions,
+        makeReader: () throws -> any RecordReader,
+        _ body: (RecordBatch) throws -> Void
     ) throws {
         var reader = try makeReader()
-        guard let first = reader.model.entities.first, let layout = RecordLayout(entity: first.name, in: reader.model) else {
+        guard let first = reader.model.entities.first, let layout = RecordLayout(entity: first.name, in: reader.model)
+        else {
             return
         }
         var earlier = plan.hops.prefix(index).enumerated().map { offset, hop in
@@ -86,7 +109,13 @@ public enum DeleteRules: Sendable {
             for hopIndex in earlier.indices {
                 var next: [RecordBatch] = []
                 for input in current {
-                    try earlier[hopIndex].apply(input, into: &next, ledger: &ledger, rejects: &rejects, collectsRejects: true)
+                    try earlier[hopIndex].apply(
+                        input,
+                        into: &next,
+                        ledger: &ledger,
+                        rejects: &rejects,
+                        collectsRejects: true
+                    )
                 }
                 current = next
             }
@@ -97,8 +126,13 @@ public enum DeleteRules: Sendable {
 
     /// One batch of a pass: marks removed objects and follows their Cascade and Deny rules.
     private static func visit(
-        _ batch: RecordBatch, hop: CompiledHop, model: ObjectModel, explicitRemovals: Set<String>,
-        removed: inout Set<ObjectReference>, changed: inout Bool, denials: inout [String]
+        _ batch: RecordBatch,
+        hop: CompiledHop,
+        model: ObjectModel,
+        explicitRemovals: Set<String>,
+        removed: inout Set<ObjectReference>,
+        changed: inout Bool,
+        denials: inout [String]
     ) throws {
         let layout = batch.layout
         let entity = layout.entityName
@@ -138,7 +172,8 @@ public enum DeleteRules: Sendable {
                 case .deny:
                     denials.append(
                         "\(reference) (\(relationship.name), Deny) still has "
-                            + targets.prefix(5).map(\.description).joined(separator: ", "))
+                            + targets.prefix(5).map(\.description).joined(separator: ", ")
+                    )
                 default:
                     break
                 }
@@ -159,7 +194,9 @@ public enum DeleteRules: Sendable {
 
     private static func inverse(of relationship: Relationship, in model: ObjectModel) -> Relationship? {
         guard let name = relationship.inverseName,
-            let owner = (relationship.inverseEntity ?? relationship.destinationEntity).flatMap({ model.entity(named: $0) })
+            let owner = (relationship.inverseEntity ?? relationship.destinationEntity).flatMap({
+                model.entity(named: $0)
+            })
         else { return nil }
         return model.properties(of: owner).relationships.first { $0.name == name }
     }

@@ -76,8 +76,13 @@ public struct ExplicitEntityMapping: Sendable, Hashable {
 
     /// Creates an entity line.
     public init(
-        destination: String, source: SourceChoice = .inferred, remove: Bool = false, filter: ValueExpression? = nil,
-        attributes: [Property] = [], relationships: [Property] = [], line: Int? = nil
+        destination: String,
+        source: SourceChoice = .inferred,
+        remove: Bool = false,
+        filter: ValueExpression? = nil,
+        attributes: [Property] = [],
+        relationships: [Property] = [],
+        line: Int? = nil
     ) {
         self.destination = destination
         self.source = source
@@ -108,7 +113,13 @@ public struct MigrationProblem: Sendable, Hashable, Codable, CustomStringConvert
     public var location: Location?
 
     /// Creates a problem.
-    public init(entity: String, property: String? = nil, message: String, advice: String? = nil, location: Location? = nil) {
+    public init(
+        entity: String,
+        property: String? = nil,
+        message: String,
+        advice: String? = nil,
+        location: Location? = nil
+    ) {
         self.entity = entity
         self.property = property
         self.message = message

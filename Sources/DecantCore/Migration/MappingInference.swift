@@ -41,7 +41,11 @@ public enum MappingInference: Sendable {
 
     /// Infers the hop from `source` to `destination`, with `explicit` (a mapping file) taking precedence for the
     /// entities and properties it names.
-    public static func infer(from source: ObjectModel, to destination: ObjectModel, explicit: ExplicitMapping? = nil)
+    public static func infer(
+        from source: ObjectModel,
+        to destination: ObjectModel,
+        explicit: ExplicitMapping? = nil
+    )
         -> Result
     {
         var builder = Builder(source: source, destination: destination, explicit: explicit)
@@ -106,13 +110,18 @@ public enum MappingInference: Sendable {
         mutating func build() -> Result {
             let inferred = pair(
                 sources: source.entities.map { Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier) },
-                destinations: destination.entities.map { Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier) })
+                destinations: destination.entities.map {
+                    Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier)
+                }
+            )
             for duplicate in Set(inferred.duplicates).sorted() {
                 problems.append(
                     MigrationProblem(
                         entity: duplicate,
                         message: "two entities share the renaming identifier \(duplicate) (Core Data error 134190)",
-                        advice: "give each entity its own renaming identifier in the model"))
+                        advice: "give each entity its own renaming identifier in the model"
+                    )
+                )
             }
             entityPairs = inferred.pairs
             var explicitByEntity: [String: ExplicitEntityMapping] = [:]
@@ -129,8 +138,11 @@ public enum MappingInference: Sendable {
                     } else {
                         problems.append(
                             MigrationProblem(
-                                entity: entry.destination, message: "neither version has this entity",
-                                location: location))
+                                entity: entry.destination,
+                                message: "neither version has this entity",
+                                location: location
+                            )
+                        )
                     }
                     continue
                 }
@@ -140,7 +152,9 @@ public enum MappingInference: Sendable {
                             entity: entry.destination,
                             message: "the destination version \(destination.versionName ?? "") has no such entity "
                                 + "(it has \(destination.entities.map(\.name).joined(separator: ", ")))",
-                            location: location))
+                            location: location
+                        )
+                    )
                     continue
                 }
                 explicitByEntity[entry.destination] = entry
@@ -153,7 +167,9 @@ public enum MappingInference: Sendable {
                             MigrationProblem(
                                 entity: entry.destination,
                                 message: "from: the source version \(source.versionName ?? "") has no entity \(name)",
-                                location: location))
+                                location: location
+                            )
+                        )
                         entityPairs[entry.destination] = nil
                     } else {
                         entityPairs[entry.destination] = name
@@ -173,9 +189,12 @@ public enum MappingInference: Sendable {
             checkHierarchies()
             return Result(
                 mapping: MappingModel(
-                    sourceVersion: source.versionName ?? "", destinationVersion: destination.versionName ?? "",
-                    entityMappings: mappings),
-                problems: problems)
+                    sourceVersion: source.versionName ?? "",
+                    destinationVersion: destination.versionName ?? "",
+                    entityMappings: mappings
+                ),
+                problems: problems
+            )
         }
 
         /// Entities that did not share a root in the source cannot share one in the destination (§9.2).
@@ -195,18 +214,23 @@ public enum MappingInference: Sendable {
                         message: "entities of separate hierarchies in \(source.versionName ?? "the source") (roots "
                             + roots.sorted().joined(separator: ", ") + ") share the hierarchy \(root) in "
                             + "\(destination.versionName ?? "the destination"); Core Data cannot merge hierarchies",
-                        advice: "keep them in separate hierarchies, or migrate through an intermediate version"))
+                        advice: "keep them in separate hierarchies, or migrate through an intermediate version"
+                    )
+                )
             }
         }
 
-        private mutating func entityMapping(for entity: Entity, explicit entry: ExplicitEntityMapping?) -> EntityMapping {
+        private mutating func entityMapping(for entity: Entity, explicit entry: ExplicitEntityMapping?) -> EntityMapping
+        {
             let origin: EntityMapping.Origin = entry != nil ? .file(explicit?.path ?? "") : .inferred
             let (attributes, relationships) = destination.properties(of: entity)
             let persistentAttributes = attributes.filter { !$0.isTransient }.sorted { $0.name < $1.name }
             let persistentRelationships = relationships.filter { !$0.isTransient }.sorted { $0.name < $1.name }
             if entry?.remove == true {
                 var mapping = EntityMapping(kind: .add, source: nil, destination: entity.name, origin: origin)
-                mapping.attributes = persistentAttributes.map { PropertyMapping(name: $0.name, expression: nil, change: .explicit) }
+                mapping.attributes = persistentAttributes.map {
+                    PropertyMapping(name: $0.name, expression: nil, change: .explicit)
+                }
                 mapping.relationships = persistentRelationships.map {
                     PropertyMapping(name: $0.name, expression: nil, change: .explicit)
                 }
@@ -217,8 +241,10 @@ public enum MappingInference: Sendable {
                 mapping.attributes = persistentAttributes.map { attribute in
                     let value = attribute.defaultLiteral
                     return PropertyMapping(
-                        name: attribute.name, expression: value.map(ValueExpression.literal),
-                        change: .added(default: attribute.defaultValue))
+                        name: attribute.name,
+                        expression: value.map(ValueExpression.literal),
+                        change: .added(default: attribute.defaultValue)
+                    )
                 }
                 mapping.relationships = persistentRelationships.map {
                     PropertyMapping(name: $0.name, expression: nil, change: .added(default: nil))
@@ -228,7 +254,9 @@ public enum MappingInference: Sendable {
             }
             let (sourceAttributes, sourceRelationships) = source.properties(of: sourceEntity)
             let sourceProperties =
-                sourceAttributes.filter { !$0.isTransient }.map { Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier) }
+                sourceAttributes.filter { !$0.isTransient }.map {
+                    Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier)
+                }
                 + sourceRelationships.filter { !$0.isTransient }.map {
                     Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier)
                 }
@@ -239,30 +267,46 @@ public enum MappingInference: Sendable {
             for duplicate in Set(paired.duplicates).sorted() {
                 problems.append(
                     MigrationProblem(
-                        entity: entity.name, property: duplicate,
+                        entity: entity.name,
+                        property: duplicate,
                         message: "two properties share the renaming identifier \(duplicate) (Core Data error 134190)",
-                        advice: "give each property its own renaming identifier in the model"))
+                        advice: "give each property its own renaming identifier in the model"
+                    )
+                )
             }
             let sameHash = source.versionHash(of: sourceName) == destination.versionHash(of: entity.name)
             var mapping = EntityMapping(
-                kind: sameHash && sourceName == entity.name ? .copy : .transform, source: sourceName,
-                destination: entity.name, origin: origin)
+                kind: sameHash && sourceName == entity.name ? .copy : .transform,
+                source: sourceName,
+                destination: entity.name,
+                origin: origin
+            )
             let explicitNames = Set((entry?.attributes ?? []).map(\.name) + (entry?.relationships ?? []).map(\.name))
             for attribute in persistentAttributes {
                 let sourceAttribute = paired.pairs[attribute.name].flatMap { name in
                     sourceAttributes.first { $0.name == name }
                 }
-                if paired.pairs[attribute.name] != nil, sourceAttribute == nil, !explicitNames.contains(attribute.name) {
+                if paired.pairs[attribute.name] != nil, sourceAttribute == nil, !explicitNames.contains(attribute.name)
+                {
                     problems.append(
                         MigrationProblem(
-                            entity: entity.name, property: attribute.name,
+                            entity: entity.name,
+                            property: attribute.name,
                             message: "was the relationship \(paired.pairs[attribute.name] ?? "") in \(sourceName); "
                                 + "an attribute cannot be inferred from a relationship",
                             advice: "in a mapping file, write under entities: \(entity.name): attributes: "
-                                + "\(attribute.name): <expression>"))
+                                + "\(attribute.name): <expression>"
+                        )
+                    )
                 }
                 mapping.attributes.append(
-                    attributeMapping(attribute, from: sourceAttribute, entity: entity.name, reportProblems: !explicitNames.contains(attribute.name)))
+                    attributeMapping(
+                        attribute,
+                        from: sourceAttribute,
+                        entity: entity.name,
+                        reportProblems: !explicitNames.contains(attribute.name)
+                    )
+                )
             }
             for relationship in persistentRelationships {
                 let sourceRelationship = paired.pairs[relationship.name].flatMap { name in
@@ -270,20 +314,30 @@ public enum MappingInference: Sendable {
                 }
                 mapping.relationships.append(
                     relationshipMapping(
-                        relationship, in: entity, from: sourceRelationship, sourceEntity: sourceEntity,
-                        reportProblems: !explicitNames.contains(relationship.name)))
+                        relationship,
+                        in: entity,
+                        from: sourceRelationship,
+                        sourceEntity: sourceEntity,
+                        reportProblems: !explicitNames.contains(relationship.name)
+                    )
+                )
             }
             applyExplicit(entry, to: &mapping, sourceEntity: sourceEntity)
             return mapping
         }
 
         private mutating func attributeMapping(
-            _ attribute: Attribute, from sourceAttribute: Attribute?, entity: String, reportProblems: Bool
+            _ attribute: Attribute,
+            from sourceAttribute: Attribute?,
+            entity: String,
+            reportProblems: Bool
         ) -> PropertyMapping {
             guard let sourceAttribute else {
                 return PropertyMapping(
-                    name: attribute.name, expression: attribute.defaultLiteral.map(ValueExpression.literal),
-                    change: .added(default: attribute.defaultValue))
+                    name: attribute.name,
+                    expression: attribute.defaultLiteral.map(ValueExpression.literal),
+                    change: .added(default: attribute.defaultValue)
+                )
             }
             var expression = ValueExpression.sourceProperty(sourceAttribute.name)
             var change: PropertyMapping.Change =
@@ -295,11 +349,16 @@ public enum MappingInference: Sendable {
                     if reportProblems {
                         problems.append(
                             MigrationProblem(
-                                entity: entity, property: attribute.name,
-                                message: "\(sourceAttribute.type.modelName) → \(attribute.type.modelName) is not a change "
+                                entity: entity,
+                                property: attribute.name,
+                                message:
+                                    "\(sourceAttribute.type.modelName) → \(attribute.type.modelName) is not a change "
                                     + "Core Data infers",
                                 advice: "in a mapping file, write under entities: \(entity): attributes: "
-                                    + "\(attribute.name): '\(Self.conversion(of: sourceAttribute.name, to: attribute.type))'"))
+                                    + "\(attribute.name): "
+                                    + "'\(Self.conversion(of: sourceAttribute.name, to: attribute.type))'"
+                            )
+                        )
                     }
                     return PropertyMapping(name: attribute.name, expression: nil, change: change)
                 }
@@ -326,8 +385,11 @@ public enum MappingInference: Sendable {
         }
 
         private mutating func relationshipMapping(
-            _ relationship: Relationship, in entity: Entity, from sourceRelationship: Relationship?,
-            sourceEntity: Entity, reportProblems: Bool
+            _ relationship: Relationship,
+            in entity: Entity,
+            from sourceRelationship: Relationship?,
+            sourceEntity: Entity,
+            reportProblems: Bool
         ) -> PropertyMapping {
             guard let sourceRelationship else {
                 return PropertyMapping(name: relationship.name, expression: nil, change: .added(default: nil))
@@ -350,20 +412,29 @@ public enum MappingInference: Sendable {
                 if !fits && reportProblems {
                     problems.append(
                         MigrationProblem(
-                            entity: entity.name, property: relationship.name,
+                            entity: entity.name,
+                            property: relationship.name,
                             message: "pointed at \(sourceTarget) in \(source.versionName ?? "the source"), now at "
                                 + "\(target), which no \(sourceTarget) object becomes",
                             advice: "in a mapping file, map \(sourceTarget) objects to \(target) (entities: \(target): "
-                                + "from: \(sourceTarget)), or write relationships: \(relationship.name): null"))
+                                + "from: \(sourceTarget)), or write relationships: \(relationship.name): null"
+                        )
+                    )
                     return PropertyMapping(name: relationship.name, expression: nil, change: change)
                 }
             }
-            if reportProblems, let reason = underivable(relationship, in: entity, from: sourceRelationship, sourceEntity) {
+            if reportProblems,
+                let reason = underivable(relationship, in: entity, from: sourceRelationship, sourceEntity)
+            {
                 problems.append(
                     MigrationProblem(
-                        entity: entity.name, property: relationship.name, message: reason,
+                        entity: entity.name,
+                        property: relationship.name,
+                        message: reason,
                         advice: "keep the inverse relationship in this version, or write relationships: "
-                            + "\(relationship.name): null in a mapping file to drop the links"))
+                            + "\(relationship.name): null in a mapping file to drop the links"
+                    )
+                )
                 return PropertyMapping(name: relationship.name, expression: nil, change: change)
             }
             return PropertyMapping(name: relationship.name, expression: expression, change: change)
@@ -379,7 +450,9 @@ public enum MappingInference: Sendable {
 
         private func inverse(of relationship: Relationship, in model: ObjectModel) -> Relationship? {
             guard let name = relationship.inverseName,
-                let owner = (relationship.inverseEntity ?? relationship.destinationEntity).flatMap({ model.entity(named: $0) })
+                let owner = (relationship.inverseEntity ?? relationship.destinationEntity).flatMap({
+                    model.entity(named: $0)
+                })
             else { return nil }
             return model.properties(of: owner).relationships.first { $0.name == name }
         }
@@ -387,7 +460,10 @@ public enum MappingInference: Sendable {
         /// Why a streaming copy cannot rebuild this relationship's links, if it cannot: the destination keeps them on
         /// this side while the source kept them only on the other side's objects.
         private func underivable(
-            _ relationship: Relationship, in entity: Entity, from sourceRelationship: Relationship, _ sourceEntity: Entity
+            _ relationship: Relationship,
+            in entity: Entity,
+            from sourceRelationship: Relationship,
+            _ sourceEntity: Entity
         ) -> String? {
             if carriesMembers(sourceRelationship, in: source) { return nil }
             let inverseInDestination = inverse(of: relationship, in: destination)
@@ -412,7 +488,11 @@ public enum MappingInference: Sendable {
         }
 
         /// Applies a mapping file's lines over the inferred ones.
-        private mutating func applyExplicit(_ entry: ExplicitEntityMapping?, to mapping: inout EntityMapping, sourceEntity: Entity?) {
+        private mutating func applyExplicit(
+            _ entry: ExplicitEntityMapping?,
+            to mapping: inout EntityMapping,
+            sourceEntity: Entity?
+        ) {
             guard let entry, let destinationEntity = mapping.destinationEntity else { return }
             let path = explicit?.path ?? ""
             mapping.filter = entry.filter
@@ -420,45 +500,76 @@ public enum MappingInference: Sendable {
             for (lines, isAttribute) in [(entry.attributes, true), (entry.relationships, false)] {
                 for line in lines {
                     let location = Location(
-                        path: path, line: line.line,
-                        keyPath: "entities.\(entry.destination).\(isAttribute ? "attributes" : "relationships").\(line.name)")
+                        path: path,
+                        line: line.line,
+                        keyPath:
+                            "entities.\(entry.destination).\(isAttribute ? "attributes" : "relationships").\(line.name)"
+                    )
                     let list = isAttribute ? mapping.attributes : mapping.relationships
                     guard let index = list.firstIndex(where: { $0.name == line.name }) else {
                         let names = list.map(\.name).joined(separator: ", ")
                         problems.append(
                             MigrationProblem(
-                                entity: destinationEntity, property: line.name,
+                                entity: destinationEntity,
+                                property: line.name,
                                 message: "\(destinationEntity) has no \(isAttribute ? "attribute" : "relationship") "
-                                    + "\(line.name) (it has \(names.isEmpty ? "none" : names))", location: location))
+                                    + "\(line.name) (it has \(names.isEmpty ? "none" : names))",
+                                location: location
+                            )
+                        )
                         continue
                     }
                     if let expression = line.expression {
                         for path in expression.sourceKeyPaths {
                             if let problem = checkKeyPath(
-                                path, isAttribute: isAttribute, sourceEntity: sourceEntity, properties: sourceProperties)
-                            {
+                                path,
+                                isAttribute: isAttribute,
+                                sourceEntity: sourceEntity,
+                                properties: sourceProperties
+                            ) {
                                 problems.append(
                                     MigrationProblem(
-                                        entity: destinationEntity, property: line.name, message: problem,
-                                        location: location))
+                                        entity: destinationEntity,
+                                        property: line.name,
+                                        message: problem,
+                                        location: location
+                                    )
+                                )
                             }
                         }
                     }
                     let updated = PropertyMapping(name: line.name, expression: line.expression, change: .explicit)
-                    if isAttribute { mapping.attributes[index] = updated } else { mapping.relationships[index] = updated }
+                    if isAttribute {
+                        mapping.attributes[index] = updated
+                    } else {
+                        mapping.relationships[index] = updated
+                    }
                 }
             }
-            if mapping.kind == .copy && (!entry.attributes.isEmpty || !entry.relationships.isEmpty || entry.filter != nil) {
+            if mapping.kind == .copy
+                && (!entry.attributes.isEmpty || !entry.relationships.isEmpty || entry.filter != nil)
+            {
                 mapping.kind = .transform
             }
             if let filter = entry.filter {
                 for path in filter.sourceKeyPaths {
-                    if let problem = checkKeyPath(path, isAttribute: true, sourceEntity: sourceEntity, properties: sourceProperties) {
+                    if let problem = checkKeyPath(
+                        path,
+                        isAttribute: true,
+                        sourceEntity: sourceEntity,
+                        properties: sourceProperties
+                    ) {
                         problems.append(
                             MigrationProblem(
-                                entity: destinationEntity, message: "where: " + problem,
+                                entity: destinationEntity,
+                                message: "where: " + problem,
                                 location: Location(
-                                    path: explicit?.path, line: entry.line, keyPath: "entities.\(entry.destination).where")))
+                                    path: explicit?.path,
+                                    line: entry.line,
+                                    keyPath: "entities.\(entry.destination).where"
+                                )
+                            )
+                        )
                     }
                 }
             }
@@ -466,7 +577,9 @@ public enum MappingInference: Sendable {
 
         /// What is wrong with a `$source` key path in a mapping file, if anything.
         private func checkKeyPath(
-            _ path: [String], isAttribute: Bool, sourceEntity: Entity?,
+            _ path: [String],
+            isAttribute: Bool,
+            sourceEntity: Entity?,
             properties: (attributes: [Attribute], relationships: [Relationship])?
         ) -> String? {
             guard let sourceEntity, let properties else {
@@ -503,7 +616,8 @@ extension Attribute {
     public var defaultLiteral: Value? {
         guard let text = defaultValue else { return nil }
         switch type {
-        case .integer16, .integer32, .integer64: return Int64(text).map(Value.integer) ?? Double(text).map { .integer(Int64($0)) }
+        case .integer16, .integer32, .integer64:
+            return Int64(text).map(Value.integer) ?? Double(text).map { .integer(Int64($0)) }
         case .double, .float: return Double(text).map(Value.double)
         case .decimal: return Decimal(string: text).map(Value.decimal)
         case .boolean: return .bool(["YES", "yes", "true", "1"].contains(text))

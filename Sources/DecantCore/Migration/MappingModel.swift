@@ -40,7 +40,9 @@ public struct MappingModel: Sendable, Hashable {
 /// ```swift
 /// let memo = EntityMapping(
 ///     kind: .transform, source: "Note", destination: "Memo",
-///     attributes: [PropertyMapping(name: "text", expression: .sourceProperty("content"), change: .renamed(from: "content"))])
+///     attributes: [
+///         PropertyMapping(name: "text", expression: .sourceProperty("content"), change: .renamed(from: "content"))
+///     ])
 /// ```
 public struct EntityMapping: Sendable, Hashable {
     /// Core Data's mapping types (`NSEntityMappingType`) that a hop uses.
@@ -82,8 +84,14 @@ public struct EntityMapping: Sendable, Hashable {
 
     /// Creates a mapping named after its entities.
     public init(
-        name: String? = nil, kind: Kind, source: String?, destination: String?, filter: ValueExpression? = nil,
-        attributes: [PropertyMapping] = [], relationships: [PropertyMapping] = [], origin: Origin = .inferred
+        name: String? = nil,
+        kind: Kind,
+        source: String?,
+        destination: String?,
+        filter: ValueExpression? = nil,
+        attributes: [PropertyMapping] = [],
+        relationships: [PropertyMapping] = [],
+        origin: Origin = .inferred
     ) {
         switch (source, destination) {
         case (let source?, let destination?): self.name = name ?? "\(source)To\(destination)"

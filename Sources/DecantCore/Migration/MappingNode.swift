@@ -2,7 +2,8 @@
 /// every error can name the file, line and key. YAML (`DecantYAML`) and JSON (`DecantFormats`) both parse into it.
 ///
 /// ```swift
-/// let node = MappingNode(.map([.init(key: "source", line: 1, value: MappingNode(.scalar("Notes"), line: 1))]), line: 1)
+/// let source = MappingNode(.scalar("Notes"), line: 1)
+/// let node = MappingNode(.map([.init(key: "source", line: 1, value: source)]), line: 1)
 /// ```
 public struct MappingNode: Sendable, Hashable {
     /// One key of a map, with the line the key is on.

@@ -49,7 +49,8 @@ public struct MigrationPlan: Sendable, Hashable {
         public var description: String {
             switch self {
             case .entityRemoved(let hop, let entity): "\(hop): every \(entity) object is dropped"
-            case .attributeRemoved(let hop, let entity, let attribute): "\(hop): \(entity).\(attribute) values are dropped"
+            case .attributeRemoved(let hop, let entity, let attribute):
+                "\(hop): \(entity).\(attribute) values are dropped"
             case .relationshipRemoved(let hop, let entity, let relationship):
                 "\(hop): \(entity).\(relationship) links are dropped"
             case .toManyNarrowed(let hop, let entity, let relationship):
@@ -84,13 +85,20 @@ public struct MigrationPlan: Sendable, Hashable {
     /// A mapping file from version A to version C (not the next one) replaces the hops between them.
     /// - Throws: `.modelMismatch` when no version of the bundle has the source's hashes; `.usage` for an unknown
     ///   destination, a destination older than the source, or a mapping file that is no hop of this migration.
-    public init(bundle: ModelBundle, source: ObjectModel, to destinationName: String? = nil, mappings: [ExplicitMapping] = [])
+    public init(
+        bundle: ModelBundle,
+        source: ObjectModel,
+        to destinationName: String? = nil,
+        mappings: [ExplicitMapping] = []
+    )
         throws
     {
         let hashes = source.entityVersionHashes
         guard let start = bundle.versions.firstIndex(where: { $0.entityVersionHashes == hashes }) else {
             throw DecantError(
-                .modelMismatch, "no version of \(bundle.name) has the store's entity hashes, so the source version is unknown")
+                .modelMismatch,
+                "no version of \(bundle.name) has the store's entity hashes, so the source version is unknown"
+            )
         }
         let names = bundle.versions.compactMap(\.versionName).joined(separator: ", ")
         let end: Int
@@ -116,7 +124,8 @@ public struct MigrationPlan: Sendable, Hashable {
             throw DecantError(
                 .usage,
                 "the store is at \(bundle.versions[start].versionName ?? "?"), which comes after "
-                    + "\(bundle.versions[end].versionName ?? "?"); Decant does not migrate to older versions")
+                    + "\(bundle.versions[end].versionName ?? "?"); Decant does not migrate to older versions"
+            )
         }
         func index(of name: String) -> Int? {
             bundle.versions.firstIndex { $0.versionName == name || $0.versionChecksum == name }
@@ -135,7 +144,8 @@ public struct MigrationPlan: Sendable, Hashable {
                         .usage,
                         "\(file.path) maps \(file.source) → \(file.destination), which is not a step forward within "
                             + "this migration (\(bundle.versions[start].versionName ?? "?") → "
-                            + "\(bundle.versions[end].versionName ?? "?"))")
+                            + "\(bundle.versions[end].versionName ?? "?"))"
+                    )
                 }
                 used.insert(fileIndex)
                 next = target
@@ -145,14 +155,22 @@ public struct MigrationPlan: Sendable, Hashable {
             let to = bundle.versions[next]
             let inferred = MappingInference.infer(from: from, to: to, explicit: explicit)
             hops.append(
-                Hop(source: from, destination: to, mapping: inferred.mapping, file: explicit?.path, problems: inferred.problems))
+                Hop(
+                    source: from,
+                    destination: to,
+                    mapping: inferred.mapping,
+                    file: explicit?.path,
+                    problems: inferred.problems
+                )
+            )
             position = next
         }
         for (offset, file) in mappings.enumerated() where !used.contains(offset) {
             throw DecantError(
                 .usage,
                 "\(file.path) maps \(file.source) → \(file.destination), which is no hop of this migration "
-                    + "(hops: \(hops.map(\.name).joined(separator: ", ")))")
+                    + "(hops: \(hops.map(\.name).joined(separator: ", ")))"
+            )
         }
         self.source = bundle.versions[start]
         self.destination = bundle.versions[end]
@@ -178,7 +196,12 @@ public struct MigrationPlan: Sendable, Hashable {
                     }
                     if case .cardinality(toMany: false) = property.change {
                         changes.append(
-                            .toManyNarrowed(hop: name, entity: mapping.destinationEntity ?? "", relationship: property.name))
+                            .toManyNarrowed(
+                                hop: name,
+                                entity: mapping.destinationEntity ?? "",
+                                relationship: property.name
+                            )
+                        )
                     }
                 }
                 for path in mapping.filter?.sourceKeyPaths ?? [] where !path.isEmpty {
@@ -189,7 +212,8 @@ public struct MigrationPlan: Sendable, Hashable {
             for sourceName in used.keys.sorted() {
                 guard let entity = hop.source.entity(named: sourceName), !entity.isAbstract else { continue }
                 let (attributes, relationships) = hop.source.properties(of: entity)
-                for attribute in attributes where !attribute.isTransient && used[sourceName]?.contains(attribute.name) != true {
+                for attribute in attributes
+                where !attribute.isTransient && used[sourceName]?.contains(attribute.name) != true {
                     changes.append(.attributeRemoved(hop: name, entity: sourceName, attribute: attribute.name))
                 }
                 for relationship in relationships
@@ -205,7 +229,8 @@ public struct MigrationPlan: Sendable, Hashable {
 
     /// Whether a dropped relationship's links survive through its inverse, which the hop keeps.
     private func inverseKept(_ relationship: Relationship, used: [String: Set<String>]) -> Bool {
-        guard let inverse = relationship.inverseName, let owner = relationship.inverseEntity ?? relationship.destinationEntity
+        guard let inverse = relationship.inverseName,
+            let owner = relationship.inverseEntity ?? relationship.destinationEntity
         else { return false }
         return used[owner]?.contains(inverse) == true
     }

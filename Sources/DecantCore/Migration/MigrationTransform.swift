@@ -27,18 +27,23 @@ public struct MigrationTransform: RecordTransform {
     /// Checks the final objects against the destination model's rules before they are written (nil: no checks).
     private var validator: ModelValidator?
 
-    /// Prepares the plan's hops, each removing the objects `removals` lists for it (``DeleteRules``); with `validates`, every object is checked against the destination version's rules
+    /// Prepares the plan's hops, each removing the objects `removals` lists for it (``DeleteRules``); with
+    /// `validates`, every object is checked against the destination version's rules
     /// (``ModelValidator``) before it is written.
     /// - Throws: `.planNotExecutable` listing the plan's problems when it has any.
     public init(
-        plan: MigrationPlan, functions: ValueExpressionFunctions = ValueExpressionFunctions(), collectsRejects: Bool = false,
-        validates: Bool = true, removals: [Set<ObjectReference>] = []
+        plan: MigrationPlan,
+        functions: ValueExpressionFunctions = ValueExpressionFunctions(),
+        collectsRejects: Bool = false,
+        validates: Bool = true,
+        removals: [Set<ObjectReference>] = []
     ) throws {
         guard plan.isExecutable else {
             throw DecantError(
                 .planNotExecutable,
                 "the migration \(plan.sourceVersion) → \(plan.destinationVersion) cannot run: "
-                    + plan.problems.map(\.description).joined(separator: "; "))
+                    + plan.problems.map(\.description).joined(separator: "; ")
+            )
         }
         self.hops = plan.hops.enumerated().map { index, hop in
             var compiled = CompiledHop(hop: hop, functions: functions)
@@ -58,7 +63,12 @@ public struct MigrationTransform: RecordTransform {
             var next: [RecordBatch] = []
             for input in current {
                 try hops[index].apply(
-                    input, into: &next, ledger: &book.ledgers[index], rejects: &hopRejects, collectsRejects: collectsRejects)
+                    input,
+                    into: &next,
+                    ledger: &book.ledgers[index],
+                    rejects: &hopRejects,
+                    collectsRejects: collectsRejects
+                )
             }
             current = next
         }
@@ -77,8 +87,10 @@ public struct MigrationTransform: RecordTransform {
             let kept = try checker.check(produced, rejects: &refused)
             validator = checker
             if !refused.isEmpty, let last = book.ledgers.indices.last {
-                book.ledgers[last].rows[produced.layout.entityName, default: MigrationLedger.Row()].written -= refused.count
-                book.ledgers[last].rows[produced.layout.entityName, default: MigrationLedger.Row()].rejected += refused.count
+                book.ledgers[last].rows[produced.layout.entityName, default: MigrationLedger.Row()].written -=
+                    refused.count
+                book.ledgers[last].rows[produced.layout.entityName, default: MigrationLedger.Row()].rejected +=
+                    refused.count
             }
             for reject in refused { output.reject(reject) }
             if kept.count > 0 { output.emit(kept) }
@@ -245,7 +257,9 @@ struct CompiledHop {
                 case .source(let path)? where path.count == 1:
                     if let index = sourceLayout.attributeIndex(path[0]),
                         sourceLayout.attributes[index].type == attribute.type
-                            || MappingInference.Rules.widenings.contains([sourceLayout.attributes[index].type, attribute.type])
+                            || MappingInference.Rules.widenings.contains([
+                                sourceLayout.attributes[index].type, attribute.type,
+                            ])
                     {
                         attributes.append(.copy(index))
                     } else {
@@ -273,12 +287,22 @@ struct CompiledHop {
             }
             mappingsBySource[from, default: []].append(
                 Mapping(
-                    name: mapping.name, destination: to, target: target, layout: layout, filter: mapping.filter,
-                    attributes: attributes, relationships: relationships, required: required,
-                    isPrimary: seenSources.insert(from).inserted))
+                    name: mapping.name,
+                    destination: to,
+                    target: target,
+                    layout: layout,
+                    filter: mapping.filter,
+                    attributes: attributes,
+                    relationships: relationships,
+                    required: required,
+                    isPrimary: seenSources.insert(from).inserted
+                )
+            )
             if sourceAttributeIndex[from] == nil {
                 sourceAttributeIndex[from] = Dictionary(
-                    sourceLayout.attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+                    sourceLayout.attributes.enumerated().map { ($1.name, $0) },
+                    uniquingKeysWith: { first, _ in first }
+                )
             }
         }
     }
@@ -309,7 +333,10 @@ struct CompiledHop {
     }
 
     mutating func apply(
-        _ batch: RecordBatch, into output: inout [RecordBatch], ledger: inout MigrationLedger, rejects: inout [Reject],
+        _ batch: RecordBatch,
+        into output: inout [RecordBatch],
+        ledger: inout MigrationLedger,
+        rejects: inout [Reject],
         collectsRejects: Bool
     ) throws {
         let sourceEntity = batch.layout.entityName
@@ -329,7 +356,9 @@ struct CompiledHop {
                 let source: ([String]) throws -> Value = { path in
                     guard path.count == 1, let position = attributeIndex[path[0]] else {
                         throw DecantError(
-                            .malformedInput, "$source.\(path.joined(separator: ".")) is not an attribute of \(sourceEntity)")
+                            .malformedInput,
+                            "$source.\(path.joined(separator: ".")) is not an attribute of \(sourceEntity)"
+                        )
                     }
                     return batch.value(row: index, attribute: position)
                 }
@@ -340,7 +369,9 @@ struct CompiledHop {
                     continue
                 }
                 if let filter = mapping.filter {
-                    let keep = try located(objectName, mapping) { try filter.evaluate(source: source, functions: functions) }
+                    let keep = try located(objectName, mapping) {
+                        try filter.evaluate(source: source, functions: functions)
+                    }
                     if !keep.isTrue {
                         row.removed += 1
                         continue
@@ -355,14 +386,22 @@ struct CompiledHop {
                     case .copy(let column): next = .cell(batch.cell(row: index, column: column))
                     case .null: next = .value(.null)
                     case .expression(let expression):
-                        let value = try located(objectName, mapping) { try expression.evaluate(source: source, functions: functions) }
+                        let value = try located(objectName, mapping) {
+                            try expression.evaluate(source: source, functions: functions)
+                        }
                         if let converted = value.converted(to: attribute.type) {
                             next = .value(converted)
                         } else {
                             next = .value(.null)
-                            failure = failure ?? Reject(
-                                entity: mapping.destination, object: objectName, property: attribute.name, rule: "type",
-                                value: value.text)
+                            failure =
+                                failure
+                                ?? Reject(
+                                    entity: mapping.destination,
+                                    object: objectName,
+                                    property: attribute.name,
+                                    rule: "type",
+                                    value: value.text
+                                )
                         }
                     }
                     if mapping.required[position], failure == nil {
@@ -373,7 +412,11 @@ struct CompiledHop {
                         }
                         if isNull {
                             failure = Reject(
-                                entity: mapping.destination, object: objectName, property: attribute.name, rule: "optional")
+                                entity: mapping.destination,
+                                object: objectName,
+                                property: attribute.name,
+                                rule: "optional"
+                            )
                         }
                     }
                     pending.append(next)
@@ -384,9 +427,12 @@ struct CompiledHop {
                             .validationFailed,
                             "\(failure.property ?? "a value") of \(objectName) "
                                 + (failure.rule == "optional"
-                                    ? "is nil, but \(mapping.destination).\(failure.property ?? "") is required in \(name)"
-                                    : "(\(failure.value ?? "nil")) cannot become a \(mapping.destination).\(failure.property ?? "") value in \(name)"),
-                            at: Location(entity: mapping.destination, object: objectName, keyPath: failure.property))
+                                    ? "is nil, but \(mapping.destination).\(failure.property ?? "") is required "
+                                        + "in \(name)"
+                                    : "(\(failure.value ?? "nil")) cannot become a "
+                                        + "\(mapping.destination).\(failure.property ?? "") value in \(name)"),
+                            at: Location(entity: mapping.destination, object: objectName, keyPath: failure.property)
+                        )
                     }
                     rejects.append(failure)
                     row.rejected += 1
@@ -406,13 +452,21 @@ struct CompiledHop {
                         if toMany { out.appendReferenceList([]) } else { out.appendReference(nil) }
                     case .sourceObject(let target):
                         let reference = mapped(ObjectReference(entity: sourceEntity, id: id), target: target)
-                        if toMany { out.appendReferenceList(reference.map { [$0] } ?? []) } else { out.appendReference(reference) }
+                        if toMany {
+                            out.appendReferenceList(reference.map { [$0] } ?? [])
+                        } else {
+                            out.appendReference(reference)
+                        }
                     case .source(let column, let target):
                         let cell = batch.cell(row: index, column: batch.layout.attributes.count + column)
                         switch cell.kind {
                         case .reference, .externalReference:
                             let reference = mapped(batch.reference(of: cell), target: target)
-                            if toMany { out.appendReferenceList(reference.map { [$0] } ?? []) } else { out.appendReference(reference) }
+                            if toMany {
+                                out.appendReferenceList(reference.map { [$0] } ?? [])
+                            } else {
+                                out.appendReference(reference)
+                            }
                         case .referenceList:
                             let start = Int(cell.integer)
                             var members: [ObjectReference] = []
@@ -449,10 +503,14 @@ struct CompiledHop {
                 source: { path in
                     guard path.count == 1, let position = attributeIndex[path[0]] else {
                         throw DecantError(
-                            .malformedInput, "$source.\(path.joined(separator: ".")) is not an attribute of \(sourceEntity)")
+                            .malformedInput,
+                            "$source.\(path.joined(separator: ".")) is not an attribute of \(sourceEntity)"
+                        )
                     }
                     return batch.value(row: index, attribute: position)
-                }, functions: functions)
+                },
+                functions: functions
+            )
         }
         return value.isTrue
     }
@@ -463,8 +521,11 @@ struct CompiledHop {
             return try body()
         } catch let error as DecantError {
             throw DecantError(
-                error.code, "\(mapping.name) (\(name)): \(error.message)",
-                at: Location(entity: mapping.destination, object: object), underlyingError: error.underlyingError)
+                error.code,
+                "\(mapping.name) (\(name)): \(error.message)",
+                at: Location(entity: mapping.destination, object: object),
+                underlyingError: error.underlyingError
+            )
         }
     }
 

@@ -91,7 +91,8 @@ public struct ModelValidator {
                     let relationships = names.compactMap { layout.relationshipIndex($0) }
                     guard attributes.count + relationships.count == names.count else { continue }
                     result.constraints.append(
-                        ("\(model.root(of: entity).name)#\(owner.name)#\(index)", names, attributes, relationships))
+                        ("\(model.root(of: entity).name)#\(owner.name)#\(index)", names, attributes, relationships)
+                    )
                 }
             }
         }
@@ -111,7 +112,13 @@ public struct ModelValidator {
             var failure: Reject?
             func fail(_ property: String?, _ rule: Rule, _ value: Value?) {
                 if failure == nil {
-                    failure = Reject(entity: layout.entityName, object: object, property: property, rule: rule.rawValue, value: value?.text)
+                    failure = Reject(
+                        entity: layout.entityName,
+                        object: object,
+                        property: property,
+                        rule: rule.rawValue,
+                        value: value?.text
+                    )
                 }
             }
             for check in entityChecks.attributes {
@@ -192,8 +199,12 @@ public struct ModelValidator {
         var result: [Reject] = []
         for (target, holder) in pending.sorted(by: { $0.value.object < $1.value.object }) {
             let reject = Reject(
-                entity: holder.entity, object: holder.object, property: holder.property, rule: Rule.dangling.rawValue,
-                value: target.description)
+                entity: holder.entity,
+                object: holder.object,
+                property: holder.property,
+                rule: Rule.dangling.rawValue,
+                value: target.description
+            )
             guard collectsRejects else { throw Self.error(reject) }
             result.append(reject)
         }
@@ -221,13 +232,18 @@ public struct ModelValidator {
         let what: String
         switch reject.rule {
         case "optional": what = "\(reject.property ?? "a value") is nil, but the model requires a value"
-        case "dangling": what = "\(reject.property ?? "a relationship") points at \(reject.value ?? "?"), which does not exist"
+        case "dangling":
+            what = "\(reject.property ?? "a relationship") points at \(reject.value ?? "?"), which does not exist"
         case "unique": what = "another \(reject.entity) has the same \(reject.property ?? "") (uniqueness constraint)"
-        default: what = "\(reject.property ?? "a value") \(reject.value.map { "(\($0)) " } ?? "")breaks the rule \(reject.rule)"
+        default:
+            what =
+                "\(reject.property ?? "a value") \(reject.value.map { "(\($0)) " } ?? "")breaks the rule \(reject.rule)"
         }
         return DecantError(
-            .validationFailed, "\(reject.object): \(what); give --rejects FILE to list such objects and go on",
-            at: Location(entity: reject.entity, object: reject.object, keyPath: reject.property))
+            .validationFailed,
+            "\(reject.object): \(what); give --rejects FILE to list such objects and go on",
+            at: Location(entity: reject.entity, object: reject.object, keyPath: reject.property)
+        )
     }
 }
 
@@ -237,7 +253,8 @@ extension ModelValidator: Sendable {}
 /// ``ModelValidator`` as a transform stage: objects that pass go on, the others become rejects.
 ///
 /// ```swift
-/// let report = try RecordTransfer.copy(from: &reader, through: ValidationTransform(model: model, collectsRejects: true), to: &writer)
+/// let stage = ValidationTransform(model: model, collectsRejects: true)
+/// let report = try RecordTransfer.copy(from: &reader, through: stage, to: &writer)
 /// ```
 public struct ValidationTransform: RecordTransform {
     private var validator: ModelValidator

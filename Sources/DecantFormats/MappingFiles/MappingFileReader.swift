@@ -92,12 +92,23 @@ public enum MappingFileReader: Sendable {
                     default:
                         throw failure("a property's value must be an expression or null", property.line, propertyKey)
                     }
-                    let line = ExplicitEntityMapping.Property(name: property.key, expression: value, line: property.line)
-                    if field.key == "attributes" { mapping.attributes.append(line) } else { mapping.relationships.append(line) }
+                    let line = ExplicitEntityMapping.Property(
+                        name: property.key,
+                        expression: value,
+                        line: property.line
+                    )
+                    if field.key == "attributes" {
+                        mapping.attributes.append(line)
+                    } else {
+                        mapping.relationships.append(line)
+                    }
                 }
             default:
                 throw failure(
-                    "unknown key \(field.key) (known: \(entityKeys.joined(separator: ", ")))", field.line, key)
+                    "unknown key \(field.key) (known: \(entityKeys.joined(separator: ", ")))",
+                    field.line,
+                    key
+                )
             }
         }
         return mapping
@@ -174,7 +185,9 @@ private struct JSONNodeParser {
                 }
                 let key = try string()
                 skipSpace()
-                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected `:` after \"\(key)\"") }
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
+                    throw failure("expected `:` after \"\(key)\"")
+                }
                 position += 1
                 entries.append(MappingNode.Entry(key: key, line: keyLine, value: try value()))
                 skipSpace()
@@ -214,8 +227,12 @@ private struct JSONNodeParser {
             while position < bytes.count, !",}] \t\r\n".utf8.contains(bytes[position]) { position += 1 }
             let word = String(decoding: bytes[begin..<position], as: UTF8.self)
             if word == "null" { return MappingNode(.null, line: start) }
-            if word == "true" || word == "false" || Double(word) != nil { return MappingNode(.scalar(word), line: start) }
-            throw failure(word.isEmpty ? "unexpected `\(Character(UnicodeScalar(bytes[position])))`" : "unexpected `\(word)`")
+            if word == "true" || word == "false" || Double(word) != nil {
+                return MappingNode(.scalar(word), line: start)
+            }
+            throw failure(
+                word.isEmpty ? "unexpected `\(Character(UnicodeScalar(bytes[position])))`" : "unexpected `\(word)`"
+            )
         }
     }
 

@@ -75,7 +75,8 @@ public enum MappingFileWriter: Sendable {
             where !properties.isEmpty {
                 lines.append("    \(key):")
                 for property in properties {
-                    let note = property.change == .explicit || property.change == .copied ? "" : "   # \(property.change)"
+                    let note =
+                        property.change == .explicit || property.change == .copied ? "" : "   # \(property.change)"
                     lines.append("      \(quoted(property.name)): \(expressionText(property.expression))\(note)")
                 }
             }
@@ -100,7 +101,9 @@ public enum MappingFileWriter: Sendable {
             }
             entities.append("    \(quoted(destination)): {\n" + fields.joined(separator: ",\n") + "\n    }")
         }
-        return "{\n  \"source\": \(quoted(mapping.sourceVersion)),\n  \"destination\": \(quoted(mapping.destinationVersion)),\n"
+        return
+            "{\n  \"source\": \(quoted(mapping.sourceVersion)),\n"
+            + "  \"destination\": \(quoted(mapping.destinationVersion)),\n"
             + "  \"entities\": {\n" + entities.joined(separator: ",\n") + "\n  }\n}\n"
     }
 }

@@ -8,7 +8,9 @@ struct ValueExpressionTests {
 
     static func evaluate(_ text: String, _ source: [String: Value] = [:]) throws -> Value {
         try ValueExpression(parsing: text).evaluate(
-            source: { path in source[path.joined(separator: ".")] ?? .null }, functions: functions)
+            source: { path in source[path.joined(separator: ".")] ?? .null },
+            functions: functions
+        )
     }
 
     @Test(arguments: [

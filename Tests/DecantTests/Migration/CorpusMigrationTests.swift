@@ -28,20 +28,26 @@ struct CorpusMigrationTests {
     }
 
     static let chains = [
-        // objc.io Moody: v1 → v2 adds Mood.rating (default 0) and renames remoteIdentifier → remoteID; the later hops
+        // objc.io Moody: v1 → v2 adds Mood.rating (default 0) and renames remoteIdentifier → remoteID; the later
+        // hops
         // ship Xcode mapping models.
         Chain(
             model: "objcio__core-data/Migrations/Migrations/Moody.xcdatamodeld",
-            source: "objcio__core-data/Migrations/MigrationsTests/Moody.moody", destinationVersion: "Moody 2",
-            expected: "objcio__core-data/Migrations/MigrationsTests/Moody 2.moody", samePrimaryKeys: false),
-        // CoreDataPlus SampleModel: V1 → V2 drops color and Person.id and renames ExpensiveSportCar → LuxuryCar; V2 → V3
+            source: "objcio__core-data/Migrations/MigrationsTests/Moody.moody",
+            destinationVersion: "Moody 2",
+            expected: "objcio__core-data/Migrations/MigrationsTests/Moody 2.moody",
+            samePrimaryKeys: false
+        ),
+        // CoreDataPlus SampleModel: V1 → V2 drops color and Person.id and renames ExpensiveSportCar → LuxuryCar;
+        // V2 → V3
         // ships a mapping model.
         Chain(
             model: "alemar11__CoreDataPlus/Tests/Resources/SampleModel/SampleModel.xcdatamodeld",
             source: "alemar11__CoreDataPlus/Tests/Resources/SampleModel/Fixtures/SampleModel_V1.sqlite",
             destinationVersion: "SampleModel2",
             expected: "alemar11__CoreDataPlus/Tests/Resources/SampleModel/Fixtures/SampleModel_V2.sqlite",
-            samePrimaryKeys: true),
+            samePrimaryKeys: true
+        ),
     ]
 
     @Test(arguments: chains) func migratesLikeCoreData(_ chain: Chain) throws {

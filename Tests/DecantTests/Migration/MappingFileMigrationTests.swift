@@ -11,10 +11,13 @@ struct MappingFileMigrationTests {
     static func docs() -> ModelBundle {
         var note1 = Entity(name: "Note")
         note1.attributes = [
-            Attribute(name: "text", type: .string, isOptional: true), Attribute(name: "title", type: .string, isOptional: true),
+            Attribute(name: "text", type: .string, isOptional: true),
+            Attribute(name: "title", type: .string, isOptional: true),
         ]
         var note2 = note1
-        note2.relationships = [Relationship(name: "paragraphs", destination: "Paragraph", inverse: "note", toMany: true)]
+        note2.relationships = [
+            Relationship(name: "paragraphs", destination: "Paragraph", inverse: "note", toMany: true)
+        ]
         var paragraph = Entity(name: "Paragraph")
         paragraph.attributes = [
             Attribute(name: "body", type: .string, isOptional: true), Attribute(name: "position", type: .integer32),
@@ -22,7 +25,11 @@ struct MappingFileMigrationTests {
         paragraph.relationships = [Relationship(name: "note", destination: "Note", inverse: "paragraphs")]
         return MigrationFixtures.bundle(
             "Docs",
-            [ObjectModel(versionName: "Docs 1", entities: [note1]), ObjectModel(versionName: "Docs 2", entities: [note2, paragraph])])
+            [
+                ObjectModel(versionName: "Docs 1", entities: [note1]),
+                ObjectModel(versionName: "Docs 2", entities: [note2, paragraph]),
+            ]
+        )
     }
 
     static let split = """
@@ -47,18 +54,24 @@ struct MappingFileMigrationTests {
         let v2 = bundle.versions[1]
         let store = folder.appendingPathComponent("docs1.sqlite")
         try MigrationFixtures.writeStore(
-            at: store, model: v1,
+            at: store,
+            model: v1,
             records: [
                 MigrationFixtures.record("Note", 1, in: v1, ["text": " milk ", "title": "Shopping"]),
                 MigrationFixtures.record("Note", 2, in: v1, ["title": "Empty"]),
                 MigrationFixtures.record("Note", 3, in: v1, ["text": "call Bob"]),
-            ])
+            ]
+        )
         var options = StoreMigration.Options(bundle: bundle)
         options.mappings = [try MappingFiles.parse(Self.split, path: "docs-1-2.yaml")]
         let plan = try StoreMigration.plan(store: store, options: options)
         #expect(plan.plan.isExecutable, "\(plan.plan.problems)")
         #expect(plan.plan.hops.first?.file == "docs-1-2.yaml")
-        #expect(plan.plan.destructiveChanges.map(\.description) == ["Docs 1 → Docs 2: Note objects not matching `where` are dropped"])
+        #expect(
+            plan.plan.destructiveChanges.map(\.description) == [
+                "Docs 1 → Docs 2: Note objects not matching `where` are dropped"
+            ]
+        )
 
         let output = folder.appendingPathComponent("docs2.sqlite")
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
@@ -72,7 +85,8 @@ struct MappingFileMigrationTests {
         #expect(paragraphs.map { MigrationFixtures.value($0, "position", model: v2) } == [.integer(0), .integer(0)])
         #expect(
             paragraphs.map { MigrationFixtures.relationship($0, "note", model: v2) }
-                == [.toOne(.pk("Note", 1)), .toOne(.pk("Note", 3))])
+                == [.toOne(.pk("Note", 1)), .toOne(.pk("Note", 3))]
+        )
         let notes = try #require(records["Note"])
         #expect(notes.map { MigrationFixtures.value($0, "title", model: v2) } == ["Shopping", "Empty", .null])
     }
@@ -107,7 +121,10 @@ struct MappingFileMigrationTests {
         let explicitOutput = folder.appendingPathComponent("explicit.sqlite")
         let report = try StoreMigration.migrate(store: store, to: .file(explicitOutput), options: options)
         #expect(report.hops == ["Notes → Notes 2", "Notes 2 → Notes 3"])
-        #expect(try MigrationFixtures.read(explicitOutput, bundle: bundle) == MigrationFixtures.read(inferredOutput, bundle: bundle))
+        #expect(
+            try MigrationFixtures.read(explicitOutput, bundle: bundle)
+                == MigrationFixtures.read(inferredOutput, bundle: bundle)
+        )
         #expect(try MigrationFixtures.hashes(explicitOutput) == MigrationFixtures.hashes(inferredOutput))
     }
 
@@ -159,7 +176,9 @@ struct MappingFileMigrationTests {
         #expect(!plan.isExecutable)
         let problem = try #require(plan.problems.first)
         #expect(problem.location?.line == 7)
-        #expect(problem.description.hasPrefix("plan.yaml:7: key entities.Paragraph.attributes.heading: Paragraph.heading:"))
+        #expect(
+            problem.description.hasPrefix("plan.yaml:7: key entities.Paragraph.attributes.heading: Paragraph.heading:")
+        )
 
         let invalidYAML = "source: [unclosed\n"
         let yaml = try #require(throws: DecantError.self) { try MappingFiles.parse(invalidYAML, path: "broken.yaml") }

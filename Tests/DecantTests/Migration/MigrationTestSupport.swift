@@ -12,7 +12,12 @@ enum MigrationFixtures {
 
     /// A bundle of models built in code, the last one current.
     static func bundle(_ name: String, _ versions: [ObjectModel]) -> ModelBundle {
-        ModelBundle(name: name, versions: versions, currentVersionName: versions.last?.versionName, sourceKind: .xcdatamodeld)
+        ModelBundle(
+            name: name,
+            versions: versions,
+            currentVersionName: versions.last?.versionName,
+            sourceKind: .xcdatamodeld
+        )
     }
 
     /// Writes a SQLite store of `model` holding `records` (grouped by entity, in the order given).
@@ -36,7 +41,8 @@ enum MigrationFixtures {
     /// Every record of the store at `url`, per entity, in primary-key order.
     static func read(_ url: URL, bundle: ModelBundle) throws -> [String: [Record]] {
         var reader = try SQLiteFormat().makeReader(at: url, options: FormatOptions(bundle: bundle))
-        guard let first = reader.model.entities.first, let layout = RecordLayout(entity: first.name, in: reader.model) else {
+        guard let first = reader.model.entities.first, let layout = RecordLayout(entity: first.name, in: reader.model)
+        else {
             return [:]
         }
         var batch = RecordBatch(layout: layout)
@@ -54,7 +60,8 @@ enum MigrationFixtures {
 
     /// An attribute's value in a record, by name.
     static func value(_ record: Record, _ name: String, model: ObjectModel) -> Value? {
-        guard let layout = RecordLayout(entity: record.entity, in: model), let index = layout.attributeIndex(name) else {
+        guard let layout = RecordLayout(entity: record.entity, in: model), let index = layout.attributeIndex(name)
+        else {
             return nil
         }
         return record.values[index]
@@ -62,7 +69,8 @@ enum MigrationFixtures {
 
     /// A relationship's value in a record, by name.
     static func relationship(_ record: Record, _ name: String, model: ObjectModel) -> RelationshipValue? {
-        guard let layout = RecordLayout(entity: record.entity, in: model), let index = layout.relationshipIndex(name) else {
+        guard let layout = RecordLayout(entity: record.entity, in: model), let index = layout.relationshipIndex(name)
+        else {
             return nil
         }
         return record.relationships[index]
@@ -70,19 +78,25 @@ enum MigrationFixtures {
 
     /// Builds a record for `entity` of `model` from named values (missing attributes nil, relationships empty).
     static func record(
-        _ entity: String, _ key: Int64, in model: ObjectModel, _ values: [String: Value] = [:],
+        _ entity: String,
+        _ key: Int64,
+        in model: ObjectModel,
+        _ values: [String: Value] = [:],
         relationships: [String: RelationshipValue] = [:]
     ) -> Record {
         let layout = RecordLayout(entity: entity, in: model)
         let attributes = layout?.attributes.map { values[$0.name] ?? .null } ?? []
-        let links = layout?.relationships.map { relationship in
-            relationships[relationship.name] ?? (relationship.isToMany ? .toMany([]) : .toOne(nil))
-        } ?? []
+        let links =
+            layout?.relationships.map { relationship in
+                relationships[relationship.name] ?? (relationship.isToMany ? .toMany([]) : .toOne(nil))
+            } ?? []
         return Record(entity: entity, id: .primaryKey(key), values: attributes, relationships: links)
     }
 }
 
 extension ObjectReference {
     /// `Entity/p<key>`.
-    static func pk(_ entity: String, _ key: Int64) -> ObjectReference { ObjectReference(entity: entity, id: .primaryKey(key)) }
+    static func pk(_ entity: String, _ key: Int64) -> ObjectReference {
+        ObjectReference(entity: entity, id: .primaryKey(key))
+    }
 }

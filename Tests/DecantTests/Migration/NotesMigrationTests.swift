@@ -14,12 +14,14 @@ struct NotesMigrationTests {
         let v1 = try #require(bundle.version(named: "Notes"))
         let url = folder.appendingPathComponent("Notes.sqlite")
         try MigrationFixtures.writeStore(
-            at: url, model: v1,
+            at: url,
+            model: v1,
             records: [
                 MigrationFixtures.record("Note", 1, in: v1, ["content": "milk", "date": .date(when)]),
                 MigrationFixtures.record("Note", 2, in: v1, ["content": "eggs"]),
                 MigrationFixtures.record("Note", 5, in: v1, ["date": .date(when.addingTimeInterval(60))]),
-            ])
+            ]
+        )
         return url
     }
 
@@ -51,7 +53,11 @@ struct NotesMigrationTests {
         let store = try Self.v1Store(in: folder, bundle: bundle)
         let before = try Data(contentsOf: store)
         let output = folder.appendingPathComponent("Notes3.sqlite")
-        let report = try StoreMigration.migrate(store: store, to: .file(output), options: StoreMigration.Options(bundle: bundle))
+        let report = try StoreMigration.migrate(
+            store: store,
+            to: .file(output),
+            options: StoreMigration.Options(bundle: bundle)
+        )
         #expect(report.action == "migrated")
         #expect(report.hops == ["Notes → Notes 2", "Notes 2 → Notes 3"])
         #expect(report.ledgers.allSatisfy { $0.isReconciled })
@@ -65,8 +71,13 @@ struct NotesMigrationTests {
         #expect(notes.map { MigrationFixtures.value($0, "title", model: v3) } == [.null, .null, .null])
         #expect(
             notes.map { MigrationFixtures.value($0, "date", model: v3) }
-                == [.date(Self.when), .null, .date(Self.when.addingTimeInterval(60))])
-        #expect(notes.map { MigrationFixtures.relationship($0, "folder", model: v3) } == [.toOne(nil), .toOne(nil), .toOne(nil)])
+                == [.date(Self.when), .null, .date(Self.when.addingTimeInterval(60))]
+        )
+        #expect(
+            notes.map { MigrationFixtures.relationship($0, "folder", model: v3) } == [
+                .toOne(nil), .toOne(nil), .toOne(nil),
+            ]
+        )
         #expect(records["Folder"] == nil)
         // The source is only read.
         #expect(try Data(contentsOf: store) == before)
@@ -111,19 +122,28 @@ struct NotesMigrationTests {
         let before = try Data(contentsOf: store)
         let backup = folder.appendingPathComponent("Notes.sqlite.backup")
         let report = try StoreMigration.migrate(
-            store: store, to: .inPlace(backup: backup), options: StoreMigration.Options(bundle: bundle))
+            store: store,
+            to: .inPlace(backup: backup),
+            options: StoreMigration.Options(bundle: bundle)
+        )
         #expect(report.backup != nil)
         #expect(try Data(contentsOf: backup) == before)
         let v3 = try #require(bundle.version(named: "Notes 3"))
         #expect(try MigrationFixtures.hashes(store) == v3.entityVersionHashes)
         #expect(try MigrationFixtures.read(store, bundle: bundle)["Note"]?.count == 3)
         // Only the store, its backup and nothing half-written remain.
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasSuffix("-shm") && !$0.hasSuffix("-wal") }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            !$0.hasSuffix("-shm") && !$0.hasSuffix("-wal")
+        }
         #expect(names.sorted() == ["Notes.sqlite", "Notes.sqlite.backup"])
         // A second in-place run refuses to overwrite the backup and leaves everything as it was.
         let migrated = try Data(contentsOf: store)
         #expect(throws: DecantError.self) {
-            try StoreMigration.migrate(store: store, to: .inPlace(backup: backup), options: StoreMigration.Options(bundle: bundle))
+            try StoreMigration.migrate(
+                store: store,
+                to: .inPlace(backup: backup),
+                options: StoreMigration.Options(bundle: bundle)
+            )
         }
         #expect(try Data(contentsOf: store) == migrated)
     }

@@ -36,21 +36,44 @@ struct ValidationTests {
         let url = folder.appendingPathComponent("rules.sqlite")
         let day = Date(timeIntervalSinceReferenceDate: 86400)
         try MigrationFixtures.writeStore(
-            at: url, model: model,
+            at: url,
+            model: model,
             records: [
-                MigrationFixtures.record("Folder", 1, in: model, ["name": "home"], relationships: ["notes": .toMany([.pk("Note", 1)])]),
+                MigrationFixtures.record(
+                    "Folder",
+                    1,
+                    in: model,
+                    ["name": "home"],
+                    relationships: ["notes": .toMany([.pk("Note", 1)])]
+                ),
                 MigrationFixtures.record("Folder", 2, in: model, ["name": "elsewhere"]),
                 MigrationFixtures.record(
-                    "Folder", 3, in: model, ["name": "work"],
-                    relationships: ["notes": .toMany([.pk("Note", 2), .pk("Note", 3), .pk("Note", 4)])]),
+                    "Folder",
+                    3,
+                    in: model,
+                    ["name": "work"],
+                    relationships: ["notes": .toMany([.pk("Note", 2), .pk("Note", 3), .pk("Note", 4)])]
+                ),
                 MigrationFixtures.record("Note", 1, in: model, ["title": "Fine", "rank": 3, "due": .date(day)]),
                 MigrationFixtures.record("Note", 2, in: model, ["rank": 1]),
                 MigrationFixtures.record("Note", 3, in: model, ["title": "lowercase"]),
                 MigrationFixtures.record("Note", 4, in: model, ["title": "Far too long a title"]),
                 MigrationFixtures.record("Note", 5, in: model, ["title": "Ranked", "rank": 9]),
-                MigrationFixtures.record("Note", 6, in: model, ["title": "Late", "due": .date(day.addingTimeInterval(400 * 86400))]),
-                MigrationFixtures.record("Note", 7, in: model, ["title": "Lost"], relationships: ["folder": .toOne(.pk("Folder", 99))]),
-            ])
+                MigrationFixtures.record(
+                    "Note",
+                    6,
+                    in: model,
+                    ["title": "Late", "due": .date(day.addingTimeInterval(400 * 86400))]
+                ),
+                MigrationFixtures.record(
+                    "Note",
+                    7,
+                    in: model,
+                    ["title": "Lost"],
+                    relationships: ["folder": .toOne(.pk("Folder", 99))]
+                ),
+            ]
+        )
         return (url, MigrationFixtures.bundle("Rules", [model]))
     }
 
@@ -67,10 +90,15 @@ struct ValidationTests {
             report.failures == [
                 "Folder.notes maxCount": 1, "Note.title optional": 1, "Note.title regex": 1,
                 "Note.title max": 1, "Note.rank max": 1, "Note.due max": 1, "Note.folder dangling": 1,
-            ])
+            ]
+        )
         let lines = try String(contentsOf: rejects, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lines.count == 7)
-        #expect(lines.contains(#"{"entity":"Note","object":"Note/p7","property":"folder","rule":"dangling","value":"Folder/p99"}"#))
+        #expect(
+            lines.contains(
+                #"{"entity":"Note","object":"Note/p7","property":"folder","rule":"dangling","value":"Folder/p99"}"#
+            )
+        )
         #expect(lines.contains(#"{"entity":"Note","object":"Note/p5","property":"rank","rule":"max","value":"9"}"#))
     }
 
@@ -83,7 +111,10 @@ struct ValidationTests {
         }
         #expect(error.code == .validationFailed)
         #expect(error.location?.object == "Folder/p3")
-        #expect(error.message == "Folder/p3: notes (3) breaks the rule maxCount; give --rejects FILE to list such objects and go on")
+        #expect(
+            error.message
+                == "Folder/p3: notes (3) breaks the rule maxCount; give --rejects FILE to list such objects and go on"
+        )
     }
 
     @Test func uniquenessIsCheckedBeforeTheWriter() throws {
@@ -92,14 +123,20 @@ struct ValidationTests {
         var unique = tag
         unique.uniquenessConstraints = [["name"]]
         let bundle = MigrationFixtures.bundle(
-            "Tags", [ObjectModel(versionName: "T1", entities: [tag]), ObjectModel(versionName: "T2", entities: [unique])])
+            "Tags",
+            [ObjectModel(versionName: "T1", entities: [tag]), ObjectModel(versionName: "T2", entities: [unique])]
+        )
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let v1 = bundle.versions[0]
         let store = folder.appendingPathComponent("t1.sqlite")
         try MigrationFixtures.writeStore(
-            at: store, model: v1,
-            records: ["a", "b", "a"].enumerated().map { MigrationFixtures.record("Tag", Int64($0 + 1), in: v1, ["name": .string($1)]) })
+            at: store,
+            model: v1,
+            records: ["a", "b", "a"].enumerated().map {
+                MigrationFixtures.record("Tag", Int64($0 + 1), in: v1, ["name": .string($1)])
+            }
+        )
         let output = folder.appendingPathComponent("t2.sqlite")
         let error = try #require(throws: DecantError.self) {
             try StoreMigration.migrate(store: store, to: .file(output), options: StoreMigration.Options(bundle: bundle))
@@ -127,16 +164,25 @@ struct ValidationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = folder.appendingPathComponent("f1.sqlite")
         try MigrationFixtures.writeStore(
-            at: store, model: v1,
+            at: store,
+            model: v1,
             records: [
-                MigrationFixtures.record("Folder", 1, in: v1, relationships: ["notes": .toMany([.pk("Note", 1), .pk("Note", 2)])]),
+                MigrationFixtures.record(
+                    "Folder",
+                    1,
+                    in: v1,
+                    relationships: ["notes": .toMany([.pk("Note", 1), .pk("Note", 2)])]
+                ),
                 MigrationFixtures.record("Note", 1, in: v1, ["title": "keep"]),
                 MigrationFixtures.record("Note", 2, in: v1, ["title": "drop"]),
-            ])
+            ]
+        )
         var options = StoreMigration.Options(bundle: bundle)
         options.mappings = [
             try MappingFiles.parse(
-                "source: F1\ndestination: F2\nentities:\n  Note:\n    where: \"$source.title != 'drop'\"\n", path: "filter.yaml")
+                "source: F1\ndestination: F2\nentities:\n  Note:\n    where: \"$source.title != 'drop'\"\n",
+                path: "filter.yaml"
+            )
         ]
         let output = folder.appendingPathComponent("f2.sqlite")
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
@@ -144,10 +190,14 @@ struct ValidationTests {
         #expect(report.ledgers.first?.rows["Note"] == MigrationLedger.Row(read: 2, written: 1, removed: 1))
         let records = try MigrationFixtures.read(output, bundle: bundle)
         #expect(records["Note"]?.count == 1)
-        #expect(records["Folder"]?.first.map { MigrationFixtures.relationship($0, "notes", model: v2) } == .toMany([.pk("Note", 1)]))
+        #expect(
+            records["Folder"]?.first.map { MigrationFixtures.relationship($0, "notes", model: v2) }
+                == .toMany([.pk("Note", 1)])
+        )
     }
 
-    /// D1 → D2: `Folder{name, notes}` ⇄ `Note{title, folder}`; D2 adds Note.pinned. A mapping file drops the folders
+    /// D1 → D2: `Folder{name, notes}` ⇄ `Note{title, folder}`; D2 adds Note.pinned. A mapping file drops the
+    /// folders
     /// named "trash"; `Folder.notes` has the delete rule `rule`.
     static func trash(rule: DeleteRule, in folder: URL) throws -> (URL, ModelBundle, StoreMigration.Options) {
         var folderEntity = Entity(name: "Folder")
@@ -161,22 +211,47 @@ struct ValidationTests {
         var note2 = note
         note2.attributes.append(Attribute(name: "pinned", type: .boolean, isOptional: true))
         let v1 = ObjectModel(versionName: "D1", entities: [folderEntity, note])
-        let bundle = MigrationFixtures.bundle("Trash", [v1, ObjectModel(versionName: "D2", entities: [folderEntity, note2])])
+        let bundle = MigrationFixtures.bundle(
+            "Trash",
+            [v1, ObjectModel(versionName: "D2", entities: [folderEntity, note2])]
+        )
         let store = folder.appendingPathComponent("d1.sqlite")
         try MigrationFixtures.writeStore(
-            at: store, model: v1,
+            at: store,
+            model: v1,
             records: [
                 MigrationFixtures.record("Folder", 1, in: v1, ["name": "home"], relationships: ["notes": .viaInverse]),
                 MigrationFixtures.record("Folder", 2, in: v1, ["name": "trash"], relationships: ["notes": .viaInverse]),
-                MigrationFixtures.record("Note", 1, in: v1, ["title": "milk"], relationships: ["folder": .toOne(.pk("Folder", 1))]),
-                MigrationFixtures.record("Note", 2, in: v1, ["title": "old"], relationships: ["folder": .toOne(.pk("Folder", 2))]),
-                MigrationFixtures.record("Note", 3, in: v1, ["title": "older"], relationships: ["folder": .toOne(.pk("Folder", 2))]),
+                MigrationFixtures.record(
+                    "Note",
+                    1,
+                    in: v1,
+                    ["title": "milk"],
+                    relationships: ["folder": .toOne(.pk("Folder", 1))]
+                ),
+                MigrationFixtures.record(
+                    "Note",
+                    2,
+                    in: v1,
+                    ["title": "old"],
+                    relationships: ["folder": .toOne(.pk("Folder", 2))]
+                ),
+                MigrationFixtures.record(
+                    "Note",
+                    3,
+                    in: v1,
+                    ["title": "older"],
+                    relationships: ["folder": .toOne(.pk("Folder", 2))]
+                ),
                 MigrationFixtures.record("Note", 4, in: v1, ["title": "loose"]),
-            ])
+            ]
+        )
         var options = StoreMigration.Options(bundle: bundle)
         options.mappings = [
             try MappingFiles.parse(
-                "source: D1\ndestination: D2\nentities:\n  Folder:\n    where: \"$source.name != 'trash'\"\n", path: "trash.yaml")
+                "source: D1\ndestination: D2\nentities:\n  Folder:\n    where: \"$source.name != 'trash'\"\n",
+                path: "trash.yaml"
+            )
         ]
         return (store, bundle, options)
     }
@@ -203,7 +278,8 @@ struct ValidationTests {
         let v2 = bundle.versions[1]
         #expect(
             kept.map { MigrationFixtures.relationship($0, "folder", model: v2) }
-                == [.toOne(.pk("Folder", 1)), .toOne(nil), .toOne(nil), .toOne(nil)])
+                == [.toOne(.pk("Folder", 1)), .toOne(nil), .toOne(nil), .toOne(nil)]
+        )
 
         // Deny: the migration stops and names the objects; nothing is written.
         let denyFolder = folder.appendingPathComponent("deny", isDirectory: true)
