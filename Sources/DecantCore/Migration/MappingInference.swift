@@ -519,7 +519,17 @@ public enum MappingInference: Sendable {
                         )
                         continue
                     }
-                    if let expression = line.expression {
+                    if let expression = line.expression, !isAttribute, (expression.plainSourceKeyPath?.count ?? 2) > 1 {
+                        problems.append(
+                            MigrationProblem(
+                                entity: destinationEntity,
+                                property: line.name,
+                                message: "a relationship takes $source.<relationship> (the related objects), $source "
+                                    + "(the object this one became) or null, not `\(expression)`",
+                                location: location
+                            )
+                        )
+                    } else if let expression = line.expression {
                         for path in expression.sourceKeyPaths {
                             if let problem = checkKeyPath(
                                 path,

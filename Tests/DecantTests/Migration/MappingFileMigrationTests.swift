@@ -187,3 +187,26 @@ struct MappingFileMigrationTests {
         #expect(yaml.location?.line != nil)
     }
 }
+
+extension MappingFileMigrationTests {
+    @Test func aRelationshipTakesOnlySourceReferences() throws {
+        let text = """
+            source: Docs 1
+            destination: Docs 2
+            entities:
+              Paragraph:
+                from: Note
+                attributes:
+                  position: 0
+                relationships:
+                  note: "uppercase($source.title)"
+            """
+        let bundle = Self.docs()
+        let file = try MappingFiles.parse(text, path: "rel.yaml")
+        let plan = try MigrationPlan(bundle: bundle, source: bundle.versions[0], mappings: [file])
+        let problem = try #require(plan.problems.first)
+        #expect(problem.property == "note")
+        #expect(problem.location?.line == 9)
+        #expect(problem.message.contains("a relationship takes $source.<relationship>"))
+    }
+}
