@@ -210,6 +210,8 @@ struct CompiledHop {
     var sourceAttributeIndex: [String: [String: Int]] = [:]
     /// `sourceEntity|destinationEntity` → where a reference to a source object of that entity goes.
     var referenceTargets: [String: Target?] = [:]
+    /// The last answer of ``referenceTarget(sourceEntity:target:)``.
+    private var lastTarget: (source: String, target: String, found: Target?)?
     /// Source objects removed on purpose (``DeleteRules``): not mapped, and references to them become nil.
     var removedObjects: Set<ObjectReference> = []
     private let destination: ObjectModel
@@ -310,13 +312,19 @@ struct CompiledHop {
     /// Where a reference to a `sourceEntity` object goes when it is a member of a relationship to `target`: the
     /// object it became under the one mapping into `target` or below; the first such mapping when there are several.
     mutating func referenceTarget(sourceEntity: String, target: String) -> Target? {
+        // Most references of a relationship go to one entity: the last answer is checked before the table.
+        if let last = lastTarget, last.source == sourceEntity, last.target == target { return last.found }
         let key = sourceEntity + "|" + target
-        if let known = referenceTargets[key] { return known }
+        if let known = referenceTargets[key] {
+            lastTarget = (sourceEntity, target, known)
+            return known
+        }
         let found = (targetsBySource[sourceEntity] ?? []).first { candidate in
             guard let entity = destination.entity(named: candidate.entity) else { return false }
             return entity.name == target || destination.ancestors(of: entity).contains { $0.name == target }
         }
         referenceTargets[key] = .some(found)
+        lastTarget = (sourceEntity, target, found)
         return found
     }
 
