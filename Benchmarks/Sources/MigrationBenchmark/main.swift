@@ -123,6 +123,11 @@ if arguments.first == "--migrate", arguments.count == 3 {
     exit(0)
 }
 
+if arguments.first == "--generate", arguments.count == 3, let count = Int(arguments[1]) {
+    try generate(count: count, at: URL(fileURLWithPath: arguments[2]))
+    exit(0)
+}
+
 let sizes = arguments.compactMap(Int.init).isEmpty ? [1_000_000] : arguments.compactMap(Int.init)
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("decant-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

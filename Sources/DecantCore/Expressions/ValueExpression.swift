@@ -71,6 +71,16 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         return nil
     }
 
+    /// Whether the expression has one value for every object: it reads no source property and calls no function.
+    public var isConstant: Bool {
+        switch self {
+        case .literal: true
+        case .source, .call: false
+        case .unary(_, let operand): operand.isConstant
+        case .binary(_, let left, let right): left.isConstant && right.isConstant
+        }
+    }
+
     /// Every `$source` key path the expression reads, in order of appearance.
     public var sourceKeyPaths: [[String]] {
         switch self {

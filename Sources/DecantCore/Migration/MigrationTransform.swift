@@ -178,6 +178,8 @@ struct CompiledHop {
         case expression(ValueExpression)
         /// No value.
         case null
+        /// A value computed once: an expression that reads no source property and calls no function.
+        case constant(Value)
     }
 
     enum RelationshipPlan {
@@ -199,6 +201,10 @@ struct CompiledHop {
         var relationships: [RelationshipPlan]
         /// Positions of destination attributes that must not be nil.
         var required: [Bool]
+        /// The destination attributes' types and names, and whether each relationship is to-many (layout order).
+        var attributeTypes: [AttributeType]
+        var attributeNames: [String]
+        var relationshipIsToMany: [Bool]
         var isPrimary: Bool
     }
 
@@ -267,7 +273,15 @@ struct CompiledHop {
                     } else {
                         attributes.append(.expression(.source(keyPath: path)))
                     }
-                case let expression?: attributes.append(.expression(expression))
+                case let expression?:
+                    if expression.isConstant,
+                        let value = try? expression.evaluate(source: { _ in .null }, functions: functions),
+                        let converted = value.converted(to: attribute.type)
+                    {
+                        attributes.append(.constant(converted))
+                    } else {
+                        attributes.append(.expression(expression))
+                    }
                 case nil: attributes.append(.null)
                 }
             }
@@ -297,6 +311,9 @@ struct CompiledHop {
                     attributes: attributes,
                     relationships: relationships,
                     required: required,
+                    attributeTypes: layout.attributes.map(\.type),
+                    attributeNames: layout.attributes.map(\.name),
+                    relationshipIsToMany: layout.relationships.map(\.isToMany),
                     isPrimary: seenSources.insert(from).inserted
                 )
             )
@@ -354,6 +371,7 @@ struct CompiledHop {
             return
         }
         let attributeIndex = sourceAttributeIndex[sourceEntity] ?? [:]
+        let sourceAttributeCount = batch.layout.attributes.count
         var pending: [Pending] = []
         for mapping in mappings {
             var out = RecordBatch(layout: mapping.layout)
@@ -361,24 +379,16 @@ struct CompiledHop {
             if mapping.isPrimary { row.read += batch.count }
             for index in 0..<batch.count {
                 let id = batch.id(at: index)
-                let source: ([String]) throws -> Value = { path in
-                    guard path.count == 1, let position = attributeIndex[path[0]] else {
-                        throw DecantError(
-                            .malformedInput,
-                            "$source.\(path.joined(separator: ".")) is not an attribute of \(sourceEntity)"
-                        )
-                    }
-                    return batch.value(row: index, attribute: position)
-                }
-                let objectName = "\(sourceEntity)/\(id)"
                 if !mapping.isPrimary { row.created += 1 }
                 if !removedObjects.isEmpty && removedObjects.contains(ObjectReference(entity: sourceEntity, id: id)) {
                     row.removed += 1
                     continue
                 }
                 if let filter = mapping.filter {
-                    let keep = try located(objectName, mapping) {
-                        try filter.evaluate(source: source, functions: functions)
+                    let keep = try located("\(sourceEntity)/\(id)", mapping) {
+                        try filter.evaluate(
+                            source: { try Self.sourceValue($0, batch: batch, row: index, in: attributeIndex) },
+                            functions: functions)
                     }
                     if !keep.isTrue {
                         row.removed += 1
@@ -388,16 +398,18 @@ struct CompiledHop {
                 pending.removeAll(keepingCapacity: true)
                 var failure: Reject?
                 for (position, plan) in mapping.attributes.enumerated() {
-                    let attribute = mapping.layout.attributes[position]
                     var next: Pending
                     switch plan {
                     case .copy(let column): next = .cell(batch.cell(row: index, column: column))
                     case .null: next = .value(.null)
+                    case .constant(let value): next = .value(value)
                     case .expression(let expression):
-                        let value = try located(objectName, mapping) {
-                            try expression.evaluate(source: source, functions: functions)
+                        let value = try located("\(sourceEntity)/\(id)", mapping) {
+                            try expression.evaluate(
+                                source: { try Self.sourceValue($0, batch: batch, row: index, in: attributeIndex) },
+                                functions: functions)
                         }
-                        if let converted = value.converted(to: attribute.type) {
+                        if let converted = value.converted(to: mapping.attributeTypes[position]) {
                             next = .value(converted)
                         } else {
                             next = .value(.null)
@@ -405,8 +417,8 @@ struct CompiledHop {
                                 failure
                                 ?? Reject(
                                     entity: mapping.destination,
-                                    object: objectName,
-                                    property: attribute.name,
+                                    object: "\(sourceEntity)/\(id)",
+                                    property: mapping.attributeNames[position],
                                     rule: "type",
                                     value: value.text
                                 )
@@ -421,8 +433,8 @@ struct CompiledHop {
                         if isNull {
                             failure = Reject(
                                 entity: mapping.destination,
-                                object: objectName,
-                                property: attribute.name,
+                                object: "\(sourceEntity)/\(id)",
+                                property: mapping.attributeNames[position],
                                 rule: "optional"
                             )
                         }
@@ -433,13 +445,13 @@ struct CompiledHop {
                     guard collectsRejects else {
                         throw DecantError(
                             .validationFailed,
-                            "\(failure.property ?? "a value") of \(objectName) "
+                            "\(failure.property ?? "a value") of \(failure.object) "
                                 + (failure.rule == "optional"
                                     ? "is nil, but \(mapping.destination).\(failure.property ?? "") is required "
                                         + "in \(name)"
                                     : "(\(failure.value ?? "nil")) cannot become a "
                                         + "\(mapping.destination).\(failure.property ?? "") value in \(name)"),
-                            at: Location(entity: mapping.destination, object: objectName, keyPath: failure.property)
+                            at: Location(entity: mapping.destination, object: failure.object, keyPath: failure.property)
                         )
                     }
                     rejects.append(failure)
@@ -450,11 +462,11 @@ struct CompiledHop {
                 for (position, value) in pending.enumerated() {
                     switch value {
                     case .cell(let cell): Self.copy(cell, from: batch, into: &out)
-                    case .value(let value): out.append(value, as: mapping.layout.attributes[position].type)
+                    case .value(let value): out.append(value, as: mapping.attributeTypes[position])
                     }
                 }
                 for (position, plan) in mapping.relationships.enumerated() {
-                    let toMany = mapping.layout.relationships[position].isToMany
+                    let toMany = mapping.relationshipIsToMany[position]
                     switch plan {
                     case .none:
                         if toMany { out.appendReferenceList([]) } else { out.appendReference(nil) }
@@ -466,7 +478,7 @@ struct CompiledHop {
                             out.appendReference(reference)
                         }
                     case .source(let column, let target):
-                        let cell = batch.cell(row: index, column: batch.layout.attributes.count + column)
+                        let cell = batch.cell(row: index, column: sourceAttributeCount + column)
                         switch cell.kind {
                         case .reference, .externalReference:
                             let reference = mapped(batch.reference(of: cell), target: target)
@@ -524,17 +536,30 @@ struct CompiledHop {
     }
 
     /// Runs `body`, naming the object and mapping in the error it throws.
-    private func located<T>(_ object: String, _ mapping: Mapping, _ body: () throws -> T) throws -> T {
+    private func located<T>(_ object: @autoclosure () -> String, _ mapping: Mapping, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DecantError {
             throw DecantError(
                 error.code,
                 "\(mapping.name) (\(name)): \(error.message)",
-                at: Location(entity: mapping.destination, object: object),
+                at: Location(entity: mapping.destination, object: object()),
                 underlyingError: error.underlyingError
             )
         }
+    }
+
+    /// The value of `$source.<path>` for the object at `row`.
+    private static func sourceValue(
+        _ path: [String], batch: RecordBatch, row: Int, in attributeIndex: [String: Int]
+    ) throws -> Value {
+        guard path.count == 1, let position = attributeIndex[path[0]] else {
+            throw DecantError(
+                .malformedInput,
+                "$source.\(path.joined(separator: ".")) is not an attribute of \(batch.layout.entityName)"
+            )
+        }
+        return batch.value(row: row, attribute: position)
     }
 
     /// Appends a source cell unchanged (text and bytes copied from the source batch's buffer).

@@ -19,7 +19,8 @@ public struct ModelValidator {
 
     private struct AttributeCheck {
         var position: Int
-        var attribute: Attribute
+        var name: String
+        var isOptional: Bool
         var minimum: Double?
         var maximum: Double?
         var pattern: NSRegularExpression?
@@ -27,7 +28,11 @@ public struct ModelValidator {
 
     private struct RelationshipCheck {
         var position: Int
-        var relationship: Relationship
+        var name: String
+        var isOptional: Bool
+        var isToMany: Bool
+        var minCount: Int
+        var maxCount: Int
     }
 
     private struct EntityChecks {
@@ -63,7 +68,7 @@ public struct ModelValidator {
         if let known = checks[layout.entityName] { return known }
         var result = EntityChecks()
         for (position, attribute) in layout.attributes.enumerated() where attribute.derivation == nil {
-            var check = AttributeCheck(position: position, attribute: attribute)
+            var check = AttributeCheck(position: position, name: attribute.name, isOptional: attribute.isOptional)
             switch attribute.type {
             case .integer16, .integer32, .integer64, .double, .float, .decimal, .string:
                 check.minimum = attribute.minValue.flatMap(Double.init)
@@ -82,7 +87,10 @@ public struct ModelValidator {
         }
         // Every relationship is checked: its members must exist, whatever its counts.
         for (position, relationship) in layout.relationships.enumerated() {
-            result.relationships.append(RelationshipCheck(position: position, relationship: relationship))
+            result.relationships.append(
+                RelationshipCheck(
+                    position: position, name: relationship.name, isOptional: relationship.isOptional,
+                    isToMany: relationship.isToMany, minCount: relationship.minCount, maxCount: relationship.maxCount))
         }
         if let entity = model.entity(named: layout.entityName) {
             for owner in [entity] + model.ancestors(of: entity) {
@@ -103,91 +111,106 @@ public struct ModelValidator {
     /// Checks every object of `batch`; returns the batch of the objects that pass (the batch itself when all do).
     /// - Throws: `.validationFailed` for the first failing object when rejects are not collected.
     public mutating func check(_ batch: RecordBatch, rejects: inout [Reject]) throws -> RecordBatch {
-        let layout = batch.layout
-        let entityChecks = checks(for: layout)
+        let entity = batch.layout.entityName
+        let entityChecks = checks(for: batch.layout)
+        let attributeCount = batch.layout.attributes.count
         var failed: Set<Int> = []
+        // This entity's identities are taken out of the table for the batch, so inserting does not copy the set.
+        var ownKeys = seenKeys.removeValue(forKey: entity) ?? []
+        var ownNames = seenNames.removeValue(forKey: entity) ?? []
+        defer {
+            seenKeys[entity] = ownKeys
+            seenNames[entity] = ownNames
+        }
+        func isSeen(_ reference: ObjectReference) -> Bool {
+            switch reference.id {
+            case .primaryKey(let key):
+                reference.entity == entity ? ownKeys.contains(key) : seenKeys[reference.entity]?.contains(key) == true
+            case .external(let name):
+                reference.entity == entity
+                    ? ownNames.contains(name) : seenNames[reference.entity]?.contains(name) == true
+            }
+        }
         for row in 0..<batch.count {
             let id = batch.id(at: row)
-            let object = "\(layout.entityName)/\(id)"
             var failure: Reject?
-            func fail(_ property: String?, _ rule: Rule, _ value: Value?) {
+            func fail(_ property: String, _ rule: Rule, _ value: Value?) {
                 if failure == nil {
                     failure = Reject(
-                        entity: layout.entityName,
-                        object: object,
-                        property: property,
-                        rule: rule.rawValue,
-                        value: value?.text
-                    )
+                        entity: entity, object: "\(entity)/\(id)", property: property, rule: rule.rawValue,
+                        value: value?.text)
                 }
+            }
+            func note(_ target: ObjectReference, _ property: String) {
+                if !isSeen(target) && pending[target] == nil { pending[target] = ("\(entity)/\(id)", entity, property) }
             }
             for check in entityChecks.attributes {
                 let value = batch.value(row: row, attribute: check.position)
-                let attribute = check.attribute
                 if value.isNull {
-                    if !attribute.isOptional { fail(attribute.name, .optional, nil) }
+                    if !check.isOptional { fail(check.name, .optional, nil) }
                     continue
                 }
+                guard check.minimum != nil || check.maximum != nil || check.pattern != nil else { continue }
                 let measure: Double?
                 switch value {
                 case .string(let text): measure = Double(text.count)
                 case .date(let date): measure = date.timeIntervalSinceReferenceDate
                 default: measure = value.number
                 }
-                if let measure, let minimum = check.minimum, measure < minimum { fail(attribute.name, .min, value) }
-                if let measure, let maximum = check.maximum, measure > maximum { fail(attribute.name, .max, value) }
+                if let measure, let minimum = check.minimum, measure < minimum { fail(check.name, .min, value) }
+                if let measure, let maximum = check.maximum, measure > maximum { fail(check.name, .max, value) }
                 if let pattern = check.pattern, case .string(let text) = value {
                     let range = NSRange(text.startIndex..., in: text)
-                    if pattern.firstMatch(in: text, range: range) == nil { fail(attribute.name, .regex, value) }
+                    if pattern.firstMatch(in: text, range: range) == nil { fail(check.name, .regex, value) }
                 }
             }
-            let attributeCount = layout.attributes.count
             for check in entityChecks.relationships {
-                let relationship = check.relationship
                 let cell = batch.cell(row: row, column: attributeCount + check.position)
-                var targets: [ObjectReference] = []
                 switch cell.kind {
                 case .reference, .externalReference:
-                    targets = [batch.reference(of: cell)]
+                    note(batch.reference(of: cell), check.name)
                 case .referenceList:
                     let start = Int(cell.integer)
-                    targets = (0..<Int(cell.length)).map { batch.reference(of: batch.references[start + $0]) }
-                    let count = targets.count
-                    if !relationship.isOptional && count == 0 { fail(relationship.name, .optional, nil) }
-                    if relationship.minCount > 0 && count > 0 && count < relationship.minCount {
-                        fail(relationship.name, .minCount, .integer(Int64(count)))
+                    let count = Int(cell.length)
+                    if !check.isOptional && count == 0 { fail(check.name, .optional, nil) }
+                    if check.minCount > 0 && count > 0 && count < check.minCount {
+                        fail(check.name, .minCount, .integer(Int64(count)))
                     }
-                    if relationship.maxCount > 0 && count > relationship.maxCount {
-                        fail(relationship.name, .maxCount, .integer(Int64(count)))
+                    if check.maxCount > 0 && count > check.maxCount {
+                        fail(check.name, .maxCount, .integer(Int64(count)))
                     }
+                    for offset in 0..<count { note(batch.reference(of: batch.references[start + offset]), check.name) }
                 case .viaInverse:
                     break
                 default:
-                    if !relationship.isOptional && !relationship.isToMany { fail(relationship.name, .optional, nil) }
-                }
-                for target in targets where !seen(target) && pending[target] == nil {
-                    pending[target] = (object, layout.entityName, relationship.name)
+                    if !check.isOptional && !check.isToMany { fail(check.name, .optional, nil) }
                 }
             }
             for constraint in entityChecks.constraints {
                 var parts = constraint.attributes.map { "\(batch.value(row: row, attribute: $0))" }
                 parts += constraint.relationships.map { "\(batch.cell(row: row, column: attributeCount + $0).integer)" }
                 let key = parts.joined(separator: "\u{1F}")
-                if !uniqueKeys[constraint.scope, default: []].insert(key).inserted {
-                    fail(constraint.names.joined(separator: ","), .unique, nil)
-                }
+                var keys = uniqueKeys.removeValue(forKey: constraint.scope) ?? []
+                if !keys.insert(key).inserted { fail(constraint.names.joined(separator: ","), .unique, nil) }
+                uniqueKeys[constraint.scope] = keys
             }
+            var remembers = failure == nil || !dropsRejected
             if let failure {
                 guard collectsRejects else { throw Self.error(failure) }
                 rejects.append(failure)
                 failed.insert(row)
-                if !dropsRejected { remember(ObjectReference(entity: layout.entityName, id: id)) }
-            } else {
-                remember(ObjectReference(entity: layout.entityName, id: id))
+                remembers = !dropsRejected
+            }
+            if remembers {
+                switch id {
+                case .primaryKey(let key): ownKeys.insert(key)
+                case .external(let name): ownNames.insert(name)
+                }
+                if !pending.isEmpty { pending[ObjectReference(entity: entity, id: id)] = nil }
             }
         }
         guard !failed.isEmpty else { return batch }
-        var kept = RecordBatch(layout: layout)
+        var kept = RecordBatch(layout: batch.layout)
         for row in 0..<batch.count where !failed.contains(row) { kept.append(batch.record(at: row)) }
         return kept
     }
@@ -210,21 +233,6 @@ public struct ModelValidator {
         }
         pending.removeAll()
         return result
-    }
-
-    private func seen(_ reference: ObjectReference) -> Bool {
-        switch reference.id {
-        case .primaryKey(let key): seenKeys[reference.entity]?.contains(key) == true
-        case .external(let name): seenNames[reference.entity]?.contains(name) == true
-        }
-    }
-
-    private mutating func remember(_ reference: ObjectReference) {
-        switch reference.id {
-        case .primaryKey(let key): seenKeys[reference.entity, default: []].insert(key)
-        case .external(let name): seenNames[reference.entity, default: []].insert(name)
-        }
-        pending[reference] = nil
     }
 
     /// The error for a failing object when rejects are not collected.
