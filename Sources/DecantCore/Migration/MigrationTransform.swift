@@ -79,13 +79,12 @@ public struct MigrationTransform: RecordTransform {
         }
         for produced in current where produced.count > 0 {
             output.created[produced.layout.entityName, default: 0] += produced.count
-            guard var checker = validator else {
+            // Optional chaining mutates the validator in place: a copy would copy its identity sets every batch.
+            var refused: [Reject] = []
+            guard let kept = try validator?.check(produced, rejects: &refused) else {
                 output.emit(produced)
                 continue
             }
-            var refused: [Reject] = []
-            let kept = try checker.check(produced, rejects: &refused)
-            validator = checker
             if !refused.isEmpty, let last = book.ledgers.indices.last {
                 book.ledgers[last].rows[produced.layout.entityName, default: MigrationLedger.Row()].written -=
                     refused.count
@@ -98,9 +97,7 @@ public struct MigrationTransform: RecordTransform {
     }
 
     public mutating func finish(into output: inout TransformOutput) throws {
-        guard var checker = validator else { return }
-        output.findings += try checker.finish()
-        validator = checker
+        output.findings += try validator?.finish() ?? []
     }
 }
 

@@ -58,9 +58,12 @@ public enum RecordTransfer: Sendable {
             report.written[batch.layout.entityName, default: 0] += batch.count
             return
         }
+        // Only the local copy may hold the stage's state while it changes, or every batch would copy that state
+        // (a migration's identity sets) before writing to it.
+        transform = nil
+        defer { transform = stage }
         var output = TransformOutput()
         try stage.transform(batch, into: &output)
-        transform = stage
         try write(output, to: &writer, report: &report)
     }
 
