@@ -85,7 +85,11 @@ func sqlMigration(from source: URL, to destination: URL) throws -> Double {
         }
     }
     let start = Date()
+    // The settings Decant's writer builds its private output with, so both sides work under the same conditions.
     try run("PRAGMA synchronous = OFF")
+    try run("PRAGMA journal_mode = OFF")
+    try run("PRAGMA locking_mode = EXCLUSIVE")
+    try run("PRAGMA cache_size = -8192")
     try run("ATTACH DATABASE '\(source.path)' AS src")
     try run("BEGIN")
     try run("INSERT INTO ZFOLDER (Z_PK, Z_ENT, Z_OPT, ZNAME) SELECT Z_PK, Z_ENT, Z_OPT, ZNAME FROM src.ZFOLDER WHERE 1")
