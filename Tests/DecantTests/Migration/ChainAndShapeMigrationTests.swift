@@ -55,6 +55,14 @@ struct ChainAndShapeMigrationTests {
         #expect(items.count == 50)
         #expect(items.map { MigrationFixtures.value($0, "e", model: v5) } == (1...50).map { .string("item \($0)") })
         #expect(items.map { MigrationFixtures.value($0, "count", model: v5) } == (1...50).map { .integer(Int64($0)) })
+        #expect(
+            try MigrationFixtures.sameAgain(
+                store,
+                as: output,
+                options: StoreMigration.Options(bundle: bundle),
+                bundle: bundle
+            )
+        )
         // Core Data's single step from V1 straight to V5 pairs nothing and loses the value.
         let direct = MappingInference.infer(from: v1, to: v5).mapping.mapping(producing: "Item")
         #expect(direct?.property("e")?.change == .added(default: nil))
@@ -188,6 +196,12 @@ struct ChainAndShapeMigrationTests {
                 == [.toOne(.pk("Folder", 1)), .toOne(.pk("Folder", 1)), .toOne(.pk("Folder", 2)), .toOne(nil)]
         )
         #expect(notes3.map { MigrationFixtures.value($0, "text", model: s3) } == ["milk", "eggs", "memo", "loose"])
+        let options = StoreMigration.Options(bundle: bundle)
+        // Both hops in one run give what two runs gave, and the same again.
+        let direct = folder.appendingPathComponent("s1-to-s3.sqlite")
+        _ = try StoreMigration.migrate(store: store, to: .file(direct), options: options)
+        #expect(try MigrationFixtures.read(direct, bundle: bundle) == MigrationFixtures.read(atS3, bundle: bundle))
+        #expect(try MigrationFixtures.sameAgain(store, as: direct, options: options, bundle: bundle))
     }
 
     // MARK: A new parent
@@ -281,6 +295,14 @@ struct ChainAndShapeMigrationTests {
         // Note now lives in Item's table.
         let store2 = try SQLiteStore(contentsOf: output)
         #expect(try store2.objectCounts(model: p2)["Note"] == 2)
+        #expect(
+            try MigrationFixtures.sameAgain(
+                store,
+                as: output,
+                options: StoreMigration.Options(bundle: bundle),
+                bundle: bundle
+            )
+        )
     }
 
     // MARK: Refusals

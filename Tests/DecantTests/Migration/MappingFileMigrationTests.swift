@@ -89,6 +89,7 @@ struct MappingFileMigrationTests {
         )
         let notes = try #require(records["Note"])
         #expect(notes.map { MigrationFixtures.value($0, "title", model: v2) } == ["Shopping", "Empty", .null])
+        #expect(try MigrationFixtures.sameAgain(store, as: output, options: options, bundle: bundle))
     }
 
     @Test(arguments: MappingFileWriter.Syntax.allCases)

@@ -53,6 +53,20 @@ enum MigrationFixtures {
         return result
     }
 
+    /// Migrates `store` again into a fresh file and returns whether the result reads the same as `output` and has the
+    /// same hashes: running the same migration twice gives the same result.
+    static func sameAgain(
+        _ store: URL,
+        as output: URL,
+        options: StoreMigration.Options,
+        bundle: ModelBundle
+    ) throws -> Bool {
+        let again = output.deletingLastPathComponent().appendingPathComponent("again-\(output.lastPathComponent)")
+        defer { StagedOutput.remove(again) }
+        _ = try StoreMigration.migrate(store: store, to: .file(again), options: options)
+        return try read(again, bundle: bundle) == read(output, bundle: bundle) && hashes(again) == hashes(output)
+    }
+
     /// The store's metadata entity hashes.
     static func hashes(_ url: URL) throws -> [String: Data] {
         try SQLiteStore(contentsOf: url).metadata.entityVersionHashes

@@ -267,6 +267,7 @@ struct ValidationTests {
         #expect(report.ledgers.first?.rows["Note"] == MigrationLedger.Row(read: 4, written: 2, removed: 2))
         let records = try MigrationFixtures.read(output, bundle: bundle)
         #expect(records["Note"]?.map(\.id) == [.primaryKey(1), .primaryKey(4)])
+        #expect(try MigrationFixtures.sameAgain(store, as: output, options: options, bundle: bundle))
 
         // Nullify: the notes stay, without a folder.
         let nullifyFolder = folder.appendingPathComponent("nullify", isDirectory: true)
