@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -34,11 +35,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // YAML decoding of mapping files, and nothing else (the one target that depends on Yams).
+        .target(name: "DecantYAML", dependencies: ["DecantCore", .product(name: "Yams", package: "Yams")]),
         // The module users import: re-exports the others and holds the whole-job operations.
         .target(
             name: "Decant",
             dependencies: [
-                "DecantCore", "DecantFormats", "DecantSQLite",
+                "DecantCore", "DecantFormats", "DecantSQLite", "DecantYAML",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -72,7 +75,7 @@ let package = Package(
     ]
 )
 
-let libraryTargets: Set<String> = ["DecantCore", "DecantFormats", "DecantSQLite", "Decant"]
+let libraryTargets: Set<String> = ["DecantCore", "DecantFormats", "DecantSQLite", "DecantYAML", "Decant"]
 for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -17,5 +17,9 @@ let package = Package(
             name: "FormatsBenchmark",
             dependencies: [.product(name: "Decant", package: "decant")]
         ),
+        .executableTarget(
+            name: "MigrationBenchmark",
+            dependencies: [.product(name: "Decant", package: "decant")]
+        ),
     ]
 )

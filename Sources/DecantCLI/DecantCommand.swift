@@ -10,6 +10,8 @@ struct DecantCommand: ParsableCommand {
             73 cannot create output, 74 I/O error.
             """,
         version: "0.1.0",
-        subcommands: [Inspect.self, Convert.self, Seed.self]
+        subcommands: [
+            Inspect.self, Convert.self, Plan.self, Migrate.self, Validate.self, InferMapping.self, Seed.self,
+        ]
     )
 }

@@ -45,7 +45,7 @@ extension DecantError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
             case fileNotFound, malformedInput, unsupportedFormat, modelMismatch, cannotCreateOutput, ioError,
-                usage, internalError
+                usage, internalError, planNotExecutable, validationFailed
         }
 
         private let kind: Kind
@@ -68,6 +68,11 @@ extension DecantError {
         /// Decant itself went wrong (a generated statement refused, counts that do not reconcile): a defect to
         /// report, not a problem with the input.
         public static var internalError: Self { Self(.internalError) }
+        /// A migration plan cannot run (a change inference refuses, a mapping file that does not fit): the run found
+        /// problems in what it was asked to do.
+        public static var planNotExecutable: Self { Self(.planNotExecutable) }
+        /// Objects break the destination model's rules (a required value that is nil, a value out of range).
+        public static var validationFailed: Self { Self(.validationFailed) }
 
         public var description: String {
             switch kind {
@@ -79,6 +84,8 @@ extension DecantError {
             case .ioError: "I/O error"
             case .usage: "usage"
             case .internalError: "internal error"
+            case .planNotExecutable: "plan not executable"
+            case .validationFailed: "validation failed"
             }
         }
 
@@ -91,6 +98,7 @@ extension DecantError {
             case .cannotCreateOutput: 73
             case .ioError: 74
             case .internalError: 70
+            case .planNotExecutable, .validationFailed: 1
             }
         }
 

@@ -67,9 +67,12 @@ public enum RecordTransfer: Sendable {
             try write(batch, to: &writer, report: &report, progress: progress)
             return
         }
+        // Only the local copy may hold the stage's state while it changes, or every batch would copy that state
+        // (a migration's identity sets) before writing to it.
+        transform = nil
+        defer { transform = stage }
         var output = TransformOutput()
         try stage.transform(batch, into: &output)
-        transform = stage
         try write(output, to: &writer, report: &report, progress: progress)
     }
 

@@ -27,6 +27,9 @@ public struct TransformOutput: Sendable {
     public var rejects: [Reject] = []
     /// Input objects that were removed on purpose (a mapping that drops an entity), per entity.
     public var removed: [String: Int] = [:]
+    /// Problems found in objects that were written all the same (a reference to an object that does not exist): listed
+    /// with the rejects, not counted as rejected.
+    public var findings: [Reject] = []
     /// Output objects that no input object corresponds to one-to-one (a mapping that creates extra objects),
     /// per entity.
     public var created: [String: Int] = [:]

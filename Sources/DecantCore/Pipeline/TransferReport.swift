@@ -22,6 +22,8 @@ public struct TransferReport: Sendable, Hashable {
     public var filteredOut: [String: Int] = [:]
     /// Every reject, in the order they happened.
     public var rejects: [Reject] = []
+    /// Problems found in objects that were written all the same (see ``TransformOutput/findings``).
+    public var findings: [Reject] = []
     /// What the reader and the writer noticed and let pass.
     public var diagnostics: [Diagnostic] = []
 
@@ -45,6 +47,7 @@ public struct TransferReport: Sendable, Hashable {
             rejected[reject.entity, default: 0] += 1
             rejects.append(reject)
         }
+        findings += output.findings
         for (entity, count) in output.removed { removed[entity, default: 0] += count }
         for (entity, count) in output.created { created[entity, default: 0] += count }
         for (entity, count) in output.filtered { filteredOut[entity, default: 0] += count }

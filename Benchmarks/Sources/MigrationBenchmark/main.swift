@@ -1,0 +1,162 @@
+// Decant's inferred v1 → v2 migration of a large SQLite store through the record stream, against hand-written SQL
+// doing the same change into a fresh store with the same schema (ATTACH, then INSERT … SELECT with the renamed and
+// defaulted columns), in one run. Prints the ratio and the peak RSS of the process that ran Decant's migration.
+//
+// v1: Folder{name} ⇄ Note{content, date, folder}. v2 renames content → text (renaming identifier) and adds
+// priority (Integer 16, default 0); the to-one Note.folder is kept.
+//
+//   swift run -c release --package-path Benchmarks MigrationBenchmark [objects…]   (default: 1000000)
+import CSQLite
+import Decant
+import Foundation
+
+let bundle: ModelBundle = {
+    func model(_ version: Int) -> ObjectModel {
+        var folder = Entity(name: "Folder")
+        folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        folder.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
+        var note = Entity(name: "Note")
+        var text = Attribute(name: version == 1 ? "content" : "text", type: .string, isOptional: true)
+        if version == 2 { text.renamingIdentifier = "content" }
+        note.attributes = [text, Attribute(name: "date", type: .date, isOptional: true)]
+        if version == 2 {
+            var priority = Attribute(name: "priority", type: .integer16)
+            priority.defaultValue = "0"
+            note.attributes.append(priority)
+        }
+        note.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
+        return ObjectModel(versionName: "Notes \(version)", entities: [folder, note])
+    }
+    return ModelBundle(name: "Notes", versions: [model(1), model(2)], currentVersionName: "Notes 2", sourceKind: .xcdatamodeld)
+}()
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Writes a v1 store: `count` notes with ~40-byte texts in 1,000 folders, as a single file.
+func generate(count: Int, at url: URL) throws {
+    let v1 = bundle.versions[0]
+    guard let folderLayout = RecordLayout(entity: "Folder", in: v1), let noteLayout = RecordLayout(entity: "Note", in: v1)
+    else { return }
+    let writer = try SQLiteStoreWriter(creating: url, model: v1, journalMode: .delete)
+    var folders = RecordBatch(layout: folderLayout)
+    for key in 1...1000 {
+        folders.beginRecord(primaryKey: Int64(key))
+        folders.appendText("Folder \(key)")
+        folders.appendViaInverse()
+        folders.endRecord()
+    }
+    try writer.write(folders)
+    var batch = RecordBatch(layout: noteLayout)
+    let words = ["milk", "eggs", "bread", "call", "mum", "meeting", "at", "noon", "buy", "stamps", "and", "tea"]
+    var key = 0
+    while key < count {
+        batch.removeAll()
+        for _ in 0..<min(4096, count - key) {
+            key += 1
+            var text = ""
+            var seed = key &* 2_654_435_761
+            while text.utf8.count < 36 {
+                text += (text.isEmpty ? "" : " ") + words[seed % words.count]
+                seed = seed / words.count + key
+            }
+            batch.beginRecord(primaryKey: Int64(key))
+            batch.appendText(text)  // content
+            batch.appendReal(700_000_000 + Double(key) * 13.25)  // date
+            batch.appendReference(ObjectReference(entity: "Folder", id: .primaryKey(Int64(key % 1000 + 1))))
+            batch.endRecord()
+        }
+        try writer.write(batch)
+    }
+    try writer.finish()
+}
+
+/// The anchor: the same change written by hand in SQL, into a fresh v2 store with the same schema.
+func sqlMigration(from source: URL, to destination: URL) throws -> Double {
+    try SQLiteStoreWriter(creating: destination, model: bundle.versions[1], journalMode: .delete).finish()
+    var db: OpaquePointer?
+    guard sqlite3_open(destination.path, &db) == SQLITE_OK else { throw BenchmarkError("cannot open \(destination.path)") }
+    defer { sqlite3_close(db) }
+    func run(_ sql: String) throws {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw BenchmarkError(String(cString: sqlite3_errmsg(db)))
+        }
+    }
+    let start = Date()
+    // The settings Decant's writer builds its private output with, so both sides work under the same conditions.
+    try run("PRAGMA synchronous = OFF")
+    try run("PRAGMA journal_mode = OFF")
+    try run("PRAGMA locking_mode = EXCLUSIVE")
+    try run("PRAGMA cache_size = -8192")
+    try run("ATTACH DATABASE '\(source.path)' AS src")
+    try run("BEGIN")
+    try run("INSERT INTO ZFOLDER (Z_PK, Z_ENT, Z_OPT, ZNAME) SELECT Z_PK, Z_ENT, Z_OPT, ZNAME FROM src.ZFOLDER WHERE 1")
+    try run(
+        "INSERT INTO ZNOTE (Z_PK, Z_ENT, Z_OPT, ZPRIORITY, ZFOLDER, ZDATE, ZTEXT) "
+            + "SELECT Z_PK, Z_ENT, Z_OPT, 0, ZFOLDER, ZDATE, ZCONTENT FROM src.ZNOTE WHERE 1")
+    try run("UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT MAX(Z_PK) FROM ZNOTE) WHERE Z_NAME = 'Note'")
+    try run("UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT MAX(Z_PK) FROM ZFOLDER) WHERE Z_NAME = 'Folder'")
+    try run("COMMIT")
+    return Date().timeIntervalSince(start)
+}
+
+/// Runs Decant's migration in a child process (this program with `--migrate`); its wall time and peak RSS in MiB.
+func decantMigration(from source: URL, to destination: URL) throws -> (seconds: Double, peakMiB: Double) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = ["--migrate", source.path, destination.path]
+    let start = Date()
+    try process.run()
+    process.waitUntilExit()
+    let seconds = Date().timeIntervalSince(start)
+    guard process.terminationStatus == 0 else { throw BenchmarkError("migrate failed (\(process.terminationStatus))") }
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+    return (seconds, Double(usage.ru_maxrss) / 1024)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--migrate", arguments.count == 3 {
+    var options = StoreMigration.Options(bundle: bundle)
+    options.formatOptions.selfContained = true
+    let report = try StoreMigration.migrate(
+        store: URL(fileURLWithPath: arguments[1]), to: .file(URL(fileURLWithPath: arguments[2])), options: options)
+    guard report.action == "migrated", report.ledgers.allSatisfy(\.isReconciled) else { exit(1) }
+    exit(0)
+}
+
+if arguments.first == "--generate", arguments.count == 3, let count = Int(arguments[1]) {
+    try generate(count: count, at: URL(fileURLWithPath: arguments[2]))
+    exit(0)
+}
+
+let sizes = arguments.compactMap(Int.init).isEmpty ? [1_000_000] : arguments.compactMap(Int.init)
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("decant-bench-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+print("objects     SQL        Decant migrate   ratio   Decant peak RSS   (best of 3 runs each)")
+let repetitions = 3
+for size in sizes {
+    let source = folder.appendingPathComponent("notes-\(size).sqlite")
+    try generate(count: size, at: source)
+    sync()
+    var anchor = Double.infinity
+    var decant = (seconds: Double.infinity, peakMiB: 0.0)
+    for _ in 0..<repetitions {
+        let sqlOutput = folder.appendingPathComponent("sql-\(size).sqlite")
+        anchor = min(anchor, try sqlMigration(from: source, to: sqlOutput))
+        try? FileManager.default.removeItem(at: sqlOutput)
+        let output = folder.appendingPathComponent("decant-\(size).sqlite")
+        let run = try decantMigration(from: source, to: output)
+        try? FileManager.default.removeItem(at: output)
+        decant = (min(decant.seconds, run.seconds), run.peakMiB)
+    }
+    print(
+        String(
+            format: "%9d   %7.2f s   %9.2f s      %5.2f   %8.1f MiB", size, anchor, decant.seconds,
+            decant.seconds / anchor, decant.peakMiB))
+    try? FileManager.default.removeItem(at: source)
+}
+print("target: ratio <= 1.5; peak RSS <= 64 MiB plus the identity map")

@@ -1,0 +1,181 @@
+public import DecantCore
+
+/// The `decant plan --json` document (`schemas/plan.schema.json`), and the same facts as text.
+///
+/// ```swift
+/// let document = PlanDocument(report: try StoreMigration.plan(store: url, options: options), store: "Notes.sqlite")
+/// print(document.text)
+/// ```
+public struct PlanDocument: Sendable, Hashable, Codable {
+    /// One property of an entity mapping.
+    public struct Property: Sendable, Hashable, Codable {
+        /// The destination property.
+        public var name: String
+        /// `attribute` or `relationship`.
+        public var kind: String
+        /// The value expression; nil: no value.
+        public var expression: String?
+        /// What changed (`copied`, `renamed from content`, `added (nil)`, …).
+        public var change: String
+    }
+
+    /// One entity mapping.
+    public struct Entity: Sendable, Hashable, Codable {
+        /// The mapping's name.
+        public var name: String
+        /// `copy`, `transform`, `add` or `remove`.
+        public var kind: String
+        /// The source entity.
+        public var source: String?
+        /// The destination entity.
+        public var destination: String?
+        /// The `where` filter.
+        public var filter: String?
+        /// `inferred` or the mapping file.
+        public var origin: String
+        /// Per property.
+        public var properties: [Property]
+    }
+
+    /// One hop.
+    public struct Hop: Sendable, Hashable, Codable {
+        /// The source version.
+        public var source: String
+        /// The destination version.
+        public var destination: String
+        /// Whether the hop is wholly inferred.
+        public var inferred: Bool
+        /// The mapping file, if one contributed.
+        public var file: String?
+        /// Per entity.
+        public var entities: [Entity]
+        /// What stops this hop.
+        public var problems: [MigrationProblem]
+    }
+
+    /// What a dry run found.
+    public struct Preflight: Sendable, Hashable, Codable {
+        /// Objects read per source entity.
+        public var objects: [String: Int]
+        /// Objects that would be rejected, per `Entity.property rule`.
+        public var rejects: [String: Int]
+    }
+
+    /// The store, as given.
+    public var store: String
+    /// The store's format.
+    public var inputFormat: String
+    /// The store's version.
+    public var sourceVersion: String
+    /// The destination version.
+    public var destinationVersion: String
+    /// Whether the store is at the destination version already.
+    public var upToDate: Bool
+    /// Whether the plan can run.
+    public var executable: Bool
+    /// The hops.
+    public var hops: [Hop]
+    /// Data dropped on purpose.
+    public var destructiveChanges: [String]
+    /// The dry run (absent when the plan cannot run).
+    public var preflight: Preflight?
+
+    /// The document of a plan report.
+    public init(report: StoreMigration.PlanReport, store: String) {
+        let plan = report.plan
+        self.store = store
+        self.inputFormat = report.inputFormat
+        self.sourceVersion = plan.sourceVersion
+        self.destinationVersion = plan.destinationVersion
+        self.upToDate = plan.isUpToDate
+        self.executable = plan.isExecutable
+        self.destructiveChanges = plan.destructiveChanges.map(\.description)
+        self.preflight = report.preflight.map { Preflight(objects: report.objects, rejects: $0) }
+        self.hops = plan.hops.map { hop in
+            Hop(
+                source: hop.source.versionName ?? "?",
+                destination: hop.destination.versionName ?? "?",
+                inferred: hop.isInferred,
+                file: hop.file,
+                entities: hop.mapping.entityMappings.map { mapping in
+                    let origin: String
+                    switch mapping.origin {
+                    case .inferred: origin = "inferred"
+                    case .file(let path): origin = path
+                    }
+                    return Entity(
+                        name: mapping.name,
+                        kind: mapping.kind.rawValue,
+                        source: mapping.sourceEntity,
+                        destination: mapping.destinationEntity,
+                        filter: mapping.filter?.description,
+                        origin: origin,
+                        properties: mapping.attributes.map {
+                            Property(
+                                name: $0.name,
+                                kind: "attribute",
+                                expression: $0.expression?.description,
+                                change: $0.change.description
+                            )
+                        }
+                            + mapping.relationships.map {
+                                Property(
+                                    name: $0.name,
+                                    kind: "relationship",
+                                    expression: $0.expression?.description,
+                                    change: $0.change.description
+                                )
+                            }
+                    )
+                },
+                problems: hop.problems
+            )
+        }
+    }
+
+    /// The plan as text, for people.
+    public var text: String {
+        var lines = ["\(store) (\(inputFormat)): version \(sourceVersion) → \(destinationVersion)"]
+        if upToDate {
+            lines.append("already at \(destinationVersion): nothing to migrate")
+            return lines.joined(separator: "\n")
+        }
+        for (number, hop) in hops.enumerated() {
+            lines.append(
+                "hop \(number + 1): \(hop.source) → \(hop.destination) "
+                    + "(\(hop.inferred ? "inferred" : "explicit: \(hop.file ?? "")"))"
+            )
+            for entity in hop.entities {
+                switch entity.kind {
+                case "remove": lines.append("  \(entity.source ?? "?"): removed")
+                case "add": lines.append("  \(entity.destination ?? "?"): added (no objects)")
+                default:
+                    let from = entity.source == entity.destination ? "" : " from \(entity.source ?? "?")"
+                    let filter = entity.filter.map { " where \($0)" } ?? ""
+                    lines.append("  \(entity.destination ?? "?")\(from): \(entity.kind)\(filter)")
+                }
+                guard entity.kind != "remove" else { continue }
+                for property in entity.properties {
+                    lines.append("    \(property.name) = \(property.expression ?? "nil")  (\(property.change))")
+                }
+            }
+        }
+        lines.append("destructive changes:" + (destructiveChanges.isEmpty ? " none" : ""))
+        lines += destructiveChanges.map { "  \($0)" }
+        let problems = hops.flatMap(\.problems)
+        if !problems.isEmpty {
+            lines.append("cannot run:")
+            lines += problems.map { "  \($0)" }
+        }
+        if let preflight {
+            let total = preflight.objects.values.reduce(0, +)
+            let failing = preflight.rejects.values.reduce(0, +)
+            lines.append(
+                "pre-flight: \(total) objects read, "
+                    + (failing == 0 ? "none would be rejected" : "\(failing) would be rejected:")
+            )
+            for key in preflight.rejects.keys.sorted() { lines.append("  \(key): \(preflight.rejects[key] ?? 0)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,332 @@
+public import DecantCore
+public import Foundation
+public import Logging
+
+/// `decant plan` and `decant migrate`: the migration of a whole store, from whatever version of a model bundle it was
+/// written with to the bundle's current version (or a named one), hop by hop through the record pipeline.
+///
+/// ```swift
+/// var options = StoreMigration.Options(bundle: notes)
+/// let report = try StoreMigration.migrate(store: v1Store, to: .file(v3Store), options: options)
+/// print(report.action, report.hops)    // migrated ["Notes → Notes 2", "Notes 2 → Notes 3"]
+/// ```
+public enum StoreMigration: Sendable {
+    /// What to migrate with.
+    public struct Options: Sendable {
+        /// The model bundle: the store's version is found among its versions by hash.
+        public var bundle: ModelBundle
+        /// The destination version's name; the bundle's current version when nil.
+        public var destinationVersion: String?
+        /// Mapping files, one per hop they replace.
+        public var mappings: [ExplicitMapping] = []
+        /// The input's format name (`--from`); told by its content when nil.
+        public var inputFormat: String?
+        /// The output's format name; told by the output's extension (SQLite by default) when nil.
+        public var outputFormat: String?
+        /// Reader and writer settings (missing external data, journal mode); the bundle is set from ``bundle``.
+        public var formatOptions = FormatOptions()
+        /// Where objects that break a rule are listed (NDJSON); without it the first such object stops the run.
+        public var rejects: URL?
+        /// The functions value expressions may call.
+        public var functions = ValueExpressionFunctions()
+        /// The formats.
+        public var registry: FormatRegistry = .builtIn
+
+        /// Options for `bundle`.
+        public init(bundle: ModelBundle, destinationVersion: String? = nil) {
+            self.bundle = bundle
+            self.destinationVersion = destinationVersion
+        }
+
+        fileprivate var readerOptions: FormatOptions {
+            var options = formatOptions
+            options.bundle = bundle
+            return options
+        }
+    }
+
+    /// Where the migrated store goes.
+    public enum Target: Sendable, Hashable {
+        /// A new file (replaced if it exists); the source is only read.
+        case file(URL)
+        /// The store itself, replaced once the migrated copy is complete; the original is moved to `backup` first
+        /// when given.
+        case inPlace(backup: URL?)
+    }
+
+    /// What a migration did.
+    public struct Report: Sendable, Hashable, Codable {
+        /// `migrated`, `copied` (already at the destination version, copied to the output) or `unchanged` (already at
+        /// the destination version, in place).
+        public var action: String
+        /// The source version.
+        public var sourceVersion: String
+        /// The destination version.
+        public var destinationVersion: String
+        /// The hops run, `Notes → Notes 2`.
+        public var hops: [String]
+        /// Objects read per source entity.
+        public var read: [String: Int]
+        /// Objects written per destination entity.
+        public var written: [String: Int]
+        /// Per hop, per entity: read, written, rejected, removed, created.
+        public var ledgers: [MigrationLedger]
+        /// Objects rejected (listed in ``rejectsFile``).
+        public var rejected: Int
+        /// References to objects that do not exist, found in objects that were written (listed in ``rejectsFile``).
+        public var dangling: Int
+        /// The rejects file, when one was written.
+        public var rejectsFile: String?
+        /// The migrated store.
+        public var output: String
+        /// The backup of the original, for an in-place migration that kept one.
+        public var backup: String?
+        /// What the run noticed and let pass.
+        public var warnings: [Diagnostic]
+    }
+
+    /// The plan for `store`, and what a dry run found: per entity and rule, the objects that would be rejected.
+    public struct PlanReport: Sendable, Hashable {
+        /// The plan.
+        public var plan: MigrationPlan
+        /// The input's format.
+        public var inputFormat: String
+        /// Rejects a dry run found, per `Entity.property rule`; nil when the plan cannot run (no dry run).
+        public var preflight: [String: Int]?
+        /// Objects per source entity, from the dry run.
+        public var objects: [String: Int]
+    }
+
+    /// Plans the migration of `store` and, when the plan can run, dry-runs it without writing anything to count the
+    /// objects that would be rejected.
+    /// - Throws: the reader's errors, and ``MigrationPlan``'s (`.modelMismatch`, `.usage`).
+    public static func plan(store: URL, options: Options, dryRun: Bool = true) throws -> PlanReport {
+        let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
+        var reader = try source.makeReader(at: store, options: options.readerOptions)
+        let plan = try MigrationPlan(
+            bundle: options.bundle,
+            source: reader.model,
+            to: options.destinationVersion,
+            mappings: options.mappings
+        )
+        guard dryRun, plan.isExecutable else {
+            return PlanReport(plan: plan, inputFormat: source.name, preflight: nil, objects: [:])
+        }
+        let removals = try DeleteRules.removals(plan: plan, functions: options.functions) {
+            try source.makeReader(at: store, options: options.readerOptions)
+        }
+        let transform = try MigrationTransform(
+            plan: plan,
+            functions: options.functions,
+            collectsRejects: true,
+            removals: removals
+        )
+        var writer = DiscardingWriter()
+        let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
+        var counts: [String: Int] = [:]
+        for reject in transfer.rejects + transfer.findings {
+            counts["\(reject.entity)\(reject.property.map { ".\($0)" } ?? "") \(reject.rule)", default: 0] += 1
+        }
+        return PlanReport(plan: plan, inputFormat: source.name, preflight: counts, objects: transfer.read)
+    }
+
+    /// Migrates `store` to `target`.
+    ///
+    /// The output is built beside its destination and moved into place only after every object is written and the
+    /// counts reconcile; on any error the destination (and, in place, the store) is exactly as it was. A store
+    /// already at the destination version is copied to a `.file` target, and left alone in place.
+    /// - Throws: `.planNotExecutable` with every problem of the plan; `.validationFailed` for the first object
+    ///   that breaks a rule when no rejects file is given; the reader's and writer's errors; `.internalError` when the
+    ///   counts do not reconcile.
+    public static func migrate(
+        store: URL,
+        to target: Target,
+        options: Options,
+        logger: Logger = Logger(label: "decant.migrate")
+    ) throws -> Report {
+        let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
+        let destination: URL
+        let sinkName: String
+        switch target {
+        case .file(let url):
+            guard
+                url.standardizedFileURL.resolvingSymlinksInPath() != store.standardizedFileURL.resolvingSymlinksInPath()
+            else {
+                throw DecantError(
+                    .usage,
+                    "the output must be a different file from the store (use --in-place to replace it)",
+                    at: Location(path: url.displayPath)
+                )
+            }
+            destination = url
+            sinkName = try options.registry.outputFormat(for: url, named: options.outputFormat, fallback: "sqlite").name
+        case .inPlace(let backup):
+            destination = store
+            sinkName = source.name
+            if let backup, FileManager.default.fileExists(atPath: backup.path) {
+                throw DecantError(
+                    .cannotCreateOutput,
+                    "the backup file already exists; move it away or name another with --backup",
+                    at: Location(path: backup.displayPath)
+                )
+            }
+        }
+        let staged = StagedOutput(destination: destination)
+        var report: Report
+        do {
+            guard
+                let outcome = try run(
+                    store: store,
+                    source: source,
+                    sinkName: sinkName,
+                    at: staged,
+                    target: target,
+                    options: options,
+                    logger: logger
+                )
+            else {
+                // Already at the destination version, in place: nothing to do.
+                let model = try source.makeReader(at: store, options: options.readerOptions).model
+                return Report(
+                    action: "unchanged",
+                    sourceVersion: model.versionName ?? "?",
+                    destinationVersion: model.versionName ?? "?",
+                    hops: [],
+                    read: [:],
+                    written: [:],
+                    ledgers: [],
+                    rejected: 0,
+                    dangling: 0,
+                    rejectsFile: nil,
+                    output: store.displayPath,
+                    backup: nil,
+                    warnings: []
+                )
+            }
+            report = outcome
+        } catch {
+            staged.discard()
+            throw error
+        }
+        // The reader is closed: the migrated store takes the destination's place.
+        if case .inPlace(let backup?) = target {
+            do {
+                try FileManager.default.moveItem(at: store, to: backup)
+                for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: store.path + suffix) {
+                    try FileManager.default.moveItem(atPath: store.path + suffix, toPath: backup.path + suffix)
+                }
+            } catch {
+                staged.discard()
+                throw DecantError(
+                    .cannotCreateOutput,
+                    "cannot move the original store to the backup: \(error.localizedDescription)",
+                    at: Location(path: backup.displayPath),
+                    underlyingError: error
+                )
+            }
+            report.backup = backup.displayPath
+        }
+        try staged.commit(displayPath: destination.displayPath)
+        return report
+    }
+
+    /// Reads, migrates and writes into `staged.temporary`; nil when the store is already at the destination version
+    /// and the target is the store itself.
+    private static func run(
+        store: URL,
+        source: any RecordFormat,
+        sinkName: String,
+        at staged: StagedOutput,
+        target: Target,
+        options: Options,
+        logger: Logger
+    ) throws -> Report? {
+        var reader = try source.makeReader(at: store, options: options.readerOptions)
+        let plan = try MigrationPlan(
+            bundle: options.bundle,
+            source: reader.model,
+            to: options.destinationVersion,
+            mappings: options.mappings
+        )
+        logger.debug(
+            "Plan",
+            metadata: [
+                "source": "\(plan.sourceVersion)", "destination": "\(plan.destinationVersion)",
+                "hops": "\(plan.hops.map(\.name))",
+            ]
+        )
+        if plan.isUpToDate, case .inPlace = target { return nil }
+        let sink = try options.registry.format(named: sinkName)
+        var writer = try sink.makeWriter(at: staged.temporary, model: plan.destination, options: options.readerOptions)
+        var transform: MigrationTransform?
+        if !plan.isUpToDate {
+            let removals = try DeleteRules.removals(plan: plan, functions: options.functions) {
+                try source.makeReader(at: store, options: options.readerOptions)
+            }
+            transform = try MigrationTransform(
+                plan: plan,
+                functions: options.functions,
+                collectsRejects: options.rejects != nil,
+                removals: removals
+            )
+        }
+        let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
+        let ledgers = transform?.ledgers ?? []
+        guard transfer.isReconciled, ledgers.allSatisfy(\.isReconciled) else {
+            throw DecantError(
+                .internalError,
+                "the counts do not reconcile (read \(transfer.read), written \(transfer.written), per hop "
+                    + "\(ledgers.map { "\($0.hop): \($0.rows)" }))",
+                at: Location(path: store.displayPath)
+            )
+        }
+        var rejectsFile: String?
+        if let rejects = options.rejects {
+            try writeRejects(transfer.rejects + transfer.findings, to: rejects)
+            rejectsFile = rejects.displayPath
+        }
+        return Report(
+            action: plan.isUpToDate ? "copied" : "migrated",
+            sourceVersion: plan.sourceVersion,
+            destinationVersion: plan.destinationVersion,
+            hops: plan.hops.map(\.name),
+            read: transfer.read,
+            written: transfer.written,
+            ledgers: ledgers,
+            rejected: transfer.rejects.count,
+            dangling: transfer.findings.count,
+            rejectsFile: rejectsFile,
+            output: staged.destination.displayPath,
+            backup: nil,
+            warnings: transfer.diagnostics
+        )
+    }
+
+    /// Writes rejects as NDJSON: one object per line with entity, object, property, rule and value.
+    public static func writeRejects(_ rejects: [Reject], to url: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var data = Data()
+        for reject in rejects {
+            data.append(try encoder.encode(reject))
+            data.append(0x0A)
+        }
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw DecantError(
+                .cannotCreateOutput,
+                "cannot write the rejects file: \(error.localizedDescription)",
+                at: Location(path: url.displayPath),
+                underlyingError: error
+            )
+        }
+    }
+}
+
+/// A writer that keeps nothing: the sink of a dry run.
+struct DiscardingWriter: RecordWriter {
+    mutating func write(_ batch: RecordBatch) throws {}
+    mutating func finish() throws {}
+    mutating func abandon() {}
+}

@@ -1,0 +1,76 @@
+public import DecantCore
+public import Foundation
+
+/// `decant validate`: checks every object of a store against the rules of the model version it matches
+/// (``ModelValidator``): required values, minimum and maximum, patterns, uniqueness constraints, relationship counts
+/// and dangling references.
+///
+/// ```swift
+/// var options = StoreValidation.Options(bundle: notes)
+/// options.rejects = URL(fileURLWithPath: "rejects.ndjson")
+/// let report = try StoreValidation.validate(store: url, options: options)
+/// print(report.failures)      // ["Note.title optional": 2]
+/// ```
+public enum StoreValidation: Sendable {
+    /// What to validate with.
+    public struct Options: Sendable {
+        /// The model bundle (the store's version is found by hash); nil: the store's own model cache.
+        public var bundle: ModelBundle?
+        /// The input's format name; told by its content when nil.
+        public var inputFormat: String?
+        /// Reader settings; the bundle is set from ``bundle``.
+        public var formatOptions = FormatOptions()
+        /// Where failing objects are listed (NDJSON); without it the first failure stops the run.
+        public var rejects: URL?
+        /// The formats.
+        public var registry: FormatRegistry = .builtIn
+
+        /// Options for `bundle`.
+        public init(bundle: ModelBundle?) {
+            self.bundle = bundle
+        }
+    }
+
+    /// What a validation found.
+    public struct Report: Sendable, Hashable, Codable {
+        /// The model version the store matched.
+        public var modelVersion: String
+        /// Objects checked per entity.
+        public var objects: [String: Int]
+        /// Failures per `Entity.property rule`.
+        public var failures: [String: Int]
+        /// The rejects file, when one was written.
+        public var rejectsFile: String?
+
+        /// Whether every object passed.
+        public var isValid: Bool { failures.isEmpty }
+    }
+
+    /// Validates `store`.
+    /// - Throws: `.validationFailed` for the first failing object when no rejects file is given; the reader's errors.
+    public static func validate(store: URL, options: Options) throws -> Report {
+        let format = try options.registry.inputFormat(of: store, named: options.inputFormat)
+        var readerOptions = options.formatOptions
+        readerOptions.bundle = options.bundle
+        var reader = try format.makeReader(at: store, options: readerOptions)
+        let model = reader.model
+        var sink = DiscardingWriter()
+        let transfer = try RecordTransfer.copy(
+            from: &reader,
+            through: ValidationTransform(model: model, collectsRejects: options.rejects != nil, dropsRejected: false),
+            to: &sink
+        )
+        let found = transfer.rejects + transfer.findings
+        var failures: [String: Int] = [:]
+        for reject in found {
+            failures["\(reject.entity)\(reject.property.map { ".\($0)" } ?? "") \(reject.rule)", default: 0] += 1
+        }
+        if let rejects = options.rejects { try StoreMigration.writeRejects(found, to: rejects) }
+        return Report(
+            modelVersion: model.versionName ?? "Z_MODELCACHE",
+            objects: transfer.read,
+            failures: failures,
+            rejectsFile: options.rejects?.displayPath
+        )
+    }
+}

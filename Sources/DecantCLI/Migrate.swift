@@ -1,0 +1,130 @@
+import ArgumentParser
+import Decant
+import Foundation
+
+extension DecantCommand {
+    struct Migrate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Migrate a store to the current (or a named) version of its model.",
+            discussion: """
+                Finds the version STORE was written with among the versions of --model (by its entity hashes) and \
+                migrates it hop by hop, each hop inferred by Core Data's lightweight rules or taken from a mapping \
+                file (--mapping, one per hop). The output carries the destination version's schema and metadata, so \
+                an app built with that version opens it without migrating.
+
+                With --output the store is only read and OUT is written beside its destination and moved into place \
+                when complete (its format follows its extension, SQLite by default). With --in-place the migrated \
+                store replaces STORE only after it is complete; the original is kept at --backup (default \
+                STORE.backup) unless --no-backup. A store already at the destination version is copied to OUT, or \
+                left alone in place, and the output says so.
+
+                An object that breaks the destination's rules (a required value that is nil) stops the run with exit \
+                1 and nothing is written, unless --rejects FILE: then such objects are listed there (NDJSON) and the \
+                run goes on. A plan that cannot run exits 1 with the reason per entity and property.
+                """
+        )
+
+        @Argument(help: "The store to migrate.")
+        var store: String
+
+        @Option(name: .long, help: "The model bundle (.xcdatamodeld or .momd) with every version.")
+        var model: String
+
+        @Option(name: .customLong("to"), help: "The destination version's name (default: the current version).")
+        var destinationVersion: String?
+
+        @Option(name: .long, help: "A Decant mapping file (YAML or JSON) for one hop; repeat for several hops.")
+        var mapping: [String] = []
+
+        @Option(name: .long, help: "Write the migrated store here.")
+        var output: String?
+
+        @Flag(name: .long, help: "Replace STORE with the migrated store.")
+        var inPlace = false
+
+        @Option(name: .long, help: "With --in-place: where to keep the original (default STORE.backup).")
+        var backup: String?
+
+        @Flag(name: .long, help: "With --in-place: keep no backup.")
+        var noBackup = false
+
+        @Option(name: .long, help: "List objects that break a rule in this NDJSON file and go on.")
+        var rejects: String?
+
+        @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
+        var missingExternalData: MissingExternalDataArgument = .fail
+
+        @OptionGroup var options: GlobalOptions
+
+        func validate() throws {
+            guard (output != nil) != inPlace else {
+                throw ValidationError("give either --output OUT or --in-place")
+            }
+            if !inPlace && (backup != nil || noBackup) {
+                throw ValidationError("--backup and --no-backup go with --in-place")
+            }
+            if backup != nil && noBackup { throw ValidationError("--backup and --no-backup contradict each other") }
+        }
+
+        func run() throws {
+            try reportingErrors(verbose: options.verbose) {
+                var settings = try migrationOptions(
+                    model: model,
+                    destinationVersion: destinationVersion,
+                    mappings: mapping
+                )
+                settings.formatOptions.missingExternalData = missingExternalData.policy
+                settings.rejects = rejects.map { URL(fileURLWithPath: $0) }
+                let storeURL = URL(fileURLWithPath: store)
+                let target: StoreMigration.Target
+                if let output {
+                    target = .file(URL(fileURLWithPath: output))
+                } else {
+                    target = .inPlace(backup: noBackup ? nil : URL(fileURLWithPath: backup ?? store + ".backup"))
+                }
+                let report = try StoreMigration.migrate(
+                    store: storeURL,
+                    to: target,
+                    options: settings,
+                    logger: options.makeLogger(label: "decant.migrate")
+                )
+                printWarnings(report.warnings)
+                if options.json {
+                    printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))
+                    return
+                }
+                switch report.action {
+                case "unchanged":
+                    printOut("\(store): already at \(report.destinationVersion); nothing to do")
+                case "copied":
+                    printOut("\(report.output): the store is already at \(report.destinationVersion); copied unchanged")
+                default:
+                    printOut("\(report.output): migrated \(report.sourceVersion) → \(report.destinationVersion)")
+                }
+                if !report.hops.isEmpty { printOut("hops: " + report.hops.joined(separator: ", ")) }
+                for ledger in report.ledgers {
+                    printOut("\(ledger.hop):")
+                    for (entity, row) in ledger.rows.sorted(by: { $0.key < $1.key }) {
+                        printOut(
+                            "  \(entity)  read \(row.read), written \(row.written), rejected \(row.rejected), "
+                                + "removed \(row.removed), created \(row.created)"
+                        )
+                    }
+                }
+                if report.ledgers.isEmpty {
+                    for name in report.written.keys.sorted() { printOut("  \(name)  \(report.written[name] ?? 0)") }
+                }
+                if let file = report.rejectsFile { printOut("\(report.rejected) objects rejected, listed in \(file)") }
+                if let backup = report.backup { printOut("original kept at \(backup)") }
+            }
+        }
+    }
+}
+
+/// The migration options every migration command builds from `--model`, `--to` and `--mapping`.
+func migrationOptions(model: String, destinationVersion: String?, mappings: [String]) throws -> StoreMigration.Options {
+    let bundle = try ModelBundle.load(from: URL(fileURLWithPath: model))
+    var options = StoreMigration.Options(bundle: bundle, destinationVersion: destinationVersion)
+    options.mappings = try mappings.map { try MappingFiles.load(from: URL(fileURLWithPath: $0)) }
+    return options
+}

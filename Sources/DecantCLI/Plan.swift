@@ -1,0 +1,55 @@
+import ArgumentParser
+import Decant
+import Foundation
+
+extension DecantCommand {
+    struct Plan: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show how a store would be migrated, without writing anything.",
+            discussion: """
+                Prints the store's version (found among the versions of --model by its entity hashes), the \
+                destination (the current version, or --to), the hops between them and for each whether it is \
+                inferred or comes from a mapping file, what happens to every entity and property, the destructive \
+                changes (data dropped), and a dry run's count of objects that would be rejected.
+
+                Exits 1 when the plan cannot run, with the reason per entity and property and what to write in a \
+                mapping file instead. --json prints the document described by schemas/plan.schema.json.
+                """
+        )
+
+        @Argument(help: "The store to plan for.")
+        var store: String
+
+        @Option(name: .long, help: "The model bundle (.xcdatamodeld or .momd) with every version.")
+        var model: String
+
+        @Option(name: .customLong("to"), help: "The destination version's name (default: the current version).")
+        var destinationVersion: String?
+
+        @Option(name: .long, help: "A Decant mapping file (YAML or JSON) for one hop; repeat for several hops.")
+        var mapping: [String] = []
+
+        @Flag(name: .long, help: "Skip the dry run (no pre-flight counts).")
+        var noDryRun = false
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try reportingErrors(verbose: options.verbose) {
+                let settings = try migrationOptions(
+                    model: model,
+                    destinationVersion: destinationVersion,
+                    mappings: mapping
+                )
+                let report = try StoreMigration.plan(
+                    store: URL(fileURLWithPath: store),
+                    options: settings,
+                    dryRun: !noDryRun
+                )
+                let document = PlanDocument(report: report, store: store)
+                printOut(options.json ? String(decoding: try document.jsonDocument(), as: UTF8.self) : document.text)
+                if !document.executable { throw ExitCode(1) }
+            }
+        }
+    }
+}

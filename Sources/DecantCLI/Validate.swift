@@ -1,0 +1,58 @@
+import ArgumentParser
+import Decant
+import Foundation
+
+extension DecantCommand {
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check every object of a store against its model's rules.",
+            discussion: """
+                Checks required values, minimum and maximum (numbers, string lengths, dates), string patterns, \
+                uniqueness constraints, relationship counts and references to objects that do not exist, against \
+                the version of --model the store matches (or the model the store keeps in Z_MODELCACHE).
+
+                Without --rejects the first failing object stops the run (exit 1) naming the object, the property \
+                and the rule. With --rejects FILE every failing object is listed there as NDJSON (entity, object, \
+                property, rule, value) and the run goes on; it exits 1 when there was any.
+                """
+        )
+
+        @Argument(help: "The store to check.")
+        var store: String
+
+        @Option(name: .long, help: "The model bundle whose matching version the store follows.")
+        var model: String?
+
+        @Option(name: .long, help: "List failing objects in this NDJSON file and go on.")
+        var rejects: String?
+
+        @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
+        var missingExternalData: MissingExternalDataArgument = .fail
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() throws {
+            try reportingErrors(verbose: options.verbose) {
+                var settings = StoreValidation.Options(
+                    bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }
+                )
+                settings.formatOptions.missingExternalData = missingExternalData.policy
+                settings.rejects = rejects.map { URL(fileURLWithPath: $0) }
+                let report = try StoreValidation.validate(store: URL(fileURLWithPath: store), options: settings)
+                if options.json {
+                    printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))
+                } else {
+                    let total = report.objects.values.reduce(0, +)
+                    let failing = report.failures.values.reduce(0, +)
+                    printOut(
+                        "\(store): \(total) objects checked against \(report.modelVersion), "
+                            + (failing == 0 ? "all valid" : "\(failing) failures")
+                    )
+                    for key in report.failures.keys.sorted() { printOut("  \(key): \(report.failures[key] ?? 0)") }
+                    if let file = report.rejectsFile, failing > 0 { printOut("listed in \(file)") }
+                }
+                if !report.isValid { throw ExitCode(1) }
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+
+/// A value expression of a mapping: how one destination property gets its value from the source object.
+///
+/// The language is small and printable: `$source.keyPath`, literals (`12`, `1.5`, `'text'`, `true`, `nil`),
+/// arithmetic (`+ - * / %`), comparison (`== != < <= > >=`), `&&`, `||`, `!`, `??` (the left value unless it is
+/// nil) and calls of the function library (``ValueExpressionFunctions``). ``description`` prints an expression
+/// back in the same syntax, so an inferred mapping can be written to a file and read again.
+///
+/// ```swift
+/// let title = try ValueExpression(parsing: "uppercase(substring($source.content, 0, 40))")
+/// print(title)   // uppercase(substring($source.content, 0, 40))
+/// ```
+public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertible {
+    /// A constant.
+    case literal(Value)
+    /// `$source` (empty key path: the source object itself) or `$source.a.b`.
+    case source(keyPath: [String])
+    /// `-x` or `!x`.
+    case unary(UnaryOperator, ValueExpression)
+    /// `a + b`, `a == b`, `a ?? b`, …
+    case binary(BinaryOperator, ValueExpression, ValueExpression)
+    /// `name(arguments…)`.
+    case call(String, [ValueExpression])
+
+    /// A prefix operator.
+    public enum UnaryOperator: String, Sendable, Hashable {
+        case negate = "-"
+        case not = "!"
+    }
+
+    /// An infix operator, with its precedence (higher binds tighter).
+    public enum BinaryOperator: String, Sendable, Hashable, CaseIterable {
+        case coalesce = "??"
+        case or = "||"
+        case and = "&&"
+        case equal = "=="
+        case notEqual = "!="
+        case less = "<"
+        case lessOrEqual = "<="
+        case greater = ">"
+        case greaterOrEqual = ">="
+        case add = "+"
+        case subtract = "-"
+        case multiply = "*"
+        case divide = "/"
+        case remainder = "%"
+
+        /// Binding strength: `??` loosest, then `||`, `&&`, comparisons, `+ -`, `* / %`.
+        public var precedence: Int {
+            switch self {
+            case .coalesce: 1
+            case .or: 2
+            case .and: 3
+            case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual: 4
+            case .add, .subtract: 5
+            case .multiply, .divide, .remainder: 6
+            }
+        }
+
+        /// `??` groups to the right (`a ?? b ?? c` is `a ?? (b ?? c)`); the others to the left.
+        public var isRightAssociative: Bool { self == .coalesce }
+    }
+
+    /// The expression `$source.<name>`: what inference writes for a property kept or renamed.
+    public static func sourceProperty(_ name: String) -> ValueExpression { .source(keyPath: [name]) }
+
+    /// The source key path this expression reads when it is exactly `$source.a.b` (nil otherwise).
+    public var plainSourceKeyPath: [String]? {
+        if case .source(let path) = self { return path }
+        return nil
+    }
+
+    /// Whether the expression has one value for every object: it reads no source property and calls no function.
+    public var isConstant: Bool {
+        switch self {
+        case .literal: true
+        case .source, .call: false
+        case .unary(_, let operand): operand.isConstant
+        case .binary(_, let left, let right): left.isConstant && right.isConstant
+        }
+    }
+
+    /// Every `$source` key path the expression reads, in order of appearance.
+    public var sourceKeyPaths: [[String]] {
+        switch self {
+        case .literal: []
+        case .source(let path): [path]
+        case .unary(_, let operand): operand.sourceKeyPaths
+        case .binary(_, let left, let right): left.sourceKeyPaths + right.sourceKeyPaths
+        case .call(_, let arguments): arguments.flatMap(\.sourceKeyPaths)
+        }
+    }
+
+    public var description: String { render(parentPrecedence: 0) }
+
+    private func render(parentPrecedence: Int) -> String {
+        switch self {
+        case .literal(let value): return Self.literalText(value)
+        case .source(let path): return path.isEmpty ? "$source" : "$source." + path.joined(separator: ".")
+        case .unary(let op, let operand): return op.rawValue + operand.render(parentPrecedence: 7)
+        case .call(let name, let arguments):
+            return name + "(" + arguments.map { $0.render(parentPrecedence: 0) }.joined(separator: ", ") + ")"
+        case .binary(let op, let left, let right):
+            let leftPrecedence = op.isRightAssociative ? op.precedence + 1 : op.precedence
+            let rightPrecedence = op.isRightAssociative ? op.precedence : op.precedence + 1
+            let text =
+                left.render(parentPrecedence: leftPrecedence) + " \(op.rawValue) "
+                + right.render(parentPrecedence: rightPrecedence)
+            return op.precedence < parentPrecedence ? "(\(text))" : text
+        }
+    }
+
+    /// A literal in expression syntax: strings single-quoted, dates through `parse`.
+    static func literalText(_ value: Value) -> String {
+        switch value {
+        case .null: return "nil"
+        case .integer(let integer): return String(integer)
+        case .double(let real):
+            let text = String(real)
+            return text.contains(".") || text.contains("e") || text.contains("n") ? text : text + ".0"
+        case .decimal(let decimal): return "\(decimal)"
+        case .bool(let flag): return flag ? "true" : "false"
+        case .string(let text), .uri(let text):
+            return "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+                + "'"
+        case .date(let date): return "parse('\(ValueExpressionFunctions.isoFormatter.string(from: date))')"
+        case .uuid(let uuid): return "'\(uuid.uuidString)'"
+        case .data(let data), .transformable(let data): return "'\(data.base64EncodedString())'"
+        case .externalDataReference(let name): return "'\(name)'"
+        }
+    }
+}

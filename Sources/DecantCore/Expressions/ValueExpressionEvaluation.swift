@@ -1,0 +1,195 @@
+import Foundation
+
+extension ValueExpression {
+    /// Evaluates the expression: `source` answers `$source` key paths, `functions` the calls.
+    ///
+    /// Nil propagates through arithmetic (`nil + 1` is nil) and compares equal only to nil; `??` replaces it.
+    /// `+` adds numbers, joins text, and moves a date by a number of seconds.
+    /// ```swift
+    /// let value = try expression.evaluate(source: { path in record[path] }, functions: ValueExpressionFunctions())
+    /// ```
+    /// - Throws: `.malformedInput` for operands of the wrong kind or a failing function.
+    public func evaluate(source: ([String]) throws -> Value, functions: ValueExpressionFunctions) throws -> Value {
+        switch self {
+        case .literal(let value):
+            return value
+        case .source(let path):
+            return try source(path)
+        case .unary(let op, let operand):
+            let value = try operand.evaluate(source: source, functions: functions)
+            switch op {
+            case .not: return .bool(!value.isTrue)
+            case .negate:
+                switch value {
+                case .null: return .null
+                case .integer(let integer): return .integer(-integer)
+                default:
+                    guard let number = value.number else { throw operandFailure("-", value) }
+                    return .double(-number)
+                }
+            }
+        case .call(let name, let arguments):
+            let values = try arguments.map { try $0.evaluate(source: source, functions: functions) }
+            return try functions.call(name, values)
+        case .binary(let op, let leftExpression, let rightExpression):
+            let left = try leftExpression.evaluate(source: source, functions: functions)
+            switch op {
+            case .coalesce:
+                return left.isNull ? try rightExpression.evaluate(source: source, functions: functions) : left
+            case .and:
+                if !left.isTrue { return .bool(false) }
+                return .bool(try rightExpression.evaluate(source: source, functions: functions).isTrue)
+            case .or:
+                if left.isTrue { return .bool(true) }
+                return .bool(try rightExpression.evaluate(source: source, functions: functions).isTrue)
+            default:
+                let right = try rightExpression.evaluate(source: source, functions: functions)
+                return try Self.apply(op, left, right)
+            }
+        }
+    }
+
+    private func operandFailure(_ op: String, _ value: Value) -> DecantError {
+        DecantError(.malformedInput, "`\(op)` cannot apply to \(value.text ?? "nil") in `\(self)`")
+    }
+
+    private static func apply(_ op: BinaryOperator, _ left: Value, _ right: Value) throws -> Value {
+        switch op {
+        case .equal: return .bool(compare(left, right) == .orderedSame)
+        case .notEqual: return .bool(compare(left, right) != .orderedSame)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            guard !left.isNull, !right.isNull, let order = compare(left, right) else { return .bool(false) }
+            switch op {
+            case .less: return .bool(order == .orderedAscending)
+            case .lessOrEqual: return .bool(order != .orderedDescending)
+            case .greater: return .bool(order == .orderedDescending)
+            default: return .bool(order != .orderedAscending)
+            }
+        default:
+            break
+        }
+        if left.isNull || right.isNull { return .null }
+        if op == .add {
+            if case .date(let date) = left, let seconds = right.number {
+                return .date(date.addingTimeInterval(seconds))
+            }
+            if case .string(let text) = left { return .string(text + (right.text ?? "")) }
+            if case .string(let text) = right { return .string((left.text ?? "") + text) }
+        }
+        if op == .subtract, case .date(let date) = left {
+            if case .date(let other) = right { return .double(date.timeIntervalSince(other)) }
+            if let seconds = right.number { return .date(date.addingTimeInterval(-seconds)) }
+        }
+        if case .integer(let a) = left, case .integer(let b) = right {
+            switch op {
+            case .add: return .integer(a &+ b)
+            case .subtract: return .integer(a &- b)
+            case .multiply: return .integer(a &* b)
+            case .divide:
+                guard b != 0 else { throw DecantError(.malformedInput, "division by zero") }
+                return a % b == 0 ? .integer(a / b) : .double(Double(a) / Double(b))
+            case .remainder:
+                guard b != 0 else { throw DecantError(.malformedInput, "division by zero") }
+                return .integer(a % b)
+            default: break
+            }
+        }
+        guard let a = left.number, let b = right.number else {
+            throw DecantError(
+                .malformedInput,
+                "`\(op.rawValue)` needs numbers, not \(left.text ?? "nil") and \(right.text ?? "nil")"
+            )
+        }
+        switch op {
+        case .add: return .double(a + b)
+        case .subtract: return .double(a - b)
+        case .multiply: return .double(a * b)
+        case .divide: return .double(a / b)
+        default: return .double(a.truncatingRemainder(dividingBy: b))
+        }
+    }
+
+    /// Orders two values of comparable kinds; nil when they do not compare.
+    static func compare(_ left: Value, _ right: Value) -> ComparisonResult? {
+        switch (left, right) {
+        case (.null, .null): return .orderedSame
+        case (.null, _), (_, .null): return nil
+        case (.date(let a), .date(let b)): return a.compare(b)
+        case (.string(let a), .string(let b)):
+            return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+        case (.bool(let a), .bool(let b)): return a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
+        default:
+            if let a = left.number, let b = right.number, !isText(left) || !isText(right) {
+                return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+            }
+            return left == right ? .orderedSame : nil
+        }
+    }
+
+    private static func isText(_ value: Value) -> Bool {
+        if case .string = value { return true }
+        return false
+    }
+}
+
+extension Value {
+    /// The value converted to what an attribute of `type` stores, or nil when it cannot be.
+    ///
+    /// ```swift
+    /// Value.string("12").converted(to: .integer64)   // .integer(12)
+    /// ```
+    public func converted(to type: AttributeType) -> Value? {
+        if isNull { return .null }
+        switch type {
+        case .integer16, .integer32, .integer64:
+            if case .integer = self { return self }
+            guard let number, number.rounded() == number, abs(number) < 9.2e18 else { return nil }
+            return .integer(Int64(number))
+        case .boolean:
+            if case .bool = self { return self }
+            if case .string(let text) = self, ["true", "false"].contains(text.lowercased()) {
+                return .bool(text.lowercased() == "true")
+            }
+            return number.map { .bool($0 != 0) }
+        case .double, .float:
+            if case .double = self { return self }
+            return number.map(Value.double)
+        case .decimal:
+            if case .decimal = self { return self }
+            if case .string(let text) = self { return Decimal(string: text).map(Value.decimal) }
+            return number.map { .decimal(Decimal($0)) }
+        case .string:
+            if case .string = self { return self }
+            return text.map(Value.string)
+        case .date:
+            if case .date = self { return self }
+            if case .string(let text) = self {
+                return (try? ValueExpressionFunctions().call("parse", [.string(text)])).flatMap { $0.isNull ? nil : $0 }
+            }
+            return nil
+        case .uuid:
+            if case .uuid = self { return self }
+            if case .string(let text) = self { return UUID(uuidString: text).map(Value.uuid) }
+            return nil
+        case .uri:
+            if case .uri = self { return self }
+            if case .string(let text) = self { return .uri(text) }
+            return nil
+        case .binary:
+            switch self {
+            case .data, .externalDataReference: return self
+            case .transformable(let data): return .data(data)
+            case .string(let text): return .data(Data(text.utf8))
+            default: return nil
+            }
+        case .transformable:
+            switch self {
+            case .transformable: return self
+            case .data(let data): return .transformable(data)
+            default: return nil
+            }
+        case .undefined, .objectID, .composite:
+            return self
+        }
+    }
+}

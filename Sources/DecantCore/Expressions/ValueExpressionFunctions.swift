@@ -1,0 +1,241 @@
+public import Foundation
+
+/// The functions value expressions can call: the built-in library, plus any a program registers.
+///
+/// Built in (names are what a mapping file writes):
+///
+/// | function | result |
+/// |---|---|
+/// | `lowercase(s)`, `uppercase(s)`, `trim(s)` | the string changed |
+/// | `substring(s, start[, length])` | characters from `start` (0-based), at most `length` of them |
+/// | `replace(s, find, with)` | every occurrence replaced |
+/// | `split(s, separator, index)` | the `index`-th (0-based) piece, nil when there is none |
+/// | `join(separator, a, b, …)` | the non-nil arguments as text, joined |
+/// | `length(s)` | the number of characters |
+/// | `string(x)`, `integer(x)`, `double(x)` | the value converted |
+/// | `round(x[, digits])`, `floor(x)`, `ceil(x)`, `abs(x)` | numbers |
+/// | `now()` | the time the run started (one value for the whole run) |
+/// | `parse(s[, format])` | a date from ISO 8601 text, or from `format` (`yyyy-MM-dd`, UTC) |
+/// | `format(date[, format])` | the date as ISO 8601 text, or in `format` (UTC) |
+/// | `add(date, amount[, unit])` | the date moved by `amount` `seconds` (default), `minutes`, `hours` or `days` |
+/// | `uuid()` | a new random UUID |
+/// | `if(condition, then, else)` | `then` when the condition is true, else `else` |
+///
+/// Arguments that are nil make string and number functions return nil (so `??` can supply a default).
+/// ```swift
+/// var functions = ValueExpressionFunctions()
+/// functions.register("initials") { arguments in .string(String(arguments.first?.text?.prefix(2) ?? "")) }
+/// ```
+public struct ValueExpressionFunctions: Sendable {
+    /// A function body: the evaluated arguments in, one value out.
+    public typealias Body = @Sendable ([Value]) throws -> Value
+
+    private var custom: [String: Body] = [:]
+    /// The value `now()` returns for the whole run.
+    public var now: Date
+
+    /// The built-in library; `now` fixed at `now` (the current time by default).
+    public init(now: Date = Date()) {
+        self.now = now
+    }
+
+    /// Registers (or replaces) a function.
+    public mutating func register(_ name: String, _ body: @escaping Body) {
+        custom[name] = body
+    }
+
+    /// The names of the built-in functions.
+    public static let builtInNames: Set<String> = [
+        "lowercase", "uppercase", "trim", "substring", "replace", "split", "join", "length", "string", "integer",
+        "double", "round", "floor", "ceil", "abs", "now", "parse", "format", "add", "uuid", "if",
+    ]
+
+    /// Whether `name` is a function this library can call.
+    public func knows(_ name: String) -> Bool { custom[name] != nil || Self.builtInNames.contains(name) }
+
+    /// ISO 8601 with fractional seconds, UTC.
+    static var isoFormatter: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
+
+    /// Calls `name` with evaluated arguments.
+    /// - Throws: `.malformedInput` for an unknown function, a wrong argument count or an argument of the wrong kind.
+    public func call(_ name: String, _ arguments: [Value]) throws -> Value {
+        if let body = custom[name] { return try body(arguments) }
+        func argument(_ index: Int) -> Value { index < arguments.count ? arguments[index] : .null }
+        func expectCount(_ range: ClosedRange<Int>) throws {
+            guard range.contains(arguments.count) else {
+                let count =
+                    range.lowerBound == range.upperBound
+                    ? "\(range.lowerBound)" : "\(range.lowerBound)–\(range.upperBound)"
+                throw DecantError(.malformedInput, "\(name)() takes \(count) arguments, not \(arguments.count)")
+            }
+        }
+        func integerArgument(_ index: Int) throws -> Int {
+            guard let number = argument(index).number, number.rounded() == number, abs(number) < 1e15 else {
+                throw DecantError(.malformedInput, "\(name)(): argument \(index + 1) must be a whole number")
+            }
+            return Int(number)
+        }
+        switch name {
+        case "lowercase", "uppercase", "trim", "length":
+            try expectCount(1...1)
+            guard let text = argument(0).text else { return .null }
+            switch name {
+            case "lowercase": return .string(text.lowercased())
+            case "uppercase": return .string(text.uppercased())
+            case "trim": return .string(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            default: return .integer(Int64(text.count))
+            }
+        case "substring":
+            try expectCount(2...3)
+            guard let text = argument(0).text else { return .null }
+            let start = max(0, try integerArgument(1))
+            let characters = Array(text)
+            guard start < characters.count else { return .string("") }
+            let length = arguments.count == 3 ? max(0, try integerArgument(2)) : characters.count
+            return .string(String(characters[start..<min(characters.count, start + length)]))
+        case "replace":
+            try expectCount(3...3)
+            guard let text = argument(0).text, let find = argument(1).text, !find.isEmpty else { return argument(0) }
+            return .string(text.replacingOccurrences(of: find, with: argument(2).text ?? ""))
+        case "split":
+            try expectCount(3...3)
+            guard let text = argument(0).text, let separator = argument(1).text, !separator.isEmpty else {
+                return .null
+            }
+            let pieces = text.components(separatedBy: separator)
+            let index = try integerArgument(2)
+            return pieces.indices.contains(index) ? .string(pieces[index]) : .null
+        case "join":
+            try expectCount(1...64)
+            let separator = argument(0).text ?? ""
+            return .string(arguments.dropFirst().compactMap(\.text).joined(separator: separator))
+        case "string":
+            try expectCount(1...1)
+            return argument(0).text.map(Value.string) ?? .null
+        case "integer":
+            try expectCount(1...1)
+            guard let number = argument(0).number else { return .null }
+            return .integer(Int64(number.rounded(.towardZero)))
+        case "double":
+            try expectCount(1...1)
+            return argument(0).number.map(Value.double) ?? .null
+        case "round":
+            try expectCount(1...2)
+            guard let number = argument(0).number else { return .null }
+            let digits = arguments.count == 2 ? try integerArgument(1) : 0
+            let scale = pow(10.0, Double(digits))
+            let rounded = (number * scale).rounded() / scale
+            return digits == 0 ? .integer(Int64(rounded)) : .double(rounded)
+        case "floor", "ceil", "abs":
+            try expectCount(1...1)
+            if case .integer(let integer) = argument(0) {
+                return .integer(name == "abs" ? Swift.abs(integer) : integer)
+            }
+            guard let number = argument(0).number else { return .null }
+            switch name {
+            case "floor": return .integer(Int64(number.rounded(.down)))
+            case "ceil": return .integer(Int64(number.rounded(.up)))
+            default: return .double(Swift.abs(number))
+            }
+        case "now":
+            try expectCount(0...0)
+            return .date(now)
+        case "uuid":
+            try expectCount(0...0)
+            return .uuid(UUID())
+        case "parse":
+            try expectCount(1...2)
+            if case .date = argument(0) { return argument(0) }
+            guard let text = argument(0).text else { return .null }
+            if arguments.count == 2, let format = argument(1).text {
+                return Self.formatter(format).date(from: text).map(Value.date) ?? .null
+            }
+            if let date = Self.isoFormatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) {
+                return .date(date)
+            }
+            return Self.formatter("yyyy-MM-dd").date(from: text).map(Value.date) ?? .null
+        case "format":
+            try expectCount(1...2)
+            guard case .date(let date) = argument(0) else { return argument(0).isNull ? .null : argument(0) }
+            if arguments.count == 2, let format = argument(1).text {
+                return .string(Self.formatter(format).string(from: date))
+            }
+            return .string(Self.isoFormatter.string(from: date))
+        case "add":
+            try expectCount(2...3)
+            guard case .date(let date) = argument(0), let amount = argument(1).number else { return .null }
+            let unit = arguments.count == 3 ? argument(2).text ?? "seconds" : "seconds"
+            let seconds: Double
+            switch unit {
+            case "seconds": seconds = 1
+            case "minutes": seconds = 60
+            case "hours": seconds = 3600
+            case "days": seconds = 86400
+            default:
+                throw DecantError(.malformedInput, "add(): unknown unit '\(unit)' (seconds, minutes, hours, days)")
+            }
+            return .date(date.addingTimeInterval(amount * seconds))
+        case "if":
+            try expectCount(3...3)
+            return argument(0).isTrue ? argument(1) : argument(2)
+        default:
+            throw DecantError(
+                .malformedInput,
+                "unknown function \(name)() (known: "
+                    + Self.builtInNames.union(custom.keys).sorted().joined(separator: ", ") + ")"
+            )
+        }
+    }
+
+    private static func formatter(_ format: String) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = format
+        return formatter
+    }
+}
+
+extension Value {
+    /// The value as text (`nil` for ``Value/null``): numbers and booleans spelled out, dates in ISO 8601.
+    public var text: String? {
+        switch self {
+        case .null: nil
+        case .string(let text), .uri(let text), .externalDataReference(let text): text
+        case .integer(let integer): String(integer)
+        case .double(let real): real.rounded() == real && abs(real) < 1e15 ? String(Int64(real)) : String(real)
+        case .decimal(let decimal): "\(decimal)"
+        case .bool(let flag): flag ? "true" : "false"
+        case .date(let date): ValueExpressionFunctions.isoFormatter.string(from: date)
+        case .uuid(let uuid): uuid.uuidString
+        case .data(let data), .transformable(let data): data.base64EncodedString()
+        }
+    }
+
+    /// The value as a number, when it is one (booleans as 0 and 1, numeric text parsed; dates are not numbers).
+    public var number: Double? {
+        switch self {
+        case .integer(let integer): Double(integer)
+        case .double(let real): real
+        case .decimal(let decimal): NSDecimalNumber(decimal: decimal).doubleValue
+        case .bool(let flag): flag ? 1 : 0
+        case .string(let text): Double(text.trimmingCharacters(in: .whitespaces))
+        default: nil
+        }
+    }
+
+    /// Truth for conditions: `true`, a non-zero number, non-empty text; nil and everything else are false.
+    public var isTrue: Bool {
+        switch self {
+        case .bool(let flag): flag
+        case .integer(let integer): integer != 0
+        case .double(let real): real != 0
+        case .string(let text): !text.isEmpty
+        default: false
+        }
+    }
+}

@@ -1,0 +1,203 @@
+/// The objects a hop removes on purpose, with their delete rules applied: a mapping file's `remove: true` and the
+/// objects its `where` filter drops, plus every object a Cascade rule takes with them. References to removed
+/// objects become nil (Nullify). A Deny rule with related objects stops the migration and names them.
+///
+/// Removals Core Data infers (an entity the destination no longer has) drop their objects without delete rules, as
+/// Core Data's lightweight migration does.
+///
+/// Finding the objects takes passes over the source before the migration writes anything (one, and one more per
+/// level of cascade that only the other side of a relationship records); the removed identities are kept in memory.
+/// ```swift
+/// let removals = try DeleteRules.removals(plan: plan) { try format.makeReader(at: url, options: options) }
+/// var transform = try MigrationTransform(plan: plan, removals: removals)
+/// ```
+public enum DeleteRules: Sendable {
+    /// The most passes spent following cascades before giving up.
+    public static let maximumPasses = 16
+
+    /// Per hop, the source objects it removes (empty for hops without removals a mapping file asked for).
+    /// - Throws: `.planNotExecutable` naming the objects a Deny rule protects; the reader's errors.
+    public static func removals(
+        plan: MigrationPlan,
+        functions: ValueExpressionFunctions = ValueExpressionFunctions(),
+        makeReader: () throws -> any RecordReader
+    ) throws -> [Set<ObjectReference>] {
+        var result: [Set<ObjectReference>] = []
+        for (index, hop) in plan.hops.enumerated() {
+            let explicitRemovals = Set(
+                hop.mapping.entityMappings.compactMap { mapping -> String? in
+                    guard mapping.kind == .remove, case .file = mapping.origin else { return nil }
+                    return mapping.sourceEntity
+                }
+            )
+            let compiled = CompiledHop(hop: hop, functions: functions)
+            let filtered = compiled.mappingsBySource.values.contains { $0.first?.filter != nil }
+            guard !explicitRemovals.isEmpty || filtered else {
+                result.append([])
+                continue
+            }
+            var removed: Set<ObjectReference> = []
+            var denials: [String] = []
+            var passes = 0
+            var changed = true
+            while changed {
+                passes += 1
+                guard passes <= maximumPasses else {
+                    throw DecantError(
+                        .planNotExecutable,
+                        "\(hop.name): cascading removals did not settle after \(maximumPasses) passes over the store"
+                    )
+                }
+                changed = false
+                denials = []
+                try forEachInput(
+                    ofHop: index,
+                    plan: plan,
+                    removals: result,
+                    functions: functions,
+                    makeReader: makeReader
+                ) {
+                    batch in
+                    try visit(
+                        batch,
+                        hop: compiled,
+                        model: hop.source,
+                        explicitRemovals: explicitRemovals,
+                        removed: &removed,
+                        changed: &changed,
+                        denials: &denials
+                    )
+                }
+            }
+            if !denials.isEmpty {
+                let shown = denials.prefix(10).joined(separator: "; ")
+                let more = denials.count > 10 ? " (and \(denials.count - 10) more)" : ""
+                throw DecantError(
+                    .planNotExecutable,
+                    "\(hop.name): a Deny rule protects objects the mapping removes: \(shown)\(more)"
+                )
+            }
+            result.append(removed)
+        }
+        return result
+    }
+
+    /// Reads the source and runs it through the hops before `index`, handing each of that hop's input batches over.
+    private static func forEachInput(
+        ofHop index: Int,
+        plan: MigrationPlan,
+        removals: [Set<ObjectReference>],
+        functions: ValueExpressionFunctions,
+        makeReader: () throws -> any RecordReader,
+        _ body: (RecordBatch) throws -> Void
+    ) throws {
+        var reader = try makeReader()
+        guard let first = reader.model.entities.first, let layout = RecordLayout(entity: first.name, in: reader.model)
+        else {
+            return
+        }
+        var earlier = plan.hops.prefix(index).enumerated().map { offset, hop in
+            var compiled = CompiledHop(hop: hop, functions: functions)
+            compiled.removedObjects = removals[offset]
+            return compiled
+        }
+        var batch = RecordBatch(layout: layout)
+        var ledger = MigrationLedger(hop: "")
+        var rejects: [Reject] = []
+        while try reader.nextBatch(into: &batch) {
+            var current = [batch]
+            for hopIndex in earlier.indices {
+                var next: [RecordBatch] = []
+                for input in current {
+                    try earlier[hopIndex].apply(
+                        input,
+                        into: &next,
+                        ledger: &ledger,
+                        rejects: &rejects,
+                        collectsRejects: true
+                    )
+                }
+                current = next
+            }
+            for input in current { try body(input) }
+            rejects.removeAll()
+        }
+    }
+
+    /// One batch of a pass: marks removed objects and follows their Cascade and Deny rules.
+    private static func visit(
+        _ batch: RecordBatch,
+        hop: CompiledHop,
+        model: ObjectModel,
+        explicitRemovals: Set<String>,
+        removed: inout Set<ObjectReference>,
+        changed: inout Bool,
+        denials: inout [String]
+    ) throws {
+        let layout = batch.layout
+        let entity = layout.entityName
+        let primary = hop.mappingsBySource[entity]?.first
+        let attributeCount = layout.attributes.count
+        for row in 0..<batch.count {
+            let reference = ObjectReference(entity: entity, id: batch.id(at: row))
+            var isRemoved = removed.contains(reference)
+            if !isRemoved {
+                if explicitRemovals.contains(entity) {
+                    isRemoved = true
+                } else if let primary, primary.filter != nil, !(try hop.keeps(row: row, of: batch, under: primary)) {
+                    isRemoved = true
+                }
+            }
+            // A related object removed with a Cascade (or Deny) rule on its side of this relationship.
+            for (position, relationship) in layout.relationships.enumerated() {
+                let targets = references(in: batch, row: row, column: attributeCount + position)
+                guard !targets.isEmpty, let inverse = inverse(of: relationship, in: model) else { continue }
+                for target in targets where removed.contains(target) {
+                    switch inverse.deleteRule {
+                    case .cascade: isRemoved = true
+                    case .deny:
+                        denials.append("\(target) (\(inverse.name), Deny) still has \(reference)")
+                    default: break
+                    }
+                }
+            }
+            guard isRemoved else { continue }
+            if removed.insert(reference).inserted { changed = true }
+            for (position, relationship) in layout.relationships.enumerated() {
+                let targets = references(in: batch, row: row, column: attributeCount + position)
+                guard !targets.isEmpty else { continue }
+                switch relationship.deleteRule {
+                case .cascade:
+                    for target in targets where removed.insert(target).inserted { changed = true }
+                case .deny:
+                    denials.append(
+                        "\(reference) (\(relationship.name), Deny) still has "
+                            + targets.prefix(5).map(\.description).joined(separator: ", ")
+                    )
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    private static func references(in batch: RecordBatch, row: Int, column: Int) -> [ObjectReference] {
+        let cell = batch.cell(row: row, column: column)
+        switch cell.kind {
+        case .reference, .externalReference: return [batch.reference(of: cell)]
+        case .referenceList:
+            let start = Int(cell.integer)
+            return (0..<Int(cell.length)).map { batch.reference(of: batch.references[start + $0]) }
+        default: return []
+        }
+    }
+
+    private static func inverse(of relationship: Relationship, in model: ObjectModel) -> Relationship? {
+        guard let name = relationship.inverseName,
+            let owner = (relationship.inverseEntity ?? relationship.destinationEntity).flatMap({
+                model.entity(named: $0)
+            })
+        else { return nil }
+        return model.properties(of: owner).relationships.first { $0.name == name }
+    }
+}

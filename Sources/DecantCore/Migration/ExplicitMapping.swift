@@ -1,0 +1,135 @@
+/// What a Decant mapping file says about one hop, before it is merged with inference: only the entities and
+/// properties the file mentions. ``MappingInference`` fills in the rest.
+///
+/// ```swift
+/// var file = ExplicitMapping(source: "Notes 2", destination: "Notes 3", path: "v2-v3.yaml")
+/// file.entities.append(ExplicitEntityMapping(destination: "Note", source: .entity("Note"),
+///                                            attributes: [.init(name: "title", expression: .literal("Untitled"))]))
+/// ```
+public struct ExplicitMapping: Sendable, Hashable {
+    /// The source version: a version name, or its version checksum.
+    public var source: String
+    /// The destination version: a version name, or its version checksum.
+    public var destination: String
+    /// The file the mapping was read from, for messages.
+    public var path: String
+    /// The entities the file mentions, in file order.
+    public var entities: [ExplicitEntityMapping]
+
+    /// Creates an explicit mapping.
+    public init(source: String, destination: String, path: String, entities: [ExplicitEntityMapping] = []) {
+        self.source = source
+        self.destination = destination
+        self.path = path
+        self.entities = entities
+    }
+}
+
+/// One entity of a mapping file.
+///
+/// ```swift
+/// ExplicitEntityMapping(destination: "Paragraph", source: .entity("Note"),
+///                       relationships: [.init(name: "note", expression: .source(keyPath: []))])
+/// ```
+public struct ExplicitEntityMapping: Sendable, Hashable {
+    /// Where the destination entity's objects come from.
+    public enum SourceChoice: Sendable, Hashable {
+        /// As inference pairs it (the file did not say `from`).
+        case inferred
+        /// No source: the entity starts empty (`from: null`).
+        case none
+        /// This source entity (`from: Note`).
+        case entity(String)
+    }
+
+    /// One property line.
+    public struct Property: Sendable, Hashable {
+        /// The destination property.
+        public var name: String
+        /// Its value; nil for `null` (no value).
+        public var expression: ValueExpression?
+        /// The line in the file, for messages.
+        public var line: Int?
+
+        /// Creates a property line.
+        public init(name: String, expression: ValueExpression?, line: Int? = nil) {
+            self.name = name
+            self.expression = expression
+            self.line = line
+        }
+    }
+
+    /// The entity key: a destination entity, or (with `remove`) a source entity to drop.
+    public var destination: String
+    /// `from`.
+    public var source: SourceChoice
+    /// `remove: true`: no objects reach this entity.
+    public var remove: Bool
+    /// `where`.
+    public var filter: ValueExpression?
+    /// `attributes`.
+    public var attributes: [Property]
+    /// `relationships`.
+    public var relationships: [Property]
+    /// The line of the entity key.
+    public var line: Int?
+
+    /// Creates an entity line.
+    public init(
+        destination: String,
+        source: SourceChoice = .inferred,
+        remove: Bool = false,
+        filter: ValueExpression? = nil,
+        attributes: [Property] = [],
+        relationships: [Property] = [],
+        line: Int? = nil
+    ) {
+        self.destination = destination
+        self.source = source
+        self.remove = remove
+        self.filter = filter
+        self.attributes = attributes
+        self.relationships = relationships
+        self.line = line
+    }
+}
+
+/// Why a hop cannot run as planned: the entity and property concerned, what is wrong, and what to write in a
+/// mapping file instead.
+///
+/// ```swift
+/// print(problem)   // Note.count: Integer 64 → String is not inferred; in a mapping file write …
+/// ```
+public struct MigrationProblem: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The entity concerned (destination, or source for a removed entity).
+    public var entity: String
+    /// The property concerned, if one.
+    public var property: String?
+    /// What is wrong.
+    public var message: String
+    /// What to write instead, when a mapping file can fix it.
+    public var advice: String?
+    /// The mapping file and line, when the problem is in one.
+    public var location: Location?
+
+    /// Creates a problem.
+    public init(
+        entity: String,
+        property: String? = nil,
+        message: String,
+        advice: String? = nil,
+        location: Location? = nil
+    ) {
+        self.entity = entity
+        self.property = property
+        self.message = message
+        self.advice = advice
+        self.location = location
+    }
+
+    public var description: String {
+        var text = (location.map { "\($0): " } ?? "") + entity + (property.map { ".\($0)" } ?? "") + ": " + message
+        if let advice { text += "; " + advice }
+        return text
+    }
+}

@@ -1,0 +1,641 @@
+import Foundation
+
+/// Core Data's lightweight-migration inference for one hop (coredata-formats.md §9.2), merged with what a mapping
+/// file says: the mapping of every entity and property, and the changes inference refuses, each naming the entity
+/// and property and what to write in a mapping file instead.
+///
+/// Pairing (entities, then each entity's properties, inherited ones included) follows ``Rules``.
+/// ```swift
+/// let result = MappingInference.infer(from: v1, to: v2)
+/// guard result.problems.isEmpty else { print(result.problems); return }
+/// print(result.mapping.entityMappings.map(\.name))    // ["NoteToNote"]
+/// ```
+public enum MappingInference: Sendable {
+    /// The inference rules, each with its evidence.
+    public enum Rules: Sendable {
+        /// Core Data pairs a destination with the source whose renaming identifier (else name) is the same
+        /// (`_NSMappingModelBuilder`, §9.2 step 1–3).
+        public static let pairsByCanonicalName = true
+        /// Decant also pairs a destination whose renaming identifier is a source's *name*: the renaming chain of
+        /// a property renamed at every version (v2 `b` ← `a`, v3 `c` ← `b`) holds hop by hop, where Core Data's
+        /// single step from v1 to v3 loses it (§9.3).
+        public static let pairsRenamingIdentifierWithSourceName = true
+        /// Decant also pairs equal names left unpaired (a renaming identifier removed after it shipped), where Core
+        /// Data would drop the values.
+        public static let pairsEqualNamesLeftOver = true
+        /// Type changes Core Data's SQLite migrator treats as schema-equal (`_attributeTypeIsSchemaEqual:`, §9.2);
+        /// every other type change needs a mapping.
+        public static let widenings: Set<[AttributeType]> = [
+            [.integer16, .integer32], [.integer16, .integer64], [.integer32, .integer64], [.float, .double],
+            [.boolean, .integer16], [.boolean, .integer32], [.boolean, .integer64],
+        ]
+    }
+
+    /// One hop's mapping and what stops it.
+    public struct Result: Sendable, Hashable {
+        /// The mapping (complete even when there are problems: refused properties get no value).
+        public var mapping: MappingModel
+        /// What inference (or the mapping file) cannot do; the hop runs only when this is empty.
+        public var problems: [MigrationProblem]
+    }
+
+    /// Infers the hop from `source` to `destination`, with `explicit` (a mapping file) taking precedence for the
+    /// entities and properties it names.
+    public static func infer(
+        from source: ObjectModel,
+        to destination: ObjectModel,
+        explicit: ExplicitMapping? = nil
+    )
+        -> Result
+    {
+        var builder = Builder(source: source, destination: destination, explicit: explicit)
+        return builder.build()
+    }
+
+    // MARK: Pairing
+
+    /// A name with its renaming identifier, for pairing.
+    struct Named {
+        var name: String
+        var renamingIdentifier: String?
+        var canonical: String { renamingIdentifier ?? name }
+    }
+
+    /// Pairs destinations with sources by ``Rules``: destination name → source name. Duplicate canonical names on
+    /// either side are returned as `duplicates` (Core Data error 134190).
+    static func pair(sources: [Named], destinations: [Named]) -> (pairs: [String: String], duplicates: [String]) {
+        var duplicates: [String] = []
+        for side in [sources, destinations] {
+            var seen: Set<String> = []
+            for item in side where !seen.insert(item.canonical).inserted { duplicates.append(item.canonical) }
+        }
+        var pairs: [String: String] = [:]
+        var used: Set<String> = []
+        func claim(_ rule: (Named, Named) -> Bool) {
+            for destination in destinations where pairs[destination.name] == nil {
+                if let match = sources.first(where: { !used.contains($0.name) && rule($0, destination) }) {
+                    pairs[destination.name] = match.name
+                    used.insert(match.name)
+                }
+            }
+        }
+        claim { $0.canonical == $1.canonical }
+        if Rules.pairsRenamingIdentifierWithSourceName {
+            claim { source, destination in destination.renamingIdentifier == source.name }
+        }
+        if Rules.pairsEqualNamesLeftOver { claim { $0.name == $1.name } }
+        return (pairs, duplicates)
+    }
+
+    // MARK: Building
+
+    private struct Builder {
+        let source: ObjectModel
+        let destination: ObjectModel
+        let explicit: ExplicitMapping?
+        var problems: [MigrationProblem] = []
+        /// Destination entity → source entity, after the file's `from`s.
+        var entityPairs: [String: String] = [:]
+
+        init(source: ObjectModel, destination: ObjectModel, explicit: ExplicitMapping?) {
+            self.source = source
+            self.destination = destination
+            self.explicit = explicit
+        }
+
+        private func fileLocation(line: Int?, key: String?) -> Location? {
+            explicit.map { Location(path: $0.path, line: line, keyPath: key) }
+        }
+
+        mutating func build() -> Result {
+            let inferred = pair(
+                sources: source.entities.map { Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier) },
+                destinations: destination.entities.map {
+                    Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier)
+                }
+            )
+            for duplicate in Set(inferred.duplicates).sorted() {
+                problems.append(
+                    MigrationProblem(
+                        entity: duplicate,
+                        message: "two entities share the renaming identifier \(duplicate) (Core Data error 134190)",
+                        advice: "give each entity its own renaming identifier in the model"
+                    )
+                )
+            }
+            entityPairs = inferred.pairs
+            var explicitByEntity: [String: ExplicitEntityMapping] = [:]
+            var removedSources: Set<String> = []
+            for entry in explicit?.entities ?? [] {
+                let location = fileLocation(line: entry.line, key: "entities.\(entry.destination)")
+                if entry.remove {
+                    if destination.entity(named: entry.destination) != nil {
+                        explicitByEntity[entry.destination] = entry
+                        entityPairs[entry.destination] = nil
+                    } else if source.entity(named: entry.destination) != nil {
+                        removedSources.insert(entry.destination)
+                        for (key, value) in entityPairs where value == entry.destination { entityPairs[key] = nil }
+                    } else {
+                        problems.append(
+                            MigrationProblem(
+                                entity: entry.destination,
+                                message: "neither version has this entity",
+                                location: location
+                            )
+                        )
+                    }
+                    continue
+                }
+                guard destination.entity(named: entry.destination) != nil else {
+                    problems.append(
+                        MigrationProblem(
+                            entity: entry.destination,
+                            message: "the destination version \(destination.versionName ?? "") has no such entity "
+                                + "(it has \(destination.entities.map(\.name).joined(separator: ", ")))",
+                            location: location
+                        )
+                    )
+                    continue
+                }
+                explicitByEntity[entry.destination] = entry
+                switch entry.source {
+                case .inferred: break
+                case .none: entityPairs[entry.destination] = nil
+                case .entity(let name):
+                    if source.entity(named: name) == nil {
+                        problems.append(
+                            MigrationProblem(
+                                entity: entry.destination,
+                                message: "from: the source version \(source.versionName ?? "") has no entity \(name)",
+                                location: location
+                            )
+                        )
+                        entityPairs[entry.destination] = nil
+                    } else {
+                        entityPairs[entry.destination] = name
+                    }
+                }
+            }
+            var mappings: [EntityMapping] = []
+            for entity in destination.entities {
+                mappings.append(entityMapping(for: entity, explicit: explicitByEntity[entity.name]))
+            }
+            let mappedSources = Set(entityPairs.values)
+            for entity in source.entities where !mappedSources.contains(entity.name) {
+                var removal = EntityMapping(kind: .remove, source: entity.name, destination: nil)
+                if removedSources.contains(entity.name), let path = explicit?.path { removal.origin = .file(path) }
+                mappings.append(removal)
+            }
+            checkHierarchies()
+            return Result(
+                mapping: MappingModel(
+                    sourceVersion: source.versionName ?? "",
+                    destinationVersion: destination.versionName ?? "",
+                    entityMappings: mappings
+                ),
+                problems: problems
+            )
+        }
+
+        /// Entities that did not share a root in the source cannot share one in the destination (§9.2).
+        private mutating func checkHierarchies() {
+            var sourceRoots: [String: Set<String>] = [:]
+            for (destinationName, sourceName) in entityPairs {
+                guard let destinationEntity = destination.entity(named: destinationName),
+                    let sourceEntity = source.entity(named: sourceName)
+                else { continue }
+                sourceRoots[destination.root(of: destinationEntity).name, default: []]
+                    .insert(source.root(of: sourceEntity).name)
+            }
+            for (root, roots) in sourceRoots.sorted(by: { $0.key < $1.key }) where roots.count > 1 {
+                problems.append(
+                    MigrationProblem(
+                        entity: root,
+                        message: "entities of separate hierarchies in \(source.versionName ?? "the source") (roots "
+                            + roots.sorted().joined(separator: ", ") + ") share the hierarchy \(root) in "
+                            + "\(destination.versionName ?? "the destination"); Core Data cannot merge hierarchies",
+                        advice: "keep them in separate hierarchies, or migrate through an intermediate version"
+                    )
+                )
+            }
+        }
+
+        private mutating func entityMapping(for entity: Entity, explicit entry: ExplicitEntityMapping?) -> EntityMapping
+        {
+            let origin: EntityMapping.Origin = entry != nil ? .file(explicit?.path ?? "") : .inferred
+            let (attributes, relationships) = destination.properties(of: entity)
+            let persistentAttributes = attributes.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+            let persistentRelationships = relationships.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+            if entry?.remove == true {
+                var mapping = EntityMapping(kind: .add, source: nil, destination: entity.name, origin: origin)
+                mapping.attributes = persistentAttributes.map {
+                    PropertyMapping(name: $0.name, expression: nil, change: .explicit)
+                }
+                mapping.relationships = persistentRelationships.map {
+                    PropertyMapping(name: $0.name, expression: nil, change: .explicit)
+                }
+                return mapping
+            }
+            guard let sourceName = entityPairs[entity.name], let sourceEntity = source.entity(named: sourceName) else {
+                var mapping = EntityMapping(kind: .add, source: nil, destination: entity.name, origin: origin)
+                mapping.attributes = persistentAttributes.map { attribute in
+                    let value = attribute.defaultLiteral
+                    return PropertyMapping(
+                        name: attribute.name,
+                        expression: value.map(ValueExpression.literal),
+                        change: .added(default: attribute.defaultValue)
+                    )
+                }
+                mapping.relationships = persistentRelationships.map {
+                    PropertyMapping(name: $0.name, expression: nil, change: .added(default: nil))
+                }
+                applyExplicit(entry, to: &mapping, sourceEntity: nil)
+                return mapping
+            }
+            let (sourceAttributes, sourceRelationships) = source.properties(of: sourceEntity)
+            let sourceProperties =
+                sourceAttributes.filter { !$0.isTransient }.map {
+                    Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier)
+                }
+                + sourceRelationships.filter { !$0.isTransient }.map {
+                    Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier)
+                }
+            let destinationProperties =
+                persistentAttributes.map { Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier) }
+                + persistentRelationships.map { Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier) }
+            let paired = pair(sources: sourceProperties, destinations: destinationProperties)
+            for duplicate in Set(paired.duplicates).sorted() {
+                problems.append(
+                    MigrationProblem(
+                        entity: entity.name,
+                        property: duplicate,
+                        message: "two properties share the renaming identifier \(duplicate) (Core Data error 134190)",
+                        advice: "give each property its own renaming identifier in the model"
+                    )
+                )
+            }
+            let sameHash = source.versionHash(of: sourceName) == destination.versionHash(of: entity.name)
+            var mapping = EntityMapping(
+                kind: sameHash && sourceName == entity.name ? .copy : .transform,
+                source: sourceName,
+                destination: entity.name,
+                origin: origin
+            )
+            let explicitNames = Set((entry?.attributes ?? []).map(\.name) + (entry?.relationships ?? []).map(\.name))
+            for attribute in persistentAttributes {
+                let sourceAttribute = paired.pairs[attribute.name].flatMap { name in
+                    sourceAttributes.first { $0.name == name }
+                }
+                if paired.pairs[attribute.name] != nil, sourceAttribute == nil, !explicitNames.contains(attribute.name)
+                {
+                    problems.append(
+                        MigrationProblem(
+                            entity: entity.name,
+                            property: attribute.name,
+                            message: "was the relationship \(paired.pairs[attribute.name] ?? "") in \(sourceName); "
+                                + "an attribute cannot be inferred from a relationship",
+                            advice: "in a mapping file, write under entities: \(entity.name): attributes: "
+                                + "\(attribute.name): <expression>"
+                        )
+                    )
+                }
+                mapping.attributes.append(
+                    attributeMapping(
+                        attribute,
+                        from: sourceAttribute,
+                        entity: entity.name,
+                        reportProblems: !explicitNames.contains(attribute.name)
+                    )
+                )
+            }
+            for relationship in persistentRelationships {
+                let sourceRelationship = paired.pairs[relationship.name].flatMap { name in
+                    sourceRelationships.first { $0.name == name }
+                }
+                mapping.relationships.append(
+                    relationshipMapping(
+                        relationship,
+                        in: entity,
+                        from: sourceRelationship,
+                        sourceEntity: sourceEntity,
+                        reportProblems: !explicitNames.contains(relationship.name)
+                    )
+                )
+            }
+            applyExplicit(entry, to: &mapping, sourceEntity: sourceEntity)
+            return mapping
+        }
+
+        private mutating func attributeMapping(
+            _ attribute: Attribute,
+            from sourceAttribute: Attribute?,
+            entity: String,
+            reportProblems: Bool
+        ) -> PropertyMapping {
+            guard let sourceAttribute else {
+                return PropertyMapping(
+                    name: attribute.name,
+                    expression: attribute.defaultLiteral.map(ValueExpression.literal),
+                    change: .added(default: attribute.defaultValue)
+                )
+            }
+            var expression = ValueExpression.sourceProperty(sourceAttribute.name)
+            var change: PropertyMapping.Change =
+                sourceAttribute.name == attribute.name ? .copied : .renamed(from: sourceAttribute.name)
+            if sourceAttribute.type != attribute.type {
+                if Rules.widenings.contains([sourceAttribute.type, attribute.type]) {
+                    change = .widened(from: sourceAttribute.type, to: attribute.type)
+                } else {
+                    if reportProblems {
+                        problems.append(
+                            MigrationProblem(
+                                entity: entity,
+                                property: attribute.name,
+                                message:
+                                    "\(sourceAttribute.type.modelName) → \(attribute.type.modelName) is not a change "
+                                    + "Core Data infers",
+                                advice: "in a mapping file, write under entities: \(entity): attributes: "
+                                    + "\(attribute.name): "
+                                    + "'\(Self.conversion(of: sourceAttribute.name, to: attribute.type))'"
+                            )
+                        )
+                    }
+                    return PropertyMapping(name: attribute.name, expression: nil, change: change)
+                }
+            }
+            if sourceAttribute.isOptional && !attribute.isOptional {
+                if let literal = attribute.defaultLiteral {
+                    expression = .binary(.coalesce, expression, .literal(literal))
+                    change = .madeRequired(default: attribute.defaultValue ?? "")
+                }
+            }
+            return PropertyMapping(name: attribute.name, expression: expression, change: change)
+        }
+
+        /// The expression to suggest for a type change.
+        static func conversion(of name: String, to type: AttributeType) -> String {
+            switch type {
+            case .string: "string($source.\(name))"
+            case .integer16, .integer32, .integer64: "integer($source.\(name))"
+            case .double, .float, .decimal: "double($source.\(name))"
+            case .date: "parse($source.\(name))"
+            case .boolean: "$source.\(name) != 0"
+            default: "$source.\(name)"
+            }
+        }
+
+        private mutating func relationshipMapping(
+            _ relationship: Relationship,
+            in entity: Entity,
+            from sourceRelationship: Relationship?,
+            sourceEntity: Entity,
+            reportProblems: Bool
+        ) -> PropertyMapping {
+            guard let sourceRelationship else {
+                return PropertyMapping(name: relationship.name, expression: nil, change: .added(default: nil))
+            }
+            let expression = ValueExpression.sourceProperty(sourceRelationship.name)
+            var change: PropertyMapping.Change =
+                sourceRelationship.name == relationship.name ? .copied : .renamed(from: sourceRelationship.name)
+            if sourceRelationship.isToMany != relationship.isToMany {
+                change = .cardinality(toMany: relationship.isToMany)
+            } else if relationship.isToMany, sourceRelationship.isOrdered != relationship.isOrdered {
+                change = .ordering(ordered: relationship.isOrdered)
+            }
+            // The related objects must land in the destination relationship's entity (or below it).
+            if let sourceTarget = sourceRelationship.destinationEntity, let target = relationship.destinationEntity {
+                let mappedTargets = entityPairs.filter { $0.value == sourceTarget }.map(\.key)
+                let fits = mappedTargets.contains { name in
+                    guard let mapped = destination.entity(named: name) else { return false }
+                    return mapped.name == target || destination.ancestors(of: mapped).contains { $0.name == target }
+                }
+                if !fits && reportProblems {
+                    problems.append(
+                        MigrationProblem(
+                            entity: entity.name,
+                            property: relationship.name,
+                            message: "pointed at \(sourceTarget) in \(source.versionName ?? "the source"), now at "
+                                + "\(target), which no \(sourceTarget) object becomes",
+                            advice: "in a mapping file, map \(sourceTarget) objects to \(target) (entities: \(target): "
+                                + "from: \(sourceTarget)), or write relationships: \(relationship.name): null"
+                        )
+                    )
+                    return PropertyMapping(name: relationship.name, expression: nil, change: change)
+                }
+            }
+            if reportProblems,
+                let reason = underivable(relationship, in: entity, from: sourceRelationship, sourceEntity)
+            {
+                problems.append(
+                    MigrationProblem(
+                        entity: entity.name,
+                        property: relationship.name,
+                        message: reason,
+                        advice: "keep the inverse relationship in this version, or write relationships: "
+                            + "\(relationship.name): null in a mapping file to drop the links"
+                    )
+                )
+                return PropertyMapping(name: relationship.name, expression: nil, change: change)
+            }
+            return PropertyMapping(name: relationship.name, expression: expression, change: change)
+        }
+
+        /// Whether a source relationship's records carry its members themselves (a to-one, or a to-many whose
+        /// inverse is not a to-one); a to-many whose inverse is a to-one is carried by the other side's objects.
+        private func carriesMembers(_ relationship: Relationship, in model: ObjectModel) -> Bool {
+            guard relationship.isToMany else { return true }
+            guard let inverse = inverse(of: relationship, in: model) else { return true }
+            return inverse.isToMany
+        }
+
+        private func inverse(of relationship: Relationship, in model: ObjectModel) -> Relationship? {
+            guard let name = relationship.inverseName,
+                let owner = (relationship.inverseEntity ?? relationship.destinationEntity).flatMap({
+                    model.entity(named: $0)
+                })
+            else { return nil }
+            return model.properties(of: owner).relationships.first { $0.name == name }
+        }
+
+        /// Why a streaming copy cannot rebuild this relationship's links, if it cannot: the destination keeps them on
+        /// this side while the source kept them only on the other side's objects.
+        private func underivable(
+            _ relationship: Relationship,
+            in entity: Entity,
+            from sourceRelationship: Relationship,
+            _ sourceEntity: Entity
+        ) -> String? {
+            if carriesMembers(sourceRelationship, in: source) { return nil }
+            let inverseInDestination = inverse(of: relationship, in: destination)
+            let needsThisSide: Bool
+            if !relationship.isToMany {
+                needsThisSide = true
+            } else if let inverseInDestination {
+                // Many-to-many: either side will do, so the other side must carry them in the source.
+                needsThisSide = inverseInDestination.isToMany && !sourceInverseCarries(sourceRelationship)
+            } else {
+                needsThisSide = true
+            }
+            guard needsThisSide else { return nil }
+            return "the destination keeps these links on \(entity.name) objects, but the source kept them only on the "
+                + "other side (\(sourceRelationship.inverseName ?? "its inverse")); Decant's streaming migration "
+                + "cannot move them across"
+        }
+
+        private func sourceInverseCarries(_ relationship: Relationship) -> Bool {
+            guard let inverse = inverse(of: relationship, in: source) else { return false }
+            return carriesMembers(inverse, in: source)
+        }
+
+        /// Applies a mapping file's lines over the inferred ones.
+        private mutating func applyExplicit(
+            _ entry: ExplicitEntityMapping?,
+            to mapping: inout EntityMapping,
+            sourceEntity: Entity?
+        ) {
+            guard let entry, let destinationEntity = mapping.destinationEntity else { return }
+            let path = explicit?.path ?? ""
+            mapping.filter = entry.filter
+            let sourceProperties = sourceEntity.map { source.properties(of: $0) }
+            for (lines, isAttribute) in [(entry.attributes, true), (entry.relationships, false)] {
+                for line in lines {
+                    let location = Location(
+                        path: path,
+                        line: line.line,
+                        keyPath:
+                            "entities.\(entry.destination).\(isAttribute ? "attributes" : "relationships").\(line.name)"
+                    )
+                    let list = isAttribute ? mapping.attributes : mapping.relationships
+                    guard let index = list.firstIndex(where: { $0.name == line.name }) else {
+                        let names = list.map(\.name).joined(separator: ", ")
+                        problems.append(
+                            MigrationProblem(
+                                entity: destinationEntity,
+                                property: line.name,
+                                message: "\(destinationEntity) has no \(isAttribute ? "attribute" : "relationship") "
+                                    + "\(line.name) (it has \(names.isEmpty ? "none" : names))",
+                                location: location
+                            )
+                        )
+                        continue
+                    }
+                    if let expression = line.expression, !isAttribute, (expression.plainSourceKeyPath?.count ?? 2) > 1 {
+                        problems.append(
+                            MigrationProblem(
+                                entity: destinationEntity,
+                                property: line.name,
+                                message: "a relationship takes $source.<relationship> (the related objects), $source "
+                                    + "(the object this one became) or null, not `\(expression)`",
+                                location: location
+                            )
+                        )
+                    } else if let expression = line.expression {
+                        for path in expression.sourceKeyPaths {
+                            if let problem = checkKeyPath(
+                                path,
+                                isAttribute: isAttribute,
+                                sourceEntity: sourceEntity,
+                                properties: sourceProperties
+                            ) {
+                                problems.append(
+                                    MigrationProblem(
+                                        entity: destinationEntity,
+                                        property: line.name,
+                                        message: problem,
+                                        location: location
+                                    )
+                                )
+                            }
+                        }
+                    }
+                    let updated = PropertyMapping(name: line.name, expression: line.expression, change: .explicit)
+                    if isAttribute {
+                        mapping.attributes[index] = updated
+                    } else {
+                        mapping.relationships[index] = updated
+                    }
+                }
+            }
+            if mapping.kind == .copy
+                && (!entry.attributes.isEmpty || !entry.relationships.isEmpty || entry.filter != nil)
+            {
+                mapping.kind = .transform
+            }
+            if let filter = entry.filter {
+                for path in filter.sourceKeyPaths {
+                    if let problem = checkKeyPath(
+                        path,
+                        isAttribute: true,
+                        sourceEntity: sourceEntity,
+                        properties: sourceProperties
+                    ) {
+                        problems.append(
+                            MigrationProblem(
+                                entity: destinationEntity,
+                                message: "where: " + problem,
+                                location: Location(
+                                    path: explicit?.path,
+                                    line: entry.line,
+                                    keyPath: "entities.\(entry.destination).where"
+                                )
+                            )
+                        )
+                    }
+                }
+            }
+        }
+
+        /// What is wrong with a `$source` key path in a mapping file, if anything.
+        private func checkKeyPath(
+            _ path: [String],
+            isAttribute: Bool,
+            sourceEntity: Entity?,
+            properties: (attributes: [Attribute], relationships: [Relationship])?
+        ) -> String? {
+            guard let sourceEntity, let properties else {
+                return "$source is used, but this entity has no source entity (write from: <entity>)"
+            }
+            if path.isEmpty {
+                return isAttribute ? "an attribute needs $source.<property>, not the source object itself" : nil
+            }
+            guard path.count == 1 else {
+                return "$source.\(path.joined(separator: ".")): key paths through relationships are not supported yet; "
+                    + "use one property of \(sourceEntity.name)"
+            }
+            let name = path[0]
+            let isSourceAttribute = properties.attributes.contains { $0.name == name && !$0.isTransient }
+            let isSourceRelationship = properties.relationships.contains { $0.name == name && !$0.isTransient }
+            if isAttribute && !isSourceAttribute {
+                return "\(sourceEntity.name) in \(source.versionName ?? "the source") has no attribute \(name)"
+                    + (isSourceRelationship ? " (it is a relationship)" : "")
+            }
+            if !isAttribute && !isSourceRelationship {
+                return "\(sourceEntity.name) in \(source.versionName ?? "the source") has no relationship \(name)"
+            }
+            return nil
+        }
+    }
+}
+
+extension Attribute {
+    /// The model's default value as a ``Value`` of the attribute's type (nil when there is none).
+    ///
+    /// ```swift
+    /// Attribute(name: "count", type: .integer16).defaultLiteral   // nil; with defaultValue "0": .integer(0)
+    /// ```
+    public var defaultLiteral: Value? {
+        guard let text = defaultValue else { return nil }
+        switch type {
+        case .integer16, .integer32, .integer64:
+            return Int64(text).map(Value.integer) ?? Double(text).map { .integer(Int64($0)) }
+        case .double, .float: return Double(text).map(Value.double)
+        case .decimal: return Decimal(string: text).map(Value.decimal)
+        case .boolean: return .bool(["YES", "yes", "true", "1"].contains(text))
+        case .date: return Double(text).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+        case .uuid: return UUID(uuidString: text).map(Value.uuid)
+        case .uri: return .uri(text)
+        case .string: return .string(text)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,237 @@
+/// A migration computed before any data moves: the source version (found by its hashes), the destination, and the
+/// hops between them in the bundle's version order, each inferred or taken from a mapping file. The same plan
+/// drives `decant plan` (which prints it) and `decant migrate` (which runs it).
+///
+/// Like GRDB's `DatabaseMigrator`, a plan is a value: building one reads no data and changes nothing.
+///
+/// ```swift
+/// let plan = try MigrationPlan(bundle: notes, source: storeModel)          // to the current version
+/// guard plan.isExecutable else { plan.problems.forEach { print($0) }; return }
+/// for hop in plan.hops { print(hop.source.versionName ?? "", "→", hop.destination.versionName ?? "") }
+/// ```
+///
+/// ## Topics
+/// - ``Hop``
+/// - ``DestructiveChange``
+public struct MigrationPlan: Sendable, Hashable {
+    /// One step between two versions.
+    public struct Hop: Sendable, Hashable {
+        /// The version objects come from.
+        public var source: ObjectModel
+        /// The version they go to.
+        public var destination: ObjectModel
+        /// How: every entity's and property's mapping.
+        public var mapping: MappingModel
+        /// The mapping file that contributed, if one did.
+        public var file: String?
+        /// What stops this hop.
+        public var problems: [MigrationProblem]
+
+        /// Whether the hop is wholly inferred.
+        public var isInferred: Bool { file == nil }
+        /// `Notes → Notes 2`.
+        public var name: String { "\(source.versionName ?? "?") → \(destination.versionName ?? "?")" }
+    }
+
+    /// Data a hop drops on purpose.
+    public enum DestructiveChange: Sendable, Hashable, CustomStringConvertible {
+        /// Every object of a source entity is dropped.
+        case entityRemoved(hop: String, entity: String)
+        /// A source attribute's values are dropped.
+        case attributeRemoved(hop: String, entity: String, attribute: String)
+        /// A source relationship's links are dropped.
+        case relationshipRemoved(hop: String, entity: String, relationship: String)
+        /// A to-many became a to-one: members after the first are dropped.
+        case toManyNarrowed(hop: String, entity: String, relationship: String)
+        /// A `where` filter drops the source objects it does not match.
+        case filtered(hop: String, entity: String)
+
+        public var description: String {
+            switch self {
+            case .entityRemoved(let hop, let entity): "\(hop): every \(entity) object is dropped"
+            case .attributeRemoved(let hop, let entity, let attribute):
+                "\(hop): \(entity).\(attribute) values are dropped"
+            case .relationshipRemoved(let hop, let entity, let relationship):
+                "\(hop): \(entity).\(relationship) links are dropped"
+            case .toManyNarrowed(let hop, let entity, let relationship):
+                "\(hop): \(entity).\(relationship) becomes to-one: members after the first are dropped"
+            case .filtered(let hop, let entity): "\(hop): \(entity) objects not matching `where` are dropped"
+            }
+        }
+    }
+
+    /// The version the store was written with.
+    public var source: ObjectModel
+    /// The version the store is migrated to.
+    public var destination: ObjectModel
+    /// The hops, in order; empty when the store is already at the destination version.
+    public var hops: [Hop]
+
+    /// The source version's name.
+    public var sourceVersion: String { source.versionName ?? "?" }
+    /// The destination version's name.
+    public var destinationVersion: String { destination.versionName ?? "?" }
+    /// Whether the store is already at the destination version.
+    public var isUpToDate: Bool { hops.isEmpty }
+    /// Every hop's problems, in hop order.
+    public var problems: [MigrationProblem] { hops.flatMap(\.problems) }
+    /// Whether the plan can run.
+    public var isExecutable: Bool { problems.isEmpty }
+
+    /// Plans the migration of a store written with `source` (a version of `bundle`, found by its entity hashes) to
+    /// the version named `destinationName` (the bundle's current version when nil), through `mappings` where they
+    /// apply and inference elsewhere.
+    ///
+    /// A mapping file from version A to version C (not the next one) replaces the hops between them.
+    /// - Throws: `.modelMismatch` when no version of the bundle has the source's hashes; `.usage` for an unknown
+    ///   destination, a destination older than the source, or a mapping file that is no hop of this migration.
+    public init(
+        bundle: ModelBundle,
+        source: ObjectModel,
+        to destinationName: String? = nil,
+        mappings: [ExplicitMapping] = []
+    )
+        throws
+    {
+        let hashes = source.entityVersionHashes
+        guard let start = bundle.versions.firstIndex(where: { $0.entityVersionHashes == hashes }) else {
+            throw DecantError(
+                .modelMismatch,
+                "no version of \(bundle.name) has the store's entity hashes, so the source version is unknown"
+            )
+        }
+        let names = bundle.versions.compactMap(\.versionName).joined(separator: ", ")
+        let end: Int
+        if let destinationName {
+            guard let index = bundle.versions.firstIndex(where: { $0.versionName == destinationName }) else {
+                throw DecantError(.usage, "\(bundle.name) has no version \(destinationName) (it has \(names))")
+            }
+            end = index
+        } else {
+            guard let current = bundle.currentVersion,
+                let index = bundle.versions.firstIndex(where: { $0.versionName == current.versionName })
+            else { throw DecantError(.usage, "\(bundle.name) has no versions") }
+            end = index
+        }
+        // Two versions with equal hashes: the store is at the destination already if the destination has its hashes.
+        if bundle.versions[end].entityVersionHashes == hashes {
+            self.source = bundle.versions[end]
+            self.destination = bundle.versions[end]
+            self.hops = []
+            return
+        }
+        guard end > start else {
+            throw DecantError(
+                .usage,
+                "the store is at \(bundle.versions[start].versionName ?? "?"), which comes after "
+                    + "\(bundle.versions[end].versionName ?? "?"); Decant does not migrate to older versions"
+            )
+        }
+        func index(of name: String) -> Int? {
+            bundle.versions.firstIndex { $0.versionName == name || $0.versionChecksum == name }
+        }
+        var used: Set<Int> = []
+        var hops: [Hop] = []
+        var position = start
+        while position < end {
+            let fileIndex = mappings.firstIndex { index(of: $0.source) == position }
+            var next = position + 1
+            var explicit: ExplicitMapping?
+            if let fileIndex {
+                let file = mappings[fileIndex]
+                guard let target = index(of: file.destination), target > position, target <= end else {
+                    throw DecantError(
+                        .usage,
+                        "\(file.path) maps \(file.source) → \(file.destination), which is not a step forward within "
+                            + "this migration (\(bundle.versions[start].versionName ?? "?") → "
+                            + "\(bundle.versions[end].versionName ?? "?"))"
+                    )
+                }
+                used.insert(fileIndex)
+                next = target
+                explicit = file
+            }
+            let from = bundle.versions[position]
+            let to = bundle.versions[next]
+            let inferred = MappingInference.infer(from: from, to: to, explicit: explicit)
+            hops.append(
+                Hop(
+                    source: from,
+                    destination: to,
+                    mapping: inferred.mapping,
+                    file: explicit?.path,
+                    problems: inferred.problems
+                )
+            )
+            position = next
+        }
+        for (offset, file) in mappings.enumerated() where !used.contains(offset) {
+            throw DecantError(
+                .usage,
+                "\(file.path) maps \(file.source) → \(file.destination), which is no hop of this migration "
+                    + "(hops: \(hops.map(\.name).joined(separator: ", ")))"
+            )
+        }
+        self.source = bundle.versions[start]
+        self.destination = bundle.versions[end]
+        self.hops = hops
+    }
+
+    /// Data the plan drops on purpose, hop by hop.
+    public var destructiveChanges: [DestructiveChange] {
+        var changes: [DestructiveChange] = []
+        for hop in hops {
+            let name = hop.name
+            var used: [String: Set<String>] = [:]
+            for mapping in hop.mapping.entityMappings {
+                guard let sourceName = mapping.sourceEntity else { continue }
+                if mapping.kind != .remove && used[sourceName] == nil { used[sourceName] = [] }
+                if mapping.kind == .remove {
+                    changes.append(.entityRemoved(hop: name, entity: sourceName))
+                    continue
+                }
+                for property in mapping.attributes + mapping.relationships {
+                    for path in property.expression?.sourceKeyPaths ?? [] where !path.isEmpty {
+                        used[sourceName, default: []].insert(path[0])
+                    }
+                    if case .cardinality(toMany: false) = property.change {
+                        changes.append(
+                            .toManyNarrowed(
+                                hop: name,
+                                entity: mapping.destinationEntity ?? "",
+                                relationship: property.name
+                            )
+                        )
+                    }
+                }
+                for path in mapping.filter?.sourceKeyPaths ?? [] where !path.isEmpty {
+                    used[sourceName, default: []].insert(path[0])
+                }
+                if mapping.filter != nil { changes.append(.filtered(hop: name, entity: sourceName)) }
+            }
+            for sourceName in used.keys.sorted() {
+                guard let entity = hop.source.entity(named: sourceName), !entity.isAbstract else { continue }
+                let (attributes, relationships) = hop.source.properties(of: entity)
+                for attribute in attributes
+                where !attribute.isTransient && used[sourceName]?.contains(attribute.name) != true {
+                    changes.append(.attributeRemoved(hop: name, entity: sourceName, attribute: attribute.name))
+                }
+                for relationship in relationships
+                where !relationship.isTransient && used[sourceName]?.contains(relationship.name) != true
+                    && !inverseKept(relationship, used: used)
+                {
+                    changes.append(.relationshipRemoved(hop: name, entity: sourceName, relationship: relationship.name))
+                }
+            }
+        }
+        return changes
+    }
+
+    /// Whether a dropped relationship's links survive through its inverse, which the hop keeps.
+    private func inverseKept(_ relationship: Relationship, used: [String: Set<String>]) -> Bool {
+        guard let inverse = relationship.inverseName,
+            let owner = relationship.inverseEntity ?? relationship.destinationEntity
+        else { return false }
+        return used[owner]?.contains(inverse) == true
+    }
+}

@@ -1,0 +1,573 @@
+import Foundation
+
+/// Runs a ``MigrationPlan`` as the transform stage of a record transfer: every input batch passes through the hops
+/// in order, each hop turning its source version's batches into its destination version's, so the whole chain runs
+/// in one streaming pass with nothing but the current batches in memory.
+///
+/// Identities are mapped by rule, not remembered: an object keeps its identity where its destination table receives
+/// objects of one source table only, and otherwise becomes `<mapping>:<identity>`, which the writer turns into a key
+/// of its own (its identity map spills to disk). A relationship follows the same rule to the object its member
+/// became, so references stay right across entities and hops without a lookup.
+///
+/// ```swift
+/// var transform = try MigrationTransform(plan: plan)
+/// let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
+/// ```
+/// To ``RecordTransfer`` a migration consumes every input object (counted as removed under its entity) and
+/// creates every output object; ``ledgers`` tell, per hop and entity, what was read, written, rejected, removed
+/// and created, and ``MigrationLedger/isReconciled`` proves the numbers add up.
+public struct MigrationTransform: RecordTransform {
+    private var hops: [CompiledHop]
+    /// The ledgers, shared by every copy of the transform (``RecordTransfer`` runs a copy).
+    private let book: LedgerBook
+    /// Per hop, what happened to each entity's objects (so far).
+    public var ledgers: [MigrationLedger] { book.ledgers }
+    /// Whether objects that break a rule are rejected (listed, the run goes on) rather than stopping the run.
+    public let collectsRejects: Bool
+    /// Checks the final objects against the destination model's rules before they are written (nil: no checks).
+    private var validator: ModelValidator?
+
+    /// Prepares the plan's hops, each removing the objects `removals` lists for it (``DeleteRules``); with
+    /// `validates`, every object is checked against the destination version's rules
+    /// (``ModelValidator``) before it is written.
+    /// - Throws: `.planNotExecutable` listing the plan's problems when it has any.
+    public init(
+        plan: MigrationPlan,
+        functions: ValueExpressionFunctions = ValueExpressionFunctions(),
+        collectsRejects: Bool = false,
+        validates: Bool = true,
+        removals: [Set<ObjectReference>] = []
+    ) throws {
+        guard plan.isExecutable else {
+            throw DecantError(
+                .planNotExecutable,
+                "the migration \(plan.sourceVersion) → \(plan.destinationVersion) cannot run: "
+                    + plan.problems.map(\.description).joined(separator: "; ")
+            )
+        }
+        self.hops = plan.hops.enumerated().map { index, hop in
+            var compiled = CompiledHop(hop: hop, functions: functions)
+            if index < removals.count { compiled.removedObjects = removals[index] }
+            return compiled
+        }
+        self.book = LedgerBook(plan.hops.map { MigrationLedger(hop: $0.name) })
+        self.collectsRejects = collectsRejects
+        self.validator = validates ? ModelValidator(model: plan.destination, collectsRejects: collectsRejects) : nil
+    }
+
+    public mutating func transform(_ batch: RecordBatch, into output: inout TransformOutput) throws {
+        output.removed[batch.layout.entityName, default: 0] += batch.count
+        var current = [batch]
+        var hopRejects: [Reject] = []
+        for index in hops.indices {
+            var next: [RecordBatch] = []
+            for input in current {
+                try hops[index].apply(
+                    input,
+                    into: &next,
+                    ledger: &book.ledgers[index],
+                    rejects: &hopRejects,
+                    collectsRejects: collectsRejects
+                )
+            }
+            current = next
+        }
+        // Rejected objects were created by the migration too, then refused.
+        for reject in hopRejects {
+            output.reject(reject)
+            output.created[reject.entity, default: 0] += 1
+        }
+        for produced in current where produced.count > 0 {
+            output.created[produced.layout.entityName, default: 0] += produced.count
+            // Optional chaining mutates the validator in place: a copy would copy its identity sets every batch.
+            var refused: [Reject] = []
+            guard let kept = try validator?.check(produced, rejects: &refused) else {
+                output.emit(produced)
+                continue
+            }
+            if !refused.isEmpty, let last = book.ledgers.indices.last {
+                book.ledgers[last].rows[produced.layout.entityName, default: MigrationLedger.Row()].written -=
+                    refused.count
+                book.ledgers[last].rows[produced.layout.entityName, default: MigrationLedger.Row()].rejected +=
+                    refused.count
+            }
+            for reject in refused { output.reject(reject) }
+            if kept.count > 0 { output.emit(kept) }
+        }
+    }
+
+    public mutating func finish(into output: inout TransformOutput) throws {
+        output.findings += try validator?.finish() ?? []
+    }
+}
+
+@available(*, unavailable)
+extension MigrationTransform: Sendable {}
+
+/// The ledgers of one migration run, shared by the copies of its transform.
+private final class LedgerBook {
+    var ledgers: [MigrationLedger]
+    init(_ ledgers: [MigrationLedger]) { self.ledgers = ledgers }
+}
+
+/// What one hop did to each entity's objects. Rows are named by destination entity (objects mapped there, from the
+/// entity's first source mapping) or by source entity (objects of a removed entity).
+///
+/// ```swift
+/// for (entity, row) in ledger.rows { print(entity, row.read, row.written) }
+/// ```
+public struct MigrationLedger: Sendable, Hashable, Codable {
+    /// One entity's counts: read + created = written + rejected + removed.
+    public struct Row: Sendable, Hashable, Codable {
+        /// Source objects read for this entity.
+        public var read = 0
+        /// Objects written.
+        public var written = 0
+        /// Objects refused by a rule.
+        public var rejected = 0
+        /// Source objects dropped by the mapping (removed entity, `where` filter).
+        public var removed = 0
+        /// Objects created beyond one per source object (a second mapping of the same source).
+        public var created = 0
+
+        /// Creates a row.
+        public init(read: Int = 0, written: Int = 0, rejected: Int = 0, removed: Int = 0, created: Int = 0) {
+            self.read = read
+            self.written = written
+            self.rejected = rejected
+            self.removed = removed
+            self.created = created
+        }
+
+        /// Whether the numbers add up.
+        public var isReconciled: Bool { read + created == written + rejected + removed }
+    }
+
+    /// The hop, `Notes → Notes 2`.
+    public var hop: String
+    /// Counts per entity.
+    public var rows: [String: Row] = [:]
+
+    /// An empty ledger for `hop`.
+    public init(hop: String) { self.hop = hop }
+
+    /// Whether every row adds up.
+    public var isReconciled: Bool { rows.values.allSatisfy(\.isReconciled) }
+}
+
+// MARK: - One hop, compiled
+
+/// A hop prepared for execution: per source entity the mappings that read it, with column plans.
+struct CompiledHop {
+    /// Where a destination object's identity comes from.
+    struct Target {
+        var entity: String
+        var mapping: String
+        var keepsIdentity: Bool
+
+        func identity(of id: RecordID) -> RecordID { keepsIdentity ? id : .external("\(mapping):\(id)") }
+    }
+
+    enum AttributePlan {
+        /// Copy the source cell at this attribute position as it is.
+        case copy(Int)
+        /// Evaluate.
+        case expression(ValueExpression)
+        /// No value.
+        case null
+        /// A value computed once: an expression that reads no source property and calls no function.
+        case constant(Value)
+    }
+
+    enum RelationshipPlan {
+        /// No value.
+        case none
+        /// The source relationship at this position, followed to the destination entity `target`.
+        case source(Int, target: String)
+        /// The source object itself, as the object it became under the mapping into `target`.
+        case sourceObject(target: String)
+    }
+
+    struct Mapping {
+        var name: String
+        var destination: String
+        var target: Target
+        var layout: RecordLayout
+        var filter: ValueExpression?
+        var attributes: [AttributePlan]
+        var relationships: [RelationshipPlan]
+        /// Positions of destination attributes that must not be nil.
+        var required: [Bool]
+        /// The destination attributes' types and names, and whether each relationship is to-many (layout order).
+        var attributeTypes: [AttributeType]
+        var attributeNames: [String]
+        var relationshipIsToMany: [Bool]
+        var isPrimary: Bool
+    }
+
+    let name: String
+    let functions: ValueExpressionFunctions
+    /// Source entity → the mappings reading it (primary first).
+    var mappingsBySource: [String: [Mapping]] = [:]
+    /// Source attribute position by name, per source entity.
+    var sourceAttributeIndex: [String: [String: Int]] = [:]
+    /// `sourceEntity|destinationEntity` → where a reference to a source object of that entity goes.
+    var referenceTargets: [String: Target?] = [:]
+    /// The last answer of ``referenceTarget(sourceEntity:target:)``.
+    private var lastTarget: (source: String, target: String, found: Target?)?
+    /// Source objects removed on purpose (``DeleteRules``): not mapped, and references to them become nil.
+    var removedObjects: Set<ObjectReference> = []
+    private let destination: ObjectModel
+    private var targetsBySource: [String: [Target]] = [:]
+
+    init(hop: MigrationPlan.Hop, functions: ValueExpressionFunctions) {
+        self.name = hop.name
+        self.functions = functions
+        self.destination = hop.destination
+        let source = hop.source
+        let live = hop.mapping.entityMappings.filter { mapping in
+            guard let from = mapping.sourceEntity, let to = mapping.destinationEntity, mapping.kind != .remove else {
+                return false
+            }
+            return source.entity(named: from) != nil && destination.entity(named: to)?.isAbstract == false
+        }
+        // Identities are kept where a destination table is fed from one source table by distinct source entities.
+        var feeds: [String: [(sourceRoot: String, source: String)]] = [:]
+        for mapping in live {
+            guard let from = mapping.sourceEntity.flatMap({ source.entity(named: $0) }),
+                let to = mapping.destinationEntity.flatMap({ destination.entity(named: $0) })
+            else { continue }
+            feeds[destination.root(of: to).name, default: []].append((source.root(of: from).name, from.name))
+        }
+        func keeps(_ destinationEntity: String) -> Bool {
+            guard let entity = destination.entity(named: destinationEntity),
+                let fed = feeds[destination.root(of: entity).name]
+            else { return true }
+            return Set(fed.map(\.sourceRoot)).count == 1 && Set(fed.map(\.source)).count == fed.count
+        }
+        var seenSources: Set<String> = []
+        for mapping in live {
+            guard let from = mapping.sourceEntity, let to = mapping.destinationEntity,
+                let sourceLayout = RecordLayout(entity: from, in: source),
+                let layout = RecordLayout(entity: to, in: destination)
+            else { continue }
+            let target = Target(entity: to, mapping: mapping.name, keepsIdentity: keeps(to))
+            targetsBySource[from, default: []].append(target)
+            var attributes: [AttributePlan] = []
+            var required: [Bool] = []
+            for attribute in layout.attributes {
+                let expression = mapping.property(attribute.name)?.expression
+                required.append(!attribute.isOptional)
+                switch expression {
+                case .source(let path)? where path.count == 1:
+                    if let index = sourceLayout.attributeIndex(path[0]),
+                        sourceLayout.attributes[index].type == attribute.type
+                            || MappingInference.Rules.widenings.contains([
+                                sourceLayout.attributes[index].type, attribute.type,
+                            ])
+                    {
+                        attributes.append(.copy(index))
+                    } else {
+                        attributes.append(.expression(.source(keyPath: path)))
+                    }
+                case let expression?:
+                    if expression.isConstant,
+                        let value = try? expression.evaluate(source: { _ in .null }, functions: functions),
+                        let converted = value.converted(to: attribute.type)
+                    {
+                        attributes.append(.constant(converted))
+                    } else {
+                        attributes.append(.expression(expression))
+                    }
+                case nil: attributes.append(.null)
+                }
+            }
+            var relationships: [RelationshipPlan] = []
+            for relationship in layout.relationships {
+                let targetEntity = relationship.destinationEntity ?? ""
+                switch mapping.property(relationship.name)?.expression {
+                case .source(let path)? where path.isEmpty:
+                    relationships.append(.sourceObject(target: targetEntity))
+                case .source(let path)? where path.count == 1:
+                    if let index = sourceLayout.relationshipIndex(path[0]) {
+                        relationships.append(.source(index, target: targetEntity))
+                    } else {
+                        relationships.append(.none)
+                    }
+                default:
+                    relationships.append(.none)
+                }
+            }
+            mappingsBySource[from, default: []].append(
+                Mapping(
+                    name: mapping.name,
+                    destination: to,
+                    target: target,
+                    layout: layout,
+                    filter: mapping.filter,
+                    attributes: attributes,
+                    relationships: relationships,
+                    required: required,
+                    attributeTypes: layout.attributes.map(\.type),
+                    attributeNames: layout.attributes.map(\.name),
+                    relationshipIsToMany: layout.relationships.map(\.isToMany),
+                    isPrimary: seenSources.insert(from).inserted
+                )
+            )
+            if sourceAttributeIndex[from] == nil {
+                sourceAttributeIndex[from] = Dictionary(
+                    sourceLayout.attributes.enumerated().map { ($1.name, $0) },
+                    uniquingKeysWith: { first, _ in first }
+                )
+            }
+        }
+    }
+
+    /// Where a reference to a `sourceEntity` object goes when it is a member of a relationship to `target`: the
+    /// object it became under the one mapping into `target` or below; the first such mapping when there are several.
+    mutating func referenceTarget(sourceEntity: String, target: String) -> Target? {
+        // Most references of a relationship go to one entity: the last answer is checked before the table.
+        if let last = lastTarget, last.source == sourceEntity, last.target == target { return last.found }
+        let key = sourceEntity + "|" + target
+        if let known = referenceTargets[key] {
+            lastTarget = (sourceEntity, target, known)
+            return known
+        }
+        let found = (targetsBySource[sourceEntity] ?? []).first { candidate in
+            guard let entity = destination.entity(named: candidate.entity) else { return false }
+            return entity.name == target || destination.ancestors(of: entity).contains { $0.name == target }
+        }
+        referenceTargets[key] = .some(found)
+        lastTarget = (sourceEntity, target, found)
+        return found
+    }
+
+    private mutating func mapped(_ reference: ObjectReference, target: String) -> ObjectReference? {
+        if !removedObjects.isEmpty && removedObjects.contains(reference) { return nil }
+        guard let destination = referenceTarget(sourceEntity: reference.entity, target: target) else { return nil }
+        return ObjectReference(entity: destination.entity, id: destination.identity(of: reference.id))
+    }
+
+    /// One value a destination attribute will get: a source cell, or an evaluated value.
+    private enum Pending {
+        case cell(RecordBatch.Cell)
+        case value(Value)
+    }
+
+    mutating func apply(
+        _ batch: RecordBatch,
+        into output: inout [RecordBatch],
+        ledger: inout MigrationLedger,
+        rejects: inout [Reject],
+        collectsRejects: Bool
+    ) throws {
+        let sourceEntity = batch.layout.entityName
+        guard let mappings = mappingsBySource[sourceEntity], !mappings.isEmpty else {
+            ledger.rows[sourceEntity, default: MigrationLedger.Row()].read += batch.count
+            ledger.rows[sourceEntity, default: MigrationLedger.Row()].removed += batch.count
+            return
+        }
+        let attributeIndex = sourceAttributeIndex[sourceEntity] ?? [:]
+        let sourceAttributeCount = batch.layout.attributes.count
+        var pending: [Pending] = []
+        for mapping in mappings {
+            var out = RecordBatch(layout: mapping.layout)
+            var row = ledger.rows[mapping.destination, default: MigrationLedger.Row()]
+            if mapping.isPrimary { row.read += batch.count }
+            for index in 0..<batch.count {
+                let id = batch.id(at: index)
+                if !mapping.isPrimary { row.created += 1 }
+                if !removedObjects.isEmpty && removedObjects.contains(ObjectReference(entity: sourceEntity, id: id)) {
+                    row.removed += 1
+                    continue
+                }
+                if let filter = mapping.filter {
+                    let keep = try located("\(sourceEntity)/\(id)", mapping) {
+                        try filter.evaluate(
+                            source: { try Self.sourceValue($0, batch: batch, row: index, in: attributeIndex) },
+                            functions: functions)
+                    }
+                    if !keep.isTrue {
+                        row.removed += 1
+                        continue
+                    }
+                }
+                pending.removeAll(keepingCapacity: true)
+                var failure: Reject?
+                for (position, plan) in mapping.attributes.enumerated() {
+                    var next: Pending
+                    switch plan {
+                    case .copy(let column): next = .cell(batch.cell(row: index, column: column))
+                    case .null: next = .value(.null)
+                    case .constant(let value): next = .value(value)
+                    case .expression(let expression):
+                        let value = try located("\(sourceEntity)/\(id)", mapping) {
+                            try expression.evaluate(
+                                source: { try Self.sourceValue($0, batch: batch, row: index, in: attributeIndex) },
+                                functions: functions)
+                        }
+                        if let converted = value.converted(to: mapping.attributeTypes[position]) {
+                            next = .value(converted)
+                        } else {
+                            next = .value(.null)
+                            failure =
+                                failure
+                                ?? Reject(
+                                    entity: mapping.destination,
+                                    object: "\(sourceEntity)/\(id)",
+                                    property: mapping.attributeNames[position],
+                                    rule: "type",
+                                    value: value.text
+                                )
+                        }
+                    }
+                    if mapping.required[position], failure == nil {
+                        let isNull: Bool
+                        switch next {
+                        case .cell(let cell): isNull = cell.kind == .null
+                        case .value(let value): isNull = value.isNull
+                        }
+                        if isNull {
+                            failure = Reject(
+                                entity: mapping.destination,
+                                object: "\(sourceEntity)/\(id)",
+                                property: mapping.attributeNames[position],
+                                rule: "optional"
+                            )
+                        }
+                    }
+                    pending.append(next)
+                }
+                if let failure {
+                    guard collectsRejects else {
+                        throw DecantError(
+                            .validationFailed,
+                            "\(failure.property ?? "a value") of \(failure.object) "
+                                + (failure.rule == "optional"
+                                    ? "is nil, but \(mapping.destination).\(failure.property ?? "") is required "
+                                        + "in \(name)"
+                                    : "(\(failure.value ?? "nil")) cannot become a "
+                                        + "\(mapping.destination).\(failure.property ?? "") value in \(name)"),
+                            at: Location(entity: mapping.destination, object: failure.object, keyPath: failure.property)
+                        )
+                    }
+                    rejects.append(failure)
+                    row.rejected += 1
+                    continue
+                }
+                out.beginRecord(id: mapping.target.identity(of: id))
+                for (position, value) in pending.enumerated() {
+                    switch value {
+                    case .cell(let cell): Self.copy(cell, from: batch, into: &out)
+                    case .value(let value): out.append(value, as: mapping.attributeTypes[position])
+                    }
+                }
+                for (position, plan) in mapping.relationships.enumerated() {
+                    let toMany = mapping.relationshipIsToMany[position]
+                    switch plan {
+                    case .none:
+                        if toMany { out.appendReferenceList([]) } else { out.appendReference(nil) }
+                    case .sourceObject(let target):
+                        let reference = mapped(ObjectReference(entity: sourceEntity, id: id), target: target)
+                        if toMany {
+                            out.appendReferenceList(reference.map { [$0] } ?? [])
+                        } else {
+                            out.appendReference(reference)
+                        }
+                    case .source(let column, let target):
+                        let cell = batch.cell(row: index, column: sourceAttributeCount + column)
+                        switch cell.kind {
+                        case .reference, .externalReference:
+                            let reference = mapped(batch.reference(of: cell), target: target)
+                            if toMany {
+                                out.appendReferenceList(reference.map { [$0] } ?? [])
+                            } else {
+                                out.appendReference(reference)
+                            }
+                        case .referenceList:
+                            let start = Int(cell.integer)
+                            var members: [ObjectReference] = []
+                            for offset in 0..<Int(cell.length) {
+                                let member = batch.references[start + offset]
+                                if let reference = mapped(batch.reference(of: member), target: target) {
+                                    members.append(reference)
+                                    if !toMany { break }
+                                }
+                            }
+                            if toMany { out.appendReferenceList(members) } else { out.appendReference(members.first) }
+                        case .viaInverse:
+                            if toMany { out.appendViaInverse() } else { out.appendReference(nil) }
+                        default:
+                            if toMany { out.appendReferenceList([]) } else { out.appendReference(nil) }
+                        }
+                    }
+                }
+                out.endRecord()
+                row.written += 1
+            }
+            ledger.rows[mapping.destination] = row
+            if out.count > 0 { output.append(out) }
+        }
+    }
+
+    /// Whether `mapping`'s `where` filter keeps the source object at `row` (true without a filter).
+    func keeps(row index: Int, of batch: RecordBatch, under mapping: Mapping) throws -> Bool {
+        guard let filter = mapping.filter else { return true }
+        let sourceEntity = batch.layout.entityName
+        let attributeIndex = sourceAttributeIndex[sourceEntity] ?? [:]
+        let value = try located("\(sourceEntity)/\(batch.id(at: index))", mapping) {
+            try filter.evaluate(
+                source: { path in
+                    guard path.count == 1, let position = attributeIndex[path[0]] else {
+                        throw DecantError(
+                            .malformedInput,
+                            "$source.\(path.joined(separator: ".")) is not an attribute of \(sourceEntity)"
+                        )
+                    }
+                    return batch.value(row: index, attribute: position)
+                },
+                functions: functions
+            )
+        }
+        return value.isTrue
+    }
+
+    /// Runs `body`, naming the object and mapping in the error it throws.
+    private func located<T>(_ object: @autoclosure () -> String, _ mapping: Mapping, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DecantError {
+            throw DecantError(
+                error.code,
+                "\(mapping.name) (\(name)): \(error.message)",
+                at: Location(entity: mapping.destination, object: object()),
+                underlyingError: error.underlyingError
+            )
+        }
+    }
+
+    /// The value of `$source.<path>` for the object at `row`.
+    private static func sourceValue(
+        _ path: [String], batch: RecordBatch, row: Int, in attributeIndex: [String: Int]
+    ) throws -> Value {
+        guard path.count == 1, let position = attributeIndex[path[0]] else {
+            throw DecantError(
+                .malformedInput,
+                "$source.\(path.joined(separator: ".")) is not an attribute of \(batch.layout.entityName)"
+            )
+        }
+        return batch.value(row: row, attribute: position)
+    }
+
+    /// Appends a source cell unchanged (text and bytes copied from the source batch's buffer).
+    private static func copy(_ cell: RecordBatch.Cell, from batch: RecordBatch, into out: inout RecordBatch) {
+        switch cell.kind {
+        case .text: batch.withBytes(of: cell) { out.appendText(utf8: $0) }
+        case .blob: batch.withBytes(of: cell) { out.appendBlob(raw: $0) }
+        case .externalDataReference:
+            out.appendExternalDataReference(batch.withBytes(of: cell) { String(decoding: $0, as: UTF8.self) })
+        case .integer, .real, .null: out.append(cell)
+        default: out.appendNull()
+        }
+    }
+}

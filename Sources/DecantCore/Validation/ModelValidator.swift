@@ -1,0 +1,289 @@
+import Foundation
+
+/// Checks objects against the rules their model states: required values, minimum and maximum (numbers, string
+/// lengths, dates), string patterns, uniqueness constraints, relationship counts and, once every object has been
+/// seen, references to objects that do not exist.
+///
+/// Memory grows only with what the checks must remember: the identities seen (for dangling references) and the keys
+/// of uniqueness constraints, as an identity map does.
+/// ```swift
+/// var validator = ModelValidator(model: v3, collectsRejects: true)
+/// let kept = try validator.check(batch, rejects: &rejects)     // the objects that pass
+/// rejects += try validator.finish()                             // dangling references
+/// ```
+public struct ModelValidator {
+    /// The rule names a reject carries.
+    public enum Rule: String, Sendable, CaseIterable {
+        case optional, min, max, regex, unique, minCount, maxCount, dangling, type
+    }
+
+    private struct AttributeCheck {
+        var position: Int
+        var name: String
+        var isOptional: Bool
+        var minimum: Double?
+        var maximum: Double?
+        var pattern: NSRegularExpression?
+    }
+
+    private struct RelationshipCheck {
+        var position: Int
+        var name: String
+        var isOptional: Bool
+        var isToMany: Bool
+        var minCount: Int
+        var maxCount: Int
+    }
+
+    private struct EntityChecks {
+        var attributes: [AttributeCheck] = []
+        var relationships: [RelationshipCheck] = []
+        /// Per uniqueness constraint: its scope (the hierarchy root and index), attribute and relationship positions.
+        var constraints: [(scope: String, names: [String], attributes: [Int], relationships: [Int])] = []
+    }
+
+    /// The model the objects follow.
+    public let model: ObjectModel
+    /// Whether failing objects are listed (and dropped from the output) rather than stopping the run.
+    public let collectsRejects: Bool
+    private var checks: [String: EntityChecks] = [:]
+    private var seenKeys: [String: Set<Int64>] = [:]
+    private var seenNames: [String: Set<String>] = [:]
+    /// References to objects not seen yet: target → the first object and property that pointed at it.
+    private var pending: [ObjectReference: (object: String, entity: String, property: String)] = [:]
+    private var uniqueKeys: [String: Set<String>] = [:]
+
+    /// Whether a rejected object is dropped (so references to it dangle), as when a migration does not write it;
+    /// false when checking a store in place, where it stays.
+    public let dropsRejected: Bool
+
+    /// A validator for objects of `model`.
+    public init(model: ObjectModel, collectsRejects: Bool, dropsRejected: Bool = true) {
+        self.model = model
+        self.collectsRejects = collectsRejects
+        self.dropsRejected = dropsRejected
+    }
+
+    private mutating func checks(for layout: RecordLayout) -> EntityChecks {
+        if let known = checks[layout.entityName] { return known }
+        var result = EntityChecks()
+        for (position, attribute) in layout.attributes.enumerated() where attribute.derivation == nil {
+            var check = AttributeCheck(position: position, name: attribute.name, isOptional: attribute.isOptional)
+            switch attribute.type {
+            case .integer16, .integer32, .integer64, .double, .float, .decimal, .string:
+                check.minimum = attribute.minValue.flatMap(Double.init)
+                check.maximum = attribute.maxValue.flatMap(Double.init)
+            case .date:
+                check.minimum = attribute.minDate
+                check.maximum = attribute.maxDate
+            default:
+                break
+            }
+            if attribute.type == .string, let pattern = attribute.regularExpression, !pattern.isEmpty {
+                check.pattern = try? NSRegularExpression(pattern: "^(?:" + pattern + ")$")
+            }
+            let needed = !attribute.isOptional || check.minimum != nil || check.maximum != nil || check.pattern != nil
+            if needed { result.attributes.append(check) }
+        }
+        // Every relationship is checked: its members must exist, whatever its counts.
+        for (position, relationship) in layout.relationships.enumerated() {
+            result.relationships.append(
+                RelationshipCheck(
+                    position: position, name: relationship.name, isOptional: relationship.isOptional,
+                    isToMany: relationship.isToMany, minCount: relationship.minCount, maxCount: relationship.maxCount))
+        }
+        if let entity = model.entity(named: layout.entityName) {
+            for owner in [entity] + model.ancestors(of: entity) {
+                for (index, names) in owner.uniquenessConstraints.enumerated() {
+                    let attributes = names.compactMap { layout.attributeIndex($0) }
+                    let relationships = names.compactMap { layout.relationshipIndex($0) }
+                    guard attributes.count + relationships.count == names.count else { continue }
+                    result.constraints.append(
+                        ("\(model.root(of: entity).name)#\(owner.name)#\(index)", names, attributes, relationships)
+                    )
+                }
+            }
+        }
+        checks[layout.entityName] = result
+        return result
+    }
+
+    /// Checks every object of `batch`; returns the batch of the objects that pass (the batch itself when all do).
+    /// - Throws: `.validationFailed` for the first failing object when rejects are not collected.
+    public mutating func check(_ batch: RecordBatch, rejects: inout [Reject]) throws -> RecordBatch {
+        let entity = batch.layout.entityName
+        let entityChecks = checks(for: batch.layout)
+        let attributeCount = batch.layout.attributes.count
+        var failed: Set<Int> = []
+        // This entity's identities are taken out of the table for the batch, so inserting does not copy the set.
+        var ownKeys = seenKeys.removeValue(forKey: entity) ?? []
+        var ownNames = seenNames.removeValue(forKey: entity) ?? []
+        defer {
+            seenKeys[entity] = ownKeys
+            seenNames[entity] = ownNames
+        }
+        func isSeen(_ reference: ObjectReference) -> Bool {
+            switch reference.id {
+            case .primaryKey(let key):
+                reference.entity == entity ? ownKeys.contains(key) : seenKeys[reference.entity]?.contains(key) == true
+            case .external(let name):
+                reference.entity == entity
+                    ? ownNames.contains(name) : seenNames[reference.entity]?.contains(name) == true
+            }
+        }
+        for row in 0..<batch.count {
+            let id = batch.id(at: row)
+            var failure: Reject?
+            func fail(_ property: String, _ rule: Rule, _ value: Value?) {
+                if failure == nil {
+                    failure = Reject(
+                        entity: entity, object: "\(entity)/\(id)", property: property, rule: rule.rawValue,
+                        value: value?.text)
+                }
+            }
+            func note(_ target: ObjectReference, _ property: String) {
+                if !isSeen(target) && pending[target] == nil { pending[target] = ("\(entity)/\(id)", entity, property) }
+            }
+            for check in entityChecks.attributes {
+                let value = batch.value(row: row, attribute: check.position)
+                if value.isNull {
+                    if !check.isOptional { fail(check.name, .optional, nil) }
+                    continue
+                }
+                guard check.minimum != nil || check.maximum != nil || check.pattern != nil else { continue }
+                let measure: Double?
+                switch value {
+                case .string(let text): measure = Double(text.count)
+                case .date(let date): measure = date.timeIntervalSinceReferenceDate
+                default: measure = value.number
+                }
+                if let measure, let minimum = check.minimum, measure < minimum { fail(check.name, .min, value) }
+                if let measure, let maximum = check.maximum, measure > maximum { fail(check.name, .max, value) }
+                if let pattern = check.pattern, case .string(let text) = value {
+                    let range = NSRange(text.startIndex..., in: text)
+                    if pattern.firstMatch(in: text, range: range) == nil { fail(check.name, .regex, value) }
+                }
+            }
+            for check in entityChecks.relationships {
+                let cell = batch.cell(row: row, column: attributeCount + check.position)
+                switch cell.kind {
+                case .reference, .externalReference:
+                    note(batch.reference(of: cell), check.name)
+                case .referenceList:
+                    let start = Int(cell.integer)
+                    let count = Int(cell.length)
+                    if !check.isOptional && count == 0 { fail(check.name, .optional, nil) }
+                    if check.minCount > 0 && count > 0 && count < check.minCount {
+                        fail(check.name, .minCount, .integer(Int64(count)))
+                    }
+                    if check.maxCount > 0 && count > check.maxCount {
+                        fail(check.name, .maxCount, .integer(Int64(count)))
+                    }
+                    for offset in 0..<count { note(batch.reference(of: batch.references[start + offset]), check.name) }
+                case .viaInverse:
+                    break
+                default:
+                    if !check.isOptional && !check.isToMany { fail(check.name, .optional, nil) }
+                }
+            }
+            for constraint in entityChecks.constraints {
+                var parts = constraint.attributes.map { "\(batch.value(row: row, attribute: $0))" }
+                parts += constraint.relationships.map { "\(batch.cell(row: row, column: attributeCount + $0).integer)" }
+                let key = parts.joined(separator: "\u{1F}")
+                var keys = uniqueKeys.removeValue(forKey: constraint.scope) ?? []
+                if !keys.insert(key).inserted { fail(constraint.names.joined(separator: ","), .unique, nil) }
+                uniqueKeys[constraint.scope] = keys
+            }
+            var remembers = failure == nil || !dropsRejected
+            if let failure {
+                guard collectsRejects else { throw Self.error(failure) }
+                rejects.append(failure)
+                failed.insert(row)
+                remembers = !dropsRejected
+            }
+            if remembers {
+                switch id {
+                case .primaryKey(let key): ownKeys.insert(key)
+                case .external(let name): ownNames.insert(name)
+                }
+                if !pending.isEmpty { pending[ObjectReference(entity: entity, id: id)] = nil }
+            }
+        }
+        guard !failed.isEmpty else { return batch }
+        var kept = RecordBatch(layout: batch.layout)
+        for row in 0..<batch.count where !failed.contains(row) { kept.append(batch.record(at: row)) }
+        return kept
+    }
+
+    /// After the last object: every reference to an object that never appeared, one reject each (the object that
+    /// holds the reference stays).
+    /// - Throws: `.validationFailed` for the first one when rejects are not collected.
+    public mutating func finish() throws -> [Reject] {
+        var result: [Reject] = []
+        for (target, holder) in pending.sorted(by: { $0.value.object < $1.value.object }) {
+            let reject = Reject(
+                entity: holder.entity,
+                object: holder.object,
+                property: holder.property,
+                rule: Rule.dangling.rawValue,
+                value: target.description
+            )
+            guard collectsRejects else { throw Self.error(reject) }
+            result.append(reject)
+        }
+        pending.removeAll()
+        return result
+    }
+
+    /// The error for a failing object when rejects are not collected.
+    static func error(_ reject: Reject) -> DecantError {
+        let what: String
+        switch reject.rule {
+        case "optional": what = "\(reject.property ?? "a value") is nil, but the model requires a value"
+        case "dangling":
+            what = "\(reject.property ?? "a relationship") points at \(reject.value ?? "?"), which does not exist"
+        case "unique": what = "another \(reject.entity) has the same \(reject.property ?? "") (uniqueness constraint)"
+        default:
+            what =
+                "\(reject.property ?? "a value") \(reject.value.map { "(\($0)) " } ?? "")breaks the rule \(reject.rule)"
+        }
+        return DecantError(
+            .validationFailed,
+            "\(reject.object): \(what); give --rejects FILE to list such objects and go on",
+            at: Location(entity: reject.entity, object: reject.object, keyPath: reject.property)
+        )
+    }
+}
+
+@available(*, unavailable)
+extension ModelValidator: Sendable {}
+
+/// ``ModelValidator`` as a transform stage: objects that pass go on, the others become rejects.
+///
+/// ```swift
+/// let stage = ValidationTransform(model: model, collectsRejects: true)
+/// let report = try RecordTransfer.copy(from: &reader, through: stage, to: &writer)
+/// ```
+public struct ValidationTransform: RecordTransform {
+    private var validator: ModelValidator
+
+    /// A stage checking objects of `model` (see ``ModelValidator/dropsRejected``).
+    public init(model: ObjectModel, collectsRejects: Bool, dropsRejected: Bool = true) {
+        self.validator = ModelValidator(model: model, collectsRejects: collectsRejects, dropsRejected: dropsRejected)
+    }
+
+    public mutating func transform(_ batch: RecordBatch, into output: inout TransformOutput) throws {
+        var rejects: [Reject] = []
+        let kept = try validator.check(batch, rejects: &rejects)
+        for reject in rejects { output.reject(reject) }
+        output.emit(kept)
+    }
+
+    public mutating func finish(into output: inout TransformOutput) throws {
+        // A dangling reference is listed, but its object was written: it is reported, not counted as rejected.
+        for reject in try validator.finish() { output.findings.append(reject) }
+    }
+}
+
+@available(*, unavailable)
+extension ValidationTransform: Sendable {}

@@ -1,0 +1,204 @@
+import Decant
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// `decant plan`, `migrate` and `infer-mapping` through the built binary: exit codes, output, JSON schemas.
+@Suite("decant plan, migrate, infer-mapping", .serialized)
+struct MigrationCommandTests {
+    static var hasBinary: Bool { EndToEndTests.hasBinary }
+    static let notes = Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path
+
+    /// A v1 Notes store with two notes in a fresh folder.
+    static func v1Store() throws -> (folder: URL, store: URL) {
+        let folder = try Fixtures.temporaryDirectory()
+        let bundle = try ModelBundle.load(from: URL(fileURLWithPath: notes))
+        let v1 = try #require(bundle.version(named: "Notes"))
+        let store = folder.appendingPathComponent("Notes.sqlite")
+        let writer = try SQLiteStoreWriter(creating: store, model: v1)
+        let layout = try #require(RecordLayout(entity: "Note", in: v1))
+        var batch = RecordBatch(layout: layout)
+        batch.append(Record(entity: "Note", id: .primaryKey(1), values: ["milk", .null]))
+        batch.append(Record(entity: "Note", id: .primaryKey(2), values: ["eggs", .null]))
+        try writer.write(batch)
+        try writer.finish()
+        return (folder, store)
+    }
+
+    @Test(.enabled(if: hasBinary)) func helpListsTheMigrationCommands() throws {
+        let help = try EndToEndTests.run(["--help"])
+        for command in ["plan", "migrate", "infer-mapping"] { #expect(help.stdout.contains("  \(command) ")) }
+    }
+
+    @Test(.enabled(if: hasBinary)) func planPrintsTheHopsAndFollowsItsSchema() throws {
+        let (folder, store) = try Self.v1Store()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let text = try EndToEndTests.run(["plan", store.path, "--model", Self.notes])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("version Notes → Notes 3"))
+        #expect(text.stdout.contains("hop 1: Notes → Notes 2 (inferred)"))
+        #expect(text.stdout.contains("text = $source.content  (renamed from content)"))
+        #expect(text.stdout.contains("pre-flight: 2 objects read, none would be rejected"))
+        let json = try EndToEndTests.run(["plan", store.path, "--model", Self.notes, "--json"])
+        #expect(json.status == 0)
+        #expect(try EndToEndTests.validate(json.stdout, schema: "plan") == "valid")
+    }
+
+    @Test(.enabled(if: hasBinary)) func migrateWritesTheCurrentVersionAndSaysWhatItDid() throws {
+        let (folder, store) = try Self.v1Store()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("Notes3.sqlite")
+        let run = try EndToEndTests.run(["migrate", store.path, "--model", Self.notes, "--output", output.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("migrated Notes → Notes 3"))
+        #expect(run.stdout.contains("Note  read 2, written 2, rejected 0, removed 0, created 0"))
+        let inspected = try EndToEndTests.run(["inspect", output.path, "--model", Self.notes])
+        #expect(inspected.stdout.contains("matches Notes version Notes 3"))
+        // Already there: copied, and says so; in place: left alone.
+        let copy = folder.appendingPathComponent("copy.sqlite")
+        let again = try EndToEndTests.run([
+            "migrate", output.path, "--model", Self.notes, "--output", copy.path, "--json",
+        ])
+        #expect(again.status == 0)
+        #expect(try EndToEndTests.validate(again.stdout, schema: "migrate") == "valid")
+        #expect(again.stdout.contains(#""action" : "copied""#))
+        let inPlace = try EndToEndTests.run(["migrate", output.path, "--model", Self.notes, "--in-place"])
+        #expect(inPlace.stdout.contains("already at Notes 3; nothing to do"))
+        // Usage.
+        #expect(try EndToEndTests.run(["migrate", store.path, "--model", Self.notes]).status == 64)
+        #expect(
+            try EndToEndTests.run(["migrate", store.path, "--model", Self.notes, "--output", store.path]).status == 64
+        )
+    }
+
+    @Test(.enabled(if: hasBinary)) func inPlaceKeepsABackup() throws {
+        let (folder, store) = try Self.v1Store()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let before = try Data(contentsOf: store)
+        let run = try EndToEndTests.run(["migrate", store.path, "--model", Self.notes, "--in-place", "--to", "Notes 2"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store.path + ".backup")) == before)
+        #expect(
+            try EndToEndTests.run(["inspect", store.path, "--model", Self.notes]).stdout.contains("version Notes 2")
+        )
+    }
+
+    @Test(.enabled(if: hasBinary)) func aPlanThatCannotRunExits1WithTheReason() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = folder.appendingPathComponent("Typed.xcdatamodeld")
+        for (version, type) in [("Typed", "String"), ("Typed 2", "Integer 64")] {
+            let model = bundle.appendingPathComponent("\(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+            try Data(
+                """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                    <entity name="Item" representedClassName="Item" syncable="YES">
+                        <attribute name="count" optional="YES" attributeType="\(type)"/>
+                    </entity>
+                </model>
+                """.utf8
+            ).write(to: model.appendingPathComponent("contents"))
+        }
+        let loaded = try ModelBundle.load(from: bundle)
+        let store = folder.appendingPathComponent("typed.sqlite")
+        let writer = try SQLiteStoreWriter(creating: store, model: try #require(loaded.version(named: "Typed")))
+        try writer.finish()
+        let plan = try EndToEndTests.run(["plan", store.path, "--model", bundle.path])
+        #expect(plan.status == 1)
+        #expect(plan.stdout.contains("Item.count: String → Integer 64 is not a change Core Data infers"))
+        #expect(plan.stdout.contains("count: 'integer($source.count)'"))
+        let json = try EndToEndTests.run(["plan", store.path, "--model", bundle.path, "--json"])
+        #expect(json.status == 1)
+        #expect(try EndToEndTests.validate(json.stdout, schema: "plan") == "valid")
+        let migrate = try EndToEndTests.run([
+            "migrate", store.path, "--model", bundle.path, "--output", folder.appendingPathComponent("out.sqlite").path,
+        ])
+        #expect(migrate.status == 1)
+        #expect(migrate.stderr.contains("Item.count"))
+        // The advice, written into a mapping file, makes the plan run.
+        let mapping = folder.appendingPathComponent("fix.yaml")
+        let fix = "source: Typed\ndestination: Typed 2\nentities:\n  Item:\n    attributes:\n"
+            + "      count: 'integer($source.count)'\n"
+        try Data(fix.utf8).write(to: mapping)
+        let fixed = try EndToEndTests.run(["plan", store.path, "--model", bundle.path, "--mapping", mapping.path])
+        #expect(fixed.status == 0, "\(fixed.stdout)\(fixed.stderr)")
+        #expect(fixed.stdout.contains("(explicit: \(mapping.path))"))
+    }
+
+    @Test(.enabled(if: hasBinary)) func inferMappingWritesAFileThatReproducesTheMigration() throws {
+        let (folder, store) = try Self.v1Store()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let yaml = folder.appendingPathComponent("v1-v2.yaml")
+        let json = folder.appendingPathComponent("v1-v2.json")
+        for file in [yaml, json] {
+            let written = try EndToEndTests.run(
+                ["infer-mapping", "--model", Self.notes, "--from", "Notes", "--to", "Notes 2", "--output", file.path])
+            #expect(written.status == 0, "\(written.stderr)")
+        }
+        #expect(try EndToEndTests.validate(String(contentsOf: json, encoding: .utf8), schema: "mapping") == "valid")
+        #expect(
+            try String(contentsOf: yaml, encoding: .utf8).contains(
+                "\"text\": \"$source.content\"   # renamed from content"
+            )
+        )
+        let inferred = folder.appendingPathComponent("inferred.sqlite")
+        let explicit = folder.appendingPathComponent("explicit.sqlite")
+        #expect(
+            try EndToEndTests.run([
+                "migrate", store.path, "--model", Self.notes, "--to", "Notes 2", "--output", inferred.path,
+            ]).status == 0
+        )
+        let withFile = try EndToEndTests.run(
+            [
+                "migrate", store.path, "--model", Self.notes, "--to", "Notes 2", "--mapping", yaml.path, "--output",
+                explicit.path,
+            ])
+        #expect(withFile.status == 0, "\(withFile.stderr)")
+        let bundle = try ModelBundle.load(from: URL(fileURLWithPath: Self.notes))
+        func records(_ url: URL) throws -> [Record] {
+            var reader = try SQLiteFormat().makeReader(at: url, options: FormatOptions(bundle: bundle))
+            var batch = RecordBatch(layout: try #require(RecordLayout(entity: "Note", in: reader.model)))
+            var all: [Record] = []
+            while try reader.nextBatch(into: &batch) { all += (0..<batch.count).map { batch.record(at: $0) } }
+            return all
+        }
+        #expect(try records(inferred) == records(explicit))
+        #expect(try records(explicit).count == 2)
+    }
+}
+
+extension MigrationCommandTests {
+    @Test(.enabled(if: hasBinary)) func validateExits1AndListsRejects() throws {
+        let (folder, store) = try Self.v1Store()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let valid = try EndToEndTests.run(["validate", store.path, "--model", Self.notes, "--json"])
+        #expect(valid.status == 0, "\(valid.stderr)")
+        #expect(try EndToEndTests.validate(valid.stdout, schema: "validate") == "valid")
+        // A store whose note points at a folder that does not exist.
+        let bundle = try ModelBundle.load(from: URL(fileURLWithPath: Self.notes))
+        let v3 = try #require(bundle.version(named: "Notes 3"))
+        let broken = folder.appendingPathComponent("broken.sqlite")
+        let writer = try SQLiteStoreWriter(creating: broken, model: v3)
+        var batch = RecordBatch(layout: try #require(RecordLayout(entity: "Note", in: v3)))
+        batch.append(
+            Record(
+                entity: "Note",
+                id: .primaryKey(1),
+                values: [.null, "milk", .null],
+                relationships: [.toOne(ObjectReference(entity: "Folder", id: .primaryKey(7)))]
+            )
+        )
+        try writer.write(batch)
+        try writer.finish()
+        let stopped = try EndToEndTests.run(["validate", broken.path, "--model", Self.notes])
+        #expect(stopped.status == 1)
+        #expect(stopped.stderr.contains("Note/p1: folder points at Folder/p7, which does not exist"))
+        let rejects = folder.appendingPathComponent("rejects.ndjson")
+        let listed = try EndToEndTests.run(["validate", broken.path, "--model", Self.notes, "--rejects", rejects.path])
+        #expect(listed.status == 1)
+        #expect(listed.stdout.contains("Note.folder dangling: 1"))
+        #expect(try String(contentsOf: rejects, encoding: .utf8).contains(#""rule":"dangling""#))
+    }
+}

@@ -1,0 +1,298 @@
+import Decant
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// `decant validate` and the same checks before `migrate` writes.
+@Suite("Validation")
+struct ValidationTests {
+    /// `Folder{name (unique), notes (to-many, no inverse, at most 2)}`, `Note{title (required, 2–10 chars, a
+    /// capital first), rank (0–5), due (in 2001), folder (to-one)}`.
+    static func model() -> ObjectModel {
+        var folder = Entity(name: "Folder")
+        folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        folder.uniquenessConstraints = [["name"]]
+        var notes = Relationship(name: "notes", destination: "Note", toMany: true)
+        notes.maxCount = 2
+        folder.relationships = [notes]
+        var title = Attribute(name: "title", type: .string)
+        title.minValue = "2"
+        title.maxValue = "10"
+        title.regularExpression = "[A-Z].*"
+        var rank = Attribute(name: "rank", type: .integer16, isOptional: true)
+        rank.minValue = "0"
+        rank.maxValue = "5"
+        var due = Attribute(name: "due", type: .date, isOptional: true)
+        due.minDate = 0
+        due.maxDate = 365 * 86400
+        var note = Entity(name: "Note")
+        note.attributes = [title, rank, due]
+        note.relationships = [Relationship(name: "folder", destination: "Folder")]
+        return ObjectModel(versionName: "Rules", entities: [folder, note])
+    }
+
+    static func store(in folder: URL) throws -> (URL, ModelBundle) {
+        let model = Self.model()
+        let url = folder.appendingPathComponent("rules.sqlite")
+        let day = Date(timeIntervalSinceReferenceDate: 86400)
+        try MigrationFixtures.writeStore(
+            at: url,
+            model: model,
+            records: [
+                MigrationFixtures.record(
+                    "Folder",
+                    1,
+                    in: model,
+                    ["name": "home"],
+                    relationships: ["notes": .toMany([.pk("Note", 1)])]
+                ),
+                MigrationFixtures.record("Folder", 2, in: model, ["name": "elsewhere"]),
+                MigrationFixtures.record(
+                    "Folder",
+                    3,
+                    in: model,
+                    ["name": "work"],
+                    relationships: ["notes": .toMany([.pk("Note", 2), .pk("Note", 3), .pk("Note", 4)])]
+                ),
+                MigrationFixtures.record("Note", 1, in: model, ["title": "Fine", "rank": 3, "due": .date(day)]),
+                MigrationFixtures.record("Note", 2, in: model, ["rank": 1]),
+                MigrationFixtures.record("Note", 3, in: model, ["title": "lowercase"]),
+                MigrationFixtures.record("Note", 4, in: model, ["title": "Far too long a title"]),
+                MigrationFixtures.record("Note", 5, in: model, ["title": "Ranked", "rank": 9]),
+                MigrationFixtures.record(
+                    "Note",
+                    6,
+                    in: model,
+                    ["title": "Late", "due": .date(day.addingTimeInterval(400 * 86400))]
+                ),
+                MigrationFixtures.record(
+                    "Note",
+                    7,
+                    in: model,
+                    ["title": "Lost"],
+                    relationships: ["folder": .toOne(.pk("Folder", 99))]
+                ),
+            ]
+        )
+        return (url, MigrationFixtures.bundle("Rules", [model]))
+    }
+
+    @Test func everyRuleIsCheckedAndListed() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (store, bundle) = try Self.store(in: folder)
+        var options = StoreValidation.Options(bundle: bundle)
+        let rejects = folder.appendingPathComponent("rejects.ndjson")
+        options.rejects = rejects
+        let report = try StoreValidation.validate(store: store, options: options)
+        #expect(report.objects == ["Folder": 3, "Note": 7])
+        #expect(
+            report.failures == [
+                "Folder.notes maxCount": 1, "Note.title optional": 1, "Note.title regex": 1,
+                "Note.title max": 1, "Note.rank max": 1, "Note.due max": 1, "Note.folder dangling": 1,
+            ]
+        )
+        let lines = try String(contentsOf: rejects, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.count == 7)
+        #expect(
+            lines.contains(
+                #"{"entity":"Note","object":"Note/p7","property":"folder","rule":"dangling","value":"Folder/p99"}"#
+            )
+        )
+        #expect(lines.contains(#"{"entity":"Note","object":"Note/p5","property":"rank","rule":"max","value":"9"}"#))
+    }
+
+    @Test func withoutRejectsTheFirstFailureStopsTheRun() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (store, bundle) = try Self.store(in: folder)
+        let error = try #require(throws: DecantError.self) {
+            try StoreValidation.validate(store: store, options: StoreValidation.Options(bundle: bundle))
+        }
+        #expect(error.code == .validationFailed)
+        #expect(error.location?.object == "Folder/p3")
+        #expect(
+            error.message
+                == "Folder/p3: notes (3) breaks the rule maxCount; give --rejects FILE to list such objects and go on"
+        )
+    }
+
+    @Test func uniquenessIsCheckedBeforeTheWriter() throws {
+        var tag = Entity(name: "Tag")
+        tag.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        var unique = tag
+        unique.uniquenessConstraints = [["name"]]
+        let bundle = MigrationFixtures.bundle(
+            "Tags",
+            [ObjectModel(versionName: "T1", entities: [tag]), ObjectModel(versionName: "T2", entities: [unique])]
+        )
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = bundle.versions[0]
+        let store = folder.appendingPathComponent("t1.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store,
+            model: v1,
+            records: ["a", "b", "a"].enumerated().map {
+                MigrationFixtures.record("Tag", Int64($0 + 1), in: v1, ["name": .string($1)])
+            }
+        )
+        let output = folder.appendingPathComponent("t2.sqlite")
+        let error = try #require(throws: DecantError.self) {
+            try StoreMigration.migrate(store: store, to: .file(output), options: StoreMigration.Options(bundle: bundle))
+        }
+        #expect(error.message.hasPrefix("Tag/p3: another Tag has the same name (uniqueness constraint)"))
+        var options = StoreMigration.Options(bundle: bundle)
+        options.rejects = folder.appendingPathComponent("rejects.ndjson")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        #expect(report.ledgers.first?.rows["Tag"] == MigrationLedger.Row(read: 3, written: 2, rejected: 1))
+        #expect(try MigrationFixtures.read(output, bundle: bundle)["Tag"]?.count == 2)
+    }
+
+    @Test func aReferenceToAFilteredObjectBecomesNil() throws {
+        // A `where` filter drops a note that a kept folder lists (to-many without inverse): Nullify.
+        var note = Entity(name: "Note")
+        note.attributes = [Attribute(name: "title", type: .string, isOptional: true)]
+        var folderEntity = Entity(name: "Folder")
+        folderEntity.relationships = [Relationship(name: "notes", destination: "Note", toMany: true)]
+        let v1 = ObjectModel(versionName: "F1", entities: [folderEntity, note])
+        var note2 = note
+        note2.attributes.append(Attribute(name: "pinned", type: .boolean, isOptional: true))
+        let v2 = ObjectModel(versionName: "F2", entities: [folderEntity, note2])
+        let bundle = MigrationFixtures.bundle("Filter", [v1, v2])
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("f1.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store,
+            model: v1,
+            records: [
+                MigrationFixtures.record(
+                    "Folder",
+                    1,
+                    in: v1,
+                    relationships: ["notes": .toMany([.pk("Note", 1), .pk("Note", 2)])]
+                ),
+                MigrationFixtures.record("Note", 1, in: v1, ["title": "keep"]),
+                MigrationFixtures.record("Note", 2, in: v1, ["title": "drop"]),
+            ]
+        )
+        var options = StoreMigration.Options(bundle: bundle)
+        options.mappings = [
+            try MappingFiles.parse(
+                "source: F1\ndestination: F2\nentities:\n  Note:\n    where: \"$source.title != 'drop'\"\n",
+                path: "filter.yaml"
+            )
+        ]
+        let output = folder.appendingPathComponent("f2.sqlite")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        #expect(report.dangling == 0)
+        #expect(report.ledgers.first?.rows["Note"] == MigrationLedger.Row(read: 2, written: 1, removed: 1))
+        let records = try MigrationFixtures.read(output, bundle: bundle)
+        #expect(records["Note"]?.count == 1)
+        #expect(
+            records["Folder"]?.first.map { MigrationFixtures.relationship($0, "notes", model: v2) }
+                == .toMany([.pk("Note", 1)])
+        )
+    }
+
+    /// D1 → D2: `Folder{name, notes}` ⇄ `Note{title, folder}`; D2 adds Note.pinned. A mapping file drops the
+    /// folders
+    /// named "trash"; `Folder.notes` has the delete rule `rule`.
+    static func trash(rule: DeleteRule, in folder: URL) throws -> (URL, ModelBundle, StoreMigration.Options) {
+        var folderEntity = Entity(name: "Folder")
+        folderEntity.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        var notes = Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)
+        notes.deleteRule = rule
+        folderEntity.relationships = [notes]
+        var note = Entity(name: "Note")
+        note.attributes = [Attribute(name: "title", type: .string, isOptional: true)]
+        note.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
+        var note2 = note
+        note2.attributes.append(Attribute(name: "pinned", type: .boolean, isOptional: true))
+        let v1 = ObjectModel(versionName: "D1", entities: [folderEntity, note])
+        let bundle = MigrationFixtures.bundle(
+            "Trash",
+            [v1, ObjectModel(versionName: "D2", entities: [folderEntity, note2])]
+        )
+        let store = folder.appendingPathComponent("d1.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store,
+            model: v1,
+            records: [
+                MigrationFixtures.record("Folder", 1, in: v1, ["name": "home"], relationships: ["notes": .viaInverse]),
+                MigrationFixtures.record("Folder", 2, in: v1, ["name": "trash"], relationships: ["notes": .viaInverse]),
+                MigrationFixtures.record(
+                    "Note",
+                    1,
+                    in: v1,
+                    ["title": "milk"],
+                    relationships: ["folder": .toOne(.pk("Folder", 1))]
+                ),
+                MigrationFixtures.record(
+                    "Note",
+                    2,
+                    in: v1,
+                    ["title": "old"],
+                    relationships: ["folder": .toOne(.pk("Folder", 2))]
+                ),
+                MigrationFixtures.record(
+                    "Note",
+                    3,
+                    in: v1,
+                    ["title": "older"],
+                    relationships: ["folder": .toOne(.pk("Folder", 2))]
+                ),
+                MigrationFixtures.record("Note", 4, in: v1, ["title": "loose"]),
+            ]
+        )
+        var options = StoreMigration.Options(bundle: bundle)
+        options.mappings = [
+            try MappingFiles.parse(
+                "source: D1\ndestination: D2\nentities:\n  Folder:\n    where: \"$source.name != 'trash'\"\n",
+                path: "trash.yaml"
+            )
+        ]
+        return (store, bundle, options)
+    }
+
+    @Test func removedObjectsApplyTheirDeleteRules() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Cascade: the trash folder's notes go with it.
+        let (store, bundle, options) = try Self.trash(rule: .cascade, in: folder)
+        let output = folder.appendingPathComponent("cascade.sqlite")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        #expect(report.ledgers.first?.rows["Folder"] == MigrationLedger.Row(read: 2, written: 1, removed: 1))
+        #expect(report.ledgers.first?.rows["Note"] == MigrationLedger.Row(read: 4, written: 2, removed: 2))
+        let records = try MigrationFixtures.read(output, bundle: bundle)
+        #expect(records["Note"]?.map(\.id) == [.primaryKey(1), .primaryKey(4)])
+        #expect(try MigrationFixtures.sameAgain(store, as: output, options: options, bundle: bundle))
+
+        // Nullify: the notes stay, without a folder.
+        let nullifyFolder = folder.appendingPathComponent("nullify", isDirectory: true)
+        try FileManager.default.createDirectory(at: nullifyFolder, withIntermediateDirectories: true)
+        let (nullifyStore, _, nullifyOptions) = try Self.trash(rule: .nullify, in: nullifyFolder)
+        let nullified = nullifyFolder.appendingPathComponent("nullify.sqlite")
+        _ = try StoreMigration.migrate(store: nullifyStore, to: .file(nullified), options: nullifyOptions)
+        let kept = try #require(try MigrationFixtures.read(nullified, bundle: bundle)["Note"])
+        let v2 = bundle.versions[1]
+        #expect(
+            kept.map { MigrationFixtures.relationship($0, "folder", model: v2) }
+                == [.toOne(.pk("Folder", 1)), .toOne(nil), .toOne(nil), .toOne(nil)]
+        )
+
+        // Deny: the migration stops and names the objects; nothing is written.
+        let denyFolder = folder.appendingPathComponent("deny", isDirectory: true)
+        try FileManager.default.createDirectory(at: denyFolder, withIntermediateDirectories: true)
+        let (denyStore, _, denyOptions) = try Self.trash(rule: .deny, in: denyFolder)
+        let denied = denyFolder.appendingPathComponent("deny.sqlite")
+        let error = try #require(throws: DecantError.self) {
+            try StoreMigration.migrate(store: denyStore, to: .file(denied), options: denyOptions)
+        }
+        #expect(error.code == .planNotExecutable)
+        #expect(error.message.contains("Folder/p2 (notes, Deny) still has Note/p2"))
+        #expect(error.message.contains("Folder/p2 (notes, Deny) still has Note/p3"))
+        #expect(!FileManager.default.fileExists(atPath: denied.path))
+    }
+}
