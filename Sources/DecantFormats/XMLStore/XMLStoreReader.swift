@@ -10,9 +10,9 @@ public import Foundation
 /// their relationships (to-one for `1/1`, to-many otherwise; inverses paired when exactly one relationship leads
 /// back). Property names then stay lower-cased, as the file holds them.
 ///
-/// **Memory.** The XML store is a whole-file format: the file's bytes and its parsed objects are held in memory,
-/// about 1.2 KB per object for objects of a handful of short attributes and relationships plus the file's own size
-/// (measured by `XMLStoreMemoryTests` on 20 000 objects of 4 attributes and 2 relationships).
+/// **Memory.** The XML store is a whole-file format: the parsed objects stay in memory, values still as text, about
+/// 1.5 KB per object of four short attributes and two relationships (530 bytes of file each; measured by
+/// `WholeFileMemoryTests` on 20 000 such objects), plus the file's bytes while it is parsed.
 ///
 /// ```swift
 /// let reader = try XMLStoreReader(contentsOf: url, options: FormatOptions())   // schema-less
