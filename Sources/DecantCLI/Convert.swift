@@ -30,6 +30,10 @@ extension DecantCommand {
                 files for to-many relationships and _decant.json (the model version), read back with --model. \
                 --delimiter and --null choose the field separator and the text for nil (by default an empty \
                 unquoted field; "" is the empty string).
+
+                Core Data's XML store (--to xml, or an .xml file whose root is <database>) reads without --model \
+                (the model the file declares) or with it (the version its hashes match); the binary store (--to \
+                binary) is experimental and reads with --model.
                 """
         )
 
@@ -42,11 +46,14 @@ extension DecantCommand {
         @Option(name: .long, help: "The model bundle whose matching version the store follows.")
         var model: String?
 
-        @Option(name: .long, help: "The input's format (sqlite, csv); told by its content or extension otherwise.")
+        @Option(
+            name: .long,
+            help: "The input's format (sqlite, csv, xml, binary); told by its content or extension otherwise.")
         var from: String?
 
         @Option(
-            name: .long, help: "The output's format (sqlite, csv); told by its extension otherwise, sqlite by default.")
+            name: .long,
+            help: "The output's format (sqlite, csv, xml, binary); told by its extension otherwise, sqlite by default.")
         var to: String?
 
         @Option(name: .long, help: "For inputs without their model version (CSV): the version of --model to follow.")
