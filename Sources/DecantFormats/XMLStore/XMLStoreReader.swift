@@ -89,7 +89,9 @@ public final class XMLStoreReader: RecordReader {
                 storeHashes: metadata.entityVersionHashes, bundle: bundle, cachedModel: nil, at: here)
             isSchemaLess = false
         } else {
-            model = try Self.declaredModel(of: document, hashes: metadata.entityVersionHashes, path: path)
+            model = try Self.declaredModel(
+                of: document, hashes: metadata.entityVersionHashes, versionIdentifiers: metadata.versionIdentifiers,
+                path: path)
             isSchemaLess = true
         }
         var byType: [String: String] = [:]
@@ -232,7 +234,7 @@ public final class XMLStoreReader: RecordReader {
 
     /// The model the file declares: entities, attributes with their written types, relationships.
     static func declaredModel(
-        of document: XMLStoreDocument, hashes: [String: Data], path: String
+        of document: XMLStoreDocument, hashes: [String: Data], versionIdentifiers: [String] = [], path: String
     ) throws -> ObjectModel {
         var names: [String: String] = [:]
         for name in hashes.keys.sorted() { names[name.uppercased()] = name }
@@ -266,7 +268,9 @@ public final class XMLStoreReader: RecordReader {
                     if let known = entry.relationships.firstIndex(where: { $0.name == field.name }) {
                         entry.relationships[known].toMany = entry.relationships[known].toMany || toMany
                     } else {
-                        entry.relationships.append((field.name, destination, toMany))
+                        let next = Self.nextKnownName(after: field, in: object, among: entry.relationships.map(\.name))
+                        let position = next.flatMap { name in entry.relationships.firstIndex { $0.name == name } }
+                        entry.relationships.insert((field.name, destination, toMany), at: position ?? entry.relationships.count)
                     }
                 } else {
                     guard let type = XMLStoreValueText.type(forToken: field.type) else {
@@ -284,7 +288,9 @@ public final class XMLStoreReader: RecordReader {
                                     + "elsewhere and as \(field.type) here", at: location)
                         }
                     } else {
-                        entry.attributes.append((field.name, type))
+                        let next = Self.nextKnownName(after: field, in: object, among: entry.attributes.map(\.name))
+                        let position = next.flatMap { name in entry.attributes.firstIndex { $0.name == name } }
+                        entry.attributes.insert((field.name, type), at: position ?? entry.attributes.count)
                     }
                 }
             }
@@ -314,7 +320,19 @@ public final class XMLStoreReader: RecordReader {
             }
         }
         let file = URL(fileURLWithPath: path).lastPathComponent
-        return ObjectModel(versionName: "declared by \(file)", entities: entities)
+        return ObjectModel(
+            versionName: "declared by \(file)", entities: entities, versionIdentifiers: versionIdentifiers)
+    }
+
+    /// The first property after `field` in `object` that is already in `known`: a property seen for the first time
+    /// goes before it, so that the declared order agrees with every object's order (Core Data writes each object's
+    /// properties in its entity's order, leaving nil ones out).
+    private static func nextKnownName(
+        after field: XMLStoreDocument.Field, in object: XMLStoreDocument.Object, among known: [String]
+    ) -> String? {
+        guard let start = object.fields.firstIndex(where: { $0.name == field.name }) else { return nil }
+        return object.fields[(start + 1)...].first { $0.isRelationship == field.isRelationship && known.contains($0.name) }?
+            .name
     }
 }
 
