@@ -230,6 +230,14 @@ public final class BinaryStoreReader: RecordReader {
                                 .malformedInput,
                                 "\(relationship.name) refers to \(key), which is not an object of this store")
                         }
+                        if let destination = relationship.destinationEntity, entity != destination,
+                            let concrete = model.entity(named: entity),
+                            !model.ancestors(of: concrete).contains(where: { $0.name == destination })
+                        {
+                            throw DecantError(
+                                .malformedInput,
+                                "\(relationship.name) refers to \(key), a \(entity), where the model expects a \(destination)")
+                        }
                         return ObjectReference(entity: entity, id: .primaryKey(key))
                     }
                     if relationship.isToMany {

@@ -206,6 +206,29 @@ struct BinaryStoreTests {
         #expect(error.location?.object?.hasPrefix("Shelf/p") == true)
         #expect(error.location?.keyPath == "label")
         #expect(error.message.contains("expected a string"))
+        // A relationship pointing at an object of the wrong entity (written by hand: the writer does not check).
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("wrong.binarystore")
+        let writer = try BinaryStoreWriter(creating: output, model: LibraryFixture.model)
+        var tags = try #require(RecordLayout(entity: "Tag", in: LibraryFixture.model)).emptyBatch()
+        tags.append(Record(entity: "Tag", id: .primaryKey(1), values: ["t"]))
+        try writer.write(tags)
+        var readings = try #require(RecordLayout(entity: "Reading", in: LibraryFixture.model)).emptyBatch()
+        readings.append(
+            Record(
+                entity: "Reading", id: .primaryKey(1), values: [nil],
+                relationships: [.toOne(ObjectReference(entity: "Tag", id: .primaryKey(1)))]))
+        try writer.write(readings)
+        try writer.finish()
+        let wrong = try #require(throws: DecantError.self) {
+            var reader = try BinaryStoreReader(contentsOf: output, options: FormatOptions(bundle: LibraryFixture.bundle))
+            _ = try Self.records(of: &reader)
+        }
+        #expect(wrong.code.exitCode == 65)
+        #expect(wrong.location?.entity == "Reading")
+        #expect(wrong.location?.keyPath == "book")
+        #expect(wrong.message.contains("a Tag, where the model expects a Book"))
         let unknown = try Self.refusalOfReferences()
         #expect(unknown.location?.entity == "Reading")
         #expect(unknown.location?.keyPath == "book")
