@@ -26,7 +26,8 @@ struct ConvertLegacyStoreTests {
         for (format, file) in [("xml", "Notes.xml"), ("binary", "Notes.binarystore")] {
             let out = try ConvertCSVTests.run(in: folder, ["convert", "Notes.sqlite", file, "--to", format])
             #expect(out.status == 0, "\(out.errors)")
-            let back = try ConvertCSVTests.run(in: folder, ["convert", file, "Back-\(format).sqlite", "--model", bundle])
+            let back = try ConvertCSVTests.run(
+                in: folder, ["convert", file, "Back-\(format).sqlite", "--model", bundle])
             #expect(back.status == 0, "\(back.errors)")
             #expect(back.output.hasPrefix("Back-\(format).sqlite: 5 objects written (model Notes 3)"), "\(back.output)")
         }

@@ -236,7 +236,8 @@ public final class BinaryStoreReader: RecordReader {
                         {
                             throw DecantError(
                                 .malformedInput,
-                                "\(relationship.name) refers to \(key), a \(entity), where the model expects a \(destination)")
+                                "\(relationship.name) refers to \(key), a \(entity), where the model expects a "
+                                    + destination)
                         }
                         return ObjectReference(entity: entity, id: .primaryKey(key))
                     }

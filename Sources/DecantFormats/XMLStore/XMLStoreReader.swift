@@ -270,7 +270,8 @@ public final class XMLStoreReader: RecordReader {
                     } else {
                         let next = Self.nextKnownName(after: field, in: object, among: entry.relationships.map(\.name))
                         let position = next.flatMap { name in entry.relationships.firstIndex { $0.name == name } }
-                        entry.relationships.insert((field.name, destination, toMany), at: position ?? entry.relationships.count)
+                        entry.relationships.insert(
+                            (field.name, destination, toMany), at: position ?? entry.relationships.count)
                     }
                 } else {
                     guard let type = XMLStoreValueText.type(forToken: field.type) else {
@@ -331,8 +332,8 @@ public final class XMLStoreReader: RecordReader {
         after field: XMLStoreDocument.Field, in object: XMLStoreDocument.Object, among known: [String]
     ) -> String? {
         guard let start = object.fields.firstIndex(where: { $0.name == field.name }) else { return nil }
-        return object.fields[(start + 1)...].first { $0.isRelationship == field.isRelationship && known.contains($0.name) }?
-            .name
+        let later = object.fields[(start + 1)...]
+        return later.first { $0.isRelationship == field.isRelationship && known.contains($0.name) }?.name
     }
 }
 

@@ -222,7 +222,8 @@ struct BinaryStoreTests {
         try writer.write(readings)
         try writer.finish()
         let wrong = try #require(throws: DecantError.self) {
-            var reader = try BinaryStoreReader(contentsOf: output, options: FormatOptions(bundle: LibraryFixture.bundle))
+            let options = FormatOptions(bundle: LibraryFixture.bundle)
+            var reader = try BinaryStoreReader(contentsOf: output, options: options)
             _ = try Self.records(of: &reader)
         }
         #expect(wrong.code.exitCode == 65)

@@ -8,8 +8,8 @@ import Testing
 #endif
 
 /// The XML and binary stores are whole-file formats: their readers hold every object. These tests measure the memory
-/// (resident set growth) a reader holds per object (printed; run the suite alone for clean figures, since other tests share the process), for the figures in
-/// the README.
+/// (resident set growth) a reader holds per object, for the figures in the README. They only print: other tests share
+/// the process, so run each test alone for clean figures.
 @Suite("Whole-file store memory", .serialized)
 struct WholeFileMemoryTests {
     static let count = 20_000
