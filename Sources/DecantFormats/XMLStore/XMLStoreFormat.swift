@@ -26,7 +26,8 @@ public struct XMLStoreFormat: RecordFormat {
         while let open = rest.firstIndex(of: "<") {
             rest = rest[rest.index(after: open)...]
             if rest.hasPrefix("?") || rest.hasPrefix("!") { continue }
-            return rest.hasPrefix("database>") || rest.hasPrefix("database ") || rest.hasPrefix("database\n")
+            guard rest.hasPrefix("database"), let next = rest.dropFirst(8).first else { return false }
+            return next == ">" || next == "/" || next.isWhitespace
         }
         return false
     }

@@ -206,6 +206,19 @@ struct BinaryStoreTests {
         #expect(error.location?.object?.hasPrefix("Shelf/p") == true)
         #expect(error.location?.keyPath == "label")
         #expect(error.message.contains("expected a string"))
+        // Converted, it exits 65 and leaves no output.
+        let converted = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: converted) }
+        let input = converted.appendingPathComponent("bad.binarystore")
+        try data.write(to: input)
+        let converting = try #require(throws: DecantError.self) {
+            _ = try StoreConversion.convert(
+                from: input, to: converted.appendingPathComponent("out.sqlite"),
+                options: FormatOptions(bundle: LibraryFixture.bundle))
+        }
+        #expect(converting.code.exitCode == 65)
+        #expect(converting.location?.keyPath == "label")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: converted.path) == ["bad.binarystore"])
         // A relationship pointing at an object of the wrong entity (written by hand: the writer does not check).
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
