@@ -11,6 +11,8 @@ extension FormatRegistry {
     public static var builtIn: FormatRegistry {
         FormatRegistry([
             SQLiteFormat(),
+            XMLStoreFormat(),
+            BinaryStoreFormat(),
             JSONFormat(),
             NDJSONFormat(),
             CSVFormat(),

@@ -42,6 +42,10 @@ extension DecantCommand {
                 files for to-many relationships and _decant.json (the model version), read back with --model. \
                 --delimiter and --null choose the field separator and the text for nil (by default an empty \
                 unquoted field; "" is the empty string).
+
+                Core Data's XML store (--to xml, or an .xml file whose root is <database>) reads without --model \
+                (the model the file declares) or with it (the version its hashes match); the binary store (--to \
+                binary) is experimental and reads with --model.
                 """
         )
 

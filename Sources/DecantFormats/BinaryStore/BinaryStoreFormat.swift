@@ -1,0 +1,30 @@
+public import DecantCore
+public import Foundation
+
+/// The Core Data binary store (`NSBinaryStoreType`) as a ``RecordFormat`` — **experimental**: written and read as
+/// section 6 of the formats spec describes it, but never checked against a store Apple wrote. Recognised by its
+/// `CoreData` magic; `.binarystore` is only a hint. See ``BinaryStoreReader`` and ``BinaryStoreWriter``.
+///
+/// ```swift
+/// var writer = try BinaryStoreFormat().makeWriter(at: url, model: model, options: FormatOptions())
+/// ```
+public struct BinaryStoreFormat: RecordFormat {
+    public let name = "binary"
+    public let fileExtensions = ["binarystore"]
+
+    /// The format.
+    public init() {}
+
+    /// A file starting with the `CoreData` magic.
+    public func recognizes(_ probe: FormatProbe) -> Bool {
+        !probe.isDirectory && probe.header.starts(with: BinaryStoreHeader.magic)
+    }
+
+    public func makeReader(at url: URL, options: FormatOptions) throws -> any RecordReader {
+        try BinaryStoreReader(contentsOf: url, options: options)
+    }
+
+    public func makeWriter(at url: URL, model: ObjectModel, options: FormatOptions) throws -> any RecordWriter {
+        try BinaryStoreWriter(creating: url, model: model)
+    }
+}
