@@ -101,11 +101,12 @@ struct SeedingTests {
         #expect(try SQLiteStore(contentsOf: destination).objectCounts() == SQLiteStore(contentsOf: seed).objectCounts())
     }
 
-    @Test func anExistingStoreOfAnotherVersionIsLeftAlone() throws {
+    @Test func aNewerStoreIsLeftAlone() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let moody = Fixtures.corpus("objcio__core-data/Migrations/Migrations/Moody.xcdatamodeld")
-        let bundle = try ModelBundle.load(from: moody)
+        var bundle = try ModelBundle.load(from: moody)
+        bundle.currentVersionName = "Moody"
         let seed = try Self.copySet(Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 5.moody"), into: folder)
         let destination = try Self.copySet(
             Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 2.moody"), into: folder, as: "App.sqlite")
@@ -114,8 +115,40 @@ struct SeedingTests {
             try Seeding.seed(default: seed, store: destination, options: FormatOptions(bundle: bundle))
         }
         #expect(error?.code == .modelMismatch)
-        #expect(error?.message.contains("version Moody 2, not the current Moody 6") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("version Moody 2, newer than the current Moody;") == true, "\(error?.message ?? "")")
         #expect(try Data(contentsOf: destination) == before)
+    }
+
+    @Test func anOlderStoreIsMigratedInPlaceWithABackup() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let notes = try ModelBundle.load(from: Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld"))
+        var options = FormatOptions(bundle: notes, version: "Notes")
+        options.selfContained = true
+        let seed = folder.appendingPathComponent("NotesV1.sqlite")
+        _ = try StoreConversion.convert(
+            from: Fixtures.samplesRoot.appendingPathComponent("notes-v1"), to: seed, options: options)
+        let destination = folder.appendingPathComponent("App.sqlite")
+        try FileManager.default.copyItem(at: seed, to: destination)
+        let before = try Data(contentsOf: destination)
+        let report = try Seeding.seed(default: seed, store: destination, options: FormatOptions(bundle: notes))
+        #expect(report.action == .migrated)
+        #expect(report.migratedFrom == "Notes")
+        #expect(report.version == "Notes 3")
+        let backup = folder.appendingPathComponent("App.sqlite.backup-Notes")
+        #expect(report.backup == backup.path)
+        #expect(try Data(contentsOf: backup) == before)
+        let store = try SQLiteStore(contentsOf: destination)
+        #expect(store.metadata.entityVersionHashes == notes.currentVersion?.entityVersionHashes)
+        #expect(try store.objectCounts() == ["Note": 4])
+        let again = try Seeding.seed(default: seed, store: destination, options: FormatOptions(bundle: notes))
+        #expect(again.action == .alreadySeeded)
+        // A fresh destination is seeded from the older seed and migrated at once, with no backup needed.
+        let fresh = folder.appendingPathComponent("Fresh.sqlite")
+        let seeded = try Seeding.seed(default: seed, store: fresh, options: FormatOptions(bundle: notes))
+        #expect(seeded.action == .seeded)
+        #expect(seeded.migratedFrom == "Notes")
+        #expect(try SQLiteStore(contentsOf: fresh).metadata.entityVersionHashes == notes.currentVersion?.entityVersionHashes)
     }
 
     @Test func externalDataTravelsWithTheStore() throws {

@@ -171,6 +171,14 @@ public enum StoreMigration: Sendable {
                 )
             }
         }
+        var lock: FileLock?
+        if case .inPlace = target {
+            // One in-place migration of a store at a time; a replacement a crash interrupted is repaired first.
+            lock = try FileLock(
+                at: store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent).decant-lock"))
+            StagedOutput.recoverInterruptedReplacement(of: store)
+        }
+        defer { lock?.unlock() }
         let staged = StagedOutput(destination: destination)
         var report: Report
         do {
@@ -209,22 +217,10 @@ public enum StoreMigration: Sendable {
             throw error
         }
         // The reader is closed: the migrated store takes the destination's place.
-        if case .inPlace(let backup?) = target {
-            do {
-                try FileManager.default.moveItem(at: store, to: backup)
-                for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: store.path + suffix) {
-                    try FileManager.default.moveItem(atPath: store.path + suffix, toPath: backup.path + suffix)
-                }
-            } catch {
-                staged.discard()
-                throw DecantError(
-                    .cannotCreateOutput,
-                    "cannot move the original store to the backup: \(error.localizedDescription)",
-                    at: Location(path: backup.displayPath),
-                    underlyingError: error
-                )
-            }
-            report.backup = backup.displayPath
+        if case .inPlace(let backup) = target {
+            try staged.commitReplacingStore(backup: backup, displayPath: destination.displayPath)
+            report.backup = backup?.displayPath
+            return report
         }
         try staged.commit(displayPath: destination.displayPath)
         return report

@@ -26,6 +26,8 @@ public enum Seeding: Sendable {
             case seeded
             /// The destination existed and is the model's current version (or no model was given): nothing changed.
             case alreadySeeded = "already-seeded"
+            /// The destination existed at an older version and was migrated in place, with a backup.
+            case migrated
         }
 
         /// What happened.
@@ -40,23 +42,31 @@ public enum Seeding: Sendable {
         public var version: String?
         /// Objects per entity in the destination.
         public var objects: [String: Int]
+        /// For `.migrated`: the version the store had.
+        public var migratedFrom: String?
+        /// For `.migrated`: the backup of the store as it was.
+        public var backup: String?
 
         /// One line for people.
         public var text: String {
             switch action {
             case .seeded:
-                "\(store): seeded from \(seed) (\(objects.values.reduce(0, +)) objects\(version.map { ", model \($0)" } ?? ""))"
+                "\(store): seeded from \(seed) (\(objects.values.reduce(0, +)) objects\(version.map { ", model \($0)" } ?? "")"
+                    + (migratedFrom.map { ", migrated from \($0)" } ?? "") + ")"
             case .alreadySeeded:
                 "\(store): already seeded" + (version.map { ", version \($0) current" } ?? "") + "; nothing changed"
+            case .migrated:
+                "\(store): migrated from \(migratedFrom ?? "?") to \(version ?? "?") in place (backup \(backup ?? "none"))"
             }
         }
     }
 
     /// Seeds `destination` from `seed` if `destination` does not exist.
     ///
-    /// With `options.bundle`, an existing destination must be the bundle's current version (a newer or unknown
-    /// one stops with what differs, and nothing is deleted); a seed in a model-less format follows
-    /// `options.version` or the current version.
+    /// With `options.bundle`, an existing destination older than the bundle's current version is migrated in place
+    /// (hop by hop, through the migration engine) after a backup beside it; a newer or unknown one stops with what
+    /// differs, and nothing is deleted. A seed in a model-less format follows `options.version` or the current
+    /// version.
     /// - Throws: ``DecantError``: `.fileNotFound` for a missing seed, `.modelMismatch` for a destination that
     ///   is not the current version, the seed reader's errors, `.cannotCreateOutput` when the folder is not
     ///   writable. On any error the destination is left absent or exactly as it was.
@@ -69,6 +79,7 @@ public enum Seeding: Sendable {
         let name = destination.lastPathComponent
         let lock = try FileLock(at: folder.appendingPathComponent(".\(name).decant-lock"))
         defer { lock.unlock() }
+        StagedOutput.recoverInterruptedReplacement(of: destination)
         var report = Report(
             action: .alreadySeeded, store: destination.displayPath, seed: seed.displayPath, seedFormat: format.name,
             version: nil, objects: [:])
@@ -85,12 +96,19 @@ public enum Seeding: Sendable {
         let store = try SQLiteStore(contentsOf: destination)
         if let bundle = options.bundle {
             let match = ModelMatch(storeHashes: store.metadata.entityVersionHashes, bundle: bundle)
-            guard let matched = match.matched, matched.versionName == bundle.currentVersion?.versionName else {
-                let found = match.matched?.versionName.map { "version \($0), not the current \(bundle.currentVersionName ?? "")" }
+            let current = bundle.versions.firstIndex { $0.versionName == bundle.currentVersionName }
+                ?? bundle.versions.count - 1
+            let found = bundle.versions.firstIndex { $0.versionName == match.matched?.versionName }
+            guard let matched = match.matched, let found, found <= current else {
+                let what = match.matched?.versionName.map { "version \($0), newer than the current \(bundle.currentVersionName ?? "")" }
                     ?? "no version of \(bundle.name) (nearest \(match.nearest?.versionName ?? "none"): "
                     + match.differences.map(\.description).joined(separator: "; ") + ")"
                 throw DecantError(
-                    .modelMismatch, "the store is \(found); it is left as it is", at: Location(path: destination.displayPath))
+                    .modelMismatch, "the store is \(what); it is left as it is", at: Location(path: destination.displayPath))
+            }
+            if found < current {
+                lock.unlock()
+                return try migrateInPlace(destination, from: matched, report: report, options: options)
             }
             report.version = matched.versionName
             report.objects = try store.objectCounts(model: matched)
@@ -98,6 +116,34 @@ public enum Seeding: Sendable {
             report.objects = try store.objectCounts()
         }
         return report
+    }
+
+    /// Migrates an existing store of an older version to the bundle's current one, in place, after a backup beside it
+    /// (`Store.sqlite.backup-<version>`).
+    private static func migrateInPlace(
+        _ store: URL, from version: ObjectModel, report: Report, options: FormatOptions
+    ) throws -> Report {
+        guard let bundle = options.bundle else { return report }
+        let base = "\(store.path).backup-\(version.versionName ?? "old")".replacingOccurrences(of: " ", with: "-")
+        var backup = URL(fileURLWithPath: base)
+        var number = 2
+        while FileManager.default.fileExists(atPath: backup.path) {
+            backup = URL(fileURLWithPath: "\(base)-\(number)")
+            number += 1
+        }
+        var migration = StoreMigration.Options(bundle: bundle)
+        migration.formatOptions = options
+        // A store copied from the seed just now needs no backup: the seed is its backup.
+        let justSeeded = report.action == .seeded
+        let migrated = try StoreMigration.migrate(
+            store: store, to: .inPlace(backup: justSeeded ? nil : backup), options: migration)
+        var result = report
+        if !justSeeded { result.action = migrated.action == "migrated" ? .migrated : .alreadySeeded }
+        result.migratedFrom = migrated.sourceVersion
+        result.version = migrated.destinationVersion
+        result.backup = migrated.backup
+        result.objects = migrated.written
+        return result
     }
 
     /// Copies a SQLite seed as one consistent set under temporary names, then renames the support folder and the

@@ -51,3 +51,75 @@ public struct StagedOutput: Sendable, Hashable {
         for suffix in companionSuffixes { try? FileManager.default.removeItem(atPath: url.path + suffix) }
     }
 }
+
+extension StagedOutput {
+    /// Replaces an existing SQLite store (database and companion files) with the staged output, so that a crash at
+    /// any moment leaves either the old store, restorable exactly, or the new one: the old set is first copied to
+    /// `backup` (when given) and flushed; its companions are moved aside under names tied to this staging; the
+    /// staged database is renamed over the old one; the companions set aside are removed.
+    ///
+    /// A run interrupted between setting companions aside and the rename is repaired by
+    /// ``recoverInterruptedReplacement(of:)``, which every in-place operation calls first.
+    /// - Throws: `.cannotCreateOutput` when the backup or a rename fails (the old store is then as it was).
+    public func commitReplacingStore(backup: URL?, displayPath: String? = nil) throws {
+        let shown = displayPath ?? destination.displayPath
+        let companions = Self.companionSuffixes.filter { FileManager.default.fileExists(atPath: destination.path + $0) }
+        do {
+            if let backup {
+                for suffix in [""] + companions {
+                    try FileManager.default.copyItem(atPath: destination.path + suffix, toPath: backup.path + suffix)
+                    try FileLock.synchronize(URL(fileURLWithPath: backup.path + suffix))
+                }
+                try FileLock.synchronize(backup.deletingLastPathComponent())
+            }
+            for suffix in companions {
+                try FileManager.default.moveItem(atPath: destination.path + suffix, toPath: pendingPath(suffix))
+            }
+        } catch {
+            for suffix in companions where FileManager.default.fileExists(atPath: pendingPath(suffix)) {
+                try? FileManager.default.moveItem(atPath: pendingPath(suffix), toPath: destination.path + suffix)
+            }
+            if let backup { for suffix in [""] + companions { try? FileManager.default.removeItem(atPath: backup.path + suffix) } }
+            discard()
+            throw DecantError(
+                .cannotCreateOutput, "cannot set the old store aside: \(error.localizedDescription)",
+                at: Location(path: shown), underlyingError: error)
+        }
+        guard rename(temporary.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            for suffix in companions {
+                try? FileManager.default.moveItem(atPath: pendingPath(suffix), toPath: destination.path + suffix)
+            }
+            discard()
+            throw DecantError(.cannotCreateOutput, "cannot move the new store into place: \(reason)", at: Location(path: shown))
+        }
+        for suffix in companions { try? FileManager.default.removeItem(atPath: pendingPath(suffix)) }
+        try? FileLock.synchronize(destination.deletingLastPathComponent())
+    }
+
+    /// Where a companion of the destination waits while the staged output replaces it.
+    private func pendingPath(_ suffix: String) -> String {
+        temporary.path.replacingOccurrences(of: ".decant-", with: ".decant-pending-") + suffix
+    }
+
+    /// Repairs a replacement of `destination` that a crash interrupted: companions set aside go back when the new
+    /// database never took the old one's place, and are removed when it did.
+    public static func recoverInterruptedReplacement(of destination: URL) {
+        let folder = destination.deletingLastPathComponent()
+        let prefix = ".\(destination.lastPathComponent).decant-pending-"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for entry in entries where entry.hasPrefix(prefix) {
+            guard let suffix = companionSuffixes.first(where: { entry.hasSuffix($0) }) else { continue }
+            let token = String(entry.dropFirst(prefix.count).dropLast(suffix.count))
+            let pending = folder.appendingPathComponent(entry).path
+            let staging = folder.appendingPathComponent(".\(destination.lastPathComponent).decant-\(token)").path
+            if FileManager.default.fileExists(atPath: staging),
+                !FileManager.default.fileExists(atPath: destination.path + suffix)
+            {
+                try? FileManager.default.moveItem(atPath: pending, toPath: destination.path + suffix)
+            } else {
+                try? FileManager.default.removeItem(atPath: pending)
+            }
+        }
+    }
+}
