@@ -9,6 +9,6 @@ extension FormatRegistry {
     /// let format = try FormatRegistry.builtIn.inputFormat(of: url, named: nil)
     /// ```
     public static var builtIn: FormatRegistry {
-        FormatRegistry([SQLiteFormat(), CSVFormat()])
+        FormatRegistry([SQLiteFormat(), CSVFormat(), ArchiveFormat()])
     }
 }
