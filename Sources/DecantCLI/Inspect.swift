@@ -5,7 +5,7 @@ import Foundation
 extension DecantCommand {
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Describe a model or a store.",
+            abstract: "Describe a model, a store or a keyed archive.",
             discussion: """
                 For a model (.xcdatamodeld, .xcdatamodel, .momd, .mom): its versions, the current version, and per \
                 version the identifiers, the model checksum and every entity's version hash (base64) with its \
@@ -15,10 +15,14 @@ extension DecantCommand {
                 version it was written with: the version of --model whose hashes match, or without --model the \
                 model the store keeps in Z_MODELCACHE. When no version matches, the nearest one and what differs \
                 per entity. The store's files are never modified.
+
+                For an NSKeyedArchiver archive (binary or XML property list): its classes with their object counts, \
+                the coder keys of its app classes with the kinds of value seen under each, and a starting class \
+                mapping (JSON) to edit and pass to `decant convert --class-mapping`.
                 """
         )
 
-        @Argument(help: "The model or store to describe.")
+        @Argument(help: "The model, store or keyed archive to describe.")
         var path: String
 
         @Option(name: .long, help: "The model bundle to match a store against (.xcdatamodeld, .momd, …).")
@@ -43,6 +47,9 @@ extension DecantCommand {
                     printOut(ModelDiagram(model: model, style: diagram?.style ?? .mermaid).text)
                 case .model:
                     let report = ModelReport(bundle: try ModelBundle.load(from: url), path: path)
+                    printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
+                case .keyedArchive:
+                    let report = try ArchiveReport(archive: url, path: path)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
                 case .sqliteStore:
                     let bundle = try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }
