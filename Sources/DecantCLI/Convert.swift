@@ -30,6 +30,11 @@ extension DecantCommand {
                 files for to-many relationships and _decant.json (the model version), read back with --model. \
                 --delimiter and --null choose the field separator and the text for nil (by default an empty \
                 unquoted field; "" is the empty string).
+
+                A keyed archive (NSKeyedArchiver, binary or XML; read only) needs --model: each object of an app \
+                class becomes an object of the entity --class Class=Entity or --class-mapping names (else the entity \
+                named like the class), its coder keys filling the properties they name (exactly, in any case, or \
+                snake_case for camelCase).
                 """
         )
 
@@ -42,7 +47,8 @@ extension DecantCommand {
         @Option(name: .long, help: "The model bundle whose matching version the store follows.")
         var model: String?
 
-        @Option(name: .long, help: "The input's format (sqlite, csv); told by its content or extension otherwise.")
+        @Option(
+            name: .long, help: "The input's format (sqlite, csv, archive); told by its content or extension otherwise.")
         var from: String?
 
         @Option(
@@ -59,6 +65,18 @@ extension DecantCommand {
             name: .customLong("null"),
             help: "For CSV: the text that stands for nil (an empty unquoted field by default).")
         var nullMarker: String?
+
+        @Option(
+            name: .customLong("class"), parsing: .singleValue,
+            help: ArgumentHelp(
+                "For keyed archives: the entity an archived class becomes (repeatable).", valueName: "Class=Entity"))
+        var classEntities: [String] = []
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "For keyed archives: a JSON class mapping (as `decant inspect ARCHIVE` prints).", valueName: "file"))
+        var classMapping: String?
 
         @Option(name: .long, help: "The output's journal mode.")
         var journal: JournalModeArgument = .wal
@@ -91,6 +109,8 @@ extension DecantCommand {
                 formatOptions.version = version
                 formatOptions.delimiter = delimiter?.character
                 formatOptions.nullMarker = nullMarker
+                try ArchiveMapping.options(
+                    file: classMapping.map { URL(fileURLWithPath: $0) }, classes: classEntities, into: &formatOptions)
                 let progress = ProgressLine(quiet: options.quiet, json: options.json)
                 defer { progress.finish() }
                 var selection = RecordSelection()
