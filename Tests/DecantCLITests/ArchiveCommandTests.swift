@@ -80,6 +80,22 @@ struct ArchiveCommandTests {
         #expect(texts == "4")
     }
 
+    /// Foundation's fixtures and the Notes blobs of the corpus (compiled models are keyed archives too, but
+    /// `inspect` describes them as models).
+    static let corpusArchives: [String] = Fixtures.corpusItems { url in
+        let name = url.lastPathComponent
+        return name.hasSuffix(".archive") || (name.hasPrefix("NSKeyedUnarchiver-") && name.hasSuffix(".plist"))
+            || (name.hasPrefix("ZSERVER") && name.hasSuffix(".bin"))
+    }.map(Fixtures.corpusRelativePath)
+
+    @Test(.enabled(if: EndToEndTests.hasBinary), arguments: corpusArchives)
+    func everyCorpusArchiveInspects(relative: String) throws {
+        #expect(Self.corpusArchives.count >= 48)
+        let outcome = try EndToEndTests.run(["inspect", Fixtures.corpus(relative).path])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout.contains(": keyed archive ("))
+    }
+
     @Test(.enabled(if: EndToEndTests.hasBinary)) func malformedArchivesExit65NamingObjectAndKey()
         throws
     {

@@ -78,8 +78,10 @@ public struct ArchiveReport: Sendable, Hashable, Encodable {
                     + valueClasses.map { "\($0.name) ×\($0.count)" }.joined(separator: ", "))
         }
         lines.append("  starting class mapping (edit, save as JSON, pass with --class-mapping):")
+        let empty = "{ \"classes\" : { } }"
         let mapping =
-            (try? survey.mapping.jsonData()).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            survey.mapping.classes.isEmpty
+            ? empty : (try? survey.mapping.jsonData()).map { String(decoding: $0, as: UTF8.self) } ?? empty
         lines += mapping.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
         return lines.joined(separator: "\n")
     }
