@@ -12,6 +12,10 @@ let package = Package(
         .executableTarget(
             name: "StoreCopyBenchmark",
             dependencies: [.product(name: "Decant", package: "decant")]
-        )
+        ),
+        .executableTarget(
+            name: "ArchiveBenchmark",
+            dependencies: [.product(name: "Decant", package: "decant")]
+        ),
     ]
 )

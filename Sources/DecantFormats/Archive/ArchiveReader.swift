@@ -42,7 +42,9 @@ public final class ArchiveReader: RecordReader {
     private var nextPlan = 0
     private var nextRow = 0
     /// Per mapped object index, its entity.
-    private var entityOfObject: [Int: String] = [:]
+    private var entityOfObject: [Int32] = []
+    /// The entity names `entityOfObject` points into.
+    private var mappedEntities: [String] = []
     /// Per class name and coder key, the property it fills (nil: none, reported once).
     private var keyTargets: [String: [String: Target?]] = [:]
 
@@ -187,6 +189,7 @@ public final class ArchiveReader: RecordReader {
         var entityOfClass: [UInt64: String] = [:]
         var planOfEntity: [String: Int] = [:]
         var leftOut: [String: Int] = [:]
+        entityOfObject = [Int32](repeating: -1, count: archive.objects.count)
         for index in archive.objects.indices {
             guard case .dictionary(let entry) = archive.objects[index],
                 case .uid(let classUID)? = entry["$class"]
@@ -221,9 +224,10 @@ public final class ArchiveReader: RecordReader {
                 position = plans.count
                 planOfEntity[entityName] = position
                 plans.append(EntityPlan(layout: layout))
+                mappedEntities.append(entityName)
             }
             plans[position].objects.append(index)
-            entityOfObject[index] = entityName
+            entityOfObject[index] = Int32(position)
         }
         let order = Dictionary(uniqueKeysWithValues: model.entities.enumerated().map { ($1.name, $0) })
         plans.sort { (order[$0.layout.entityName] ?? 0) < (order[$1.layout.entityName] ?? 0) }
@@ -460,11 +464,13 @@ public final class ArchiveReader: RecordReader {
             case .null:
                 return nil
             case .object(let target):
-                guard let targetEntity = entityOfObject[target.index] else {
+                let code = entityOfObject.indices.contains(target.index) ? Int(entityOfObject[target.index]) : -1
+                guard mappedEntities.indices.contains(code) else {
                     throw failure(
                         "relationship \(relationship.name) refers to $objects[\(target.index)], of class "
                             + "\(target.className ?? "?"), which maps to no entity (map it with --class)")
                 }
+                let targetEntity = mappedEntities[code]
                 guard isEntity(targetEntity, a: relationship.destinationEntity) else {
                     throw failure(
                         "relationship \(relationship.name) refers to $objects[\(target.index)], a \(targetEntity), "
