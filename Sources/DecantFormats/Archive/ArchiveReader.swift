@@ -135,6 +135,19 @@ public final class ArchiveReader: RecordReader {
 
     /// The mapping's entities exist and are concrete; renamed keys name properties that exist.
     private func checkMapping() throws {
+        for (className, renames) in options.classKeys.sorted(by: { $0.key < $1.key }) {
+            let entityName =
+                options.classEntities[className] ?? options.classEntities[Self.shortName(className)]
+                ?? Self.shortName(className)
+            guard let layout = RecordLayout(entity: entityName, in: model) else { continue }
+            for (key, property) in renames.sorted(by: { $0.key < $1.key })
+            where layout.attributeIndex(property) == nil && layout.relationshipIndex(property) == nil {
+                throw DecantError(
+                    .usage,
+                    "class \(className): key \(key) is renamed to \(property), which \(entityName) does not have",
+                    at: Location(path: path, entity: entityName, keyPath: key))
+            }
+        }
         for (className, entityName) in options.classEntities.sorted(by: { $0.key < $1.key })
         where !entityName.isEmpty {
             guard let entity = model.entity(named: entityName) else {
@@ -281,19 +294,6 @@ public final class ArchiveReader: RecordReader {
         return nil
     }
 
-    /// Renamed keys must name a property of their entity.
-    private func checkRenames(of className: String, layout: RecordLayout) throws {
-        let renames =
-            options.classKeys[className] ?? options.classKeys[Self.shortName(className)] ?? [:]
-        for (key, property) in renames.sorted(by: { $0.key < $1.key })
-        where layout.attributeIndex(property) == nil && layout.relationshipIndex(property) == nil {
-            throw DecantError(
-                .usage,
-                "class \(className): key \(key) is renamed to \(property), which \(layout.entityName) does not have",
-                at: Location(path: path, entity: layout.entityName, keyPath: key))
-        }
-    }
-
     // MARK: Values
 
     /// The value of an attribute from a coder key's value.
@@ -365,9 +365,6 @@ public final class ArchiveReader: RecordReader {
         // Per plan, row, relationship: the explicit value (nil when the archive has no value for it).
         var explicit: [[[RelationshipValue?]]] = []
         for (planIndex, plan) in plans.enumerated() {
-            if let className = try plan.objects.first.flatMap({ try archive.object(at: $0).className }) {
-                try checkRenames(of: className, layout: plan.layout)
-            }
             guard !plan.layout.relationships.isEmpty else {
                 explicit.append([])
                 continue

@@ -83,6 +83,14 @@ struct ArchiveReaderTests {
         #expect(error?.message.contains("Memo") == true)
     }
 
+    @Test func aKeyRenamedToAnUnknownPropertyIsAUsageError() throws {
+        var options = try Self.notesOptions()
+        options.classKeys = ["NotesApp.LegacyNote": ["content": "body"]]
+        let error = #expect(throws: DecantError.self) { try ArchiveReader(contentsOf: Self.sample, options: options) }
+        #expect(error?.code == .usage)
+        #expect(error?.location?.keyPath == "content")
+    }
+
     @Test func withoutAModelTheReaderAsksForOne() throws {
         let error = #expect(throws: DecantError.self) {
             try ArchiveReader(contentsOf: Self.sample, options: FormatOptions())
