@@ -114,8 +114,9 @@ let pythonScript = """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--convert", arguments.count == 3 {
-    var options = FormatOptions(
-        bundle: ModelBundle(name: "Notes", versions: [notesModel], currentVersionName: "Notes", sourceKind: .xcdatamodeld))
+    let bundle = ModelBundle(
+        name: "Notes", versions: [notesModel], currentVersionName: "Notes", sourceKind: .xcdatamodeld)
+    var options = FormatOptions(bundle: bundle)
     options.classEntities = ["LegacyNote": "Note"]
     options.selfContained = true
     let report = try StoreConversion.convert(
