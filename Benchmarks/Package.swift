@@ -21,5 +21,9 @@ let package = Package(
             name: "MigrationBenchmark",
             dependencies: [.product(name: "Decant", package: "decant")]
         ),
+        .executableTarget(
+            name: "ArchiveBenchmark",
+            dependencies: [.product(name: "Decant", package: "decant")]
+        ),
     ]
 )

@@ -46,6 +46,11 @@ extension DecantCommand {
                 Core Data's XML store (--to xml, or an .xml file whose root is <database>) reads without --model \
                 (the model the file declares) or with it (the version its hashes match); the binary store (--to \
                 binary) is experimental and reads with --model.
+
+                A keyed archive (NSKeyedArchiver, binary or XML; read only) needs --model: each object of an app \
+                class becomes an object of the entity --class Class=Entity or --class-mapping names (else the entity \
+                named like the class), its coder keys filling the properties they name (exactly, in any case, or \
+                snake_case for camelCase).
                 """
         )
 
@@ -83,6 +88,18 @@ extension DecantCommand {
             help: "For CSV: the text that stands for nil (an empty unquoted field by default).")
         var nullMarker: String?
 
+        @Option(
+            name: .customLong("class"), parsing: .singleValue,
+            help: ArgumentHelp(
+                "For keyed archives: the entity an archived class becomes (repeatable).", valueName: "Class=Entity"))
+        var classEntities: [String] = []
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "For keyed archives: a JSON class mapping (as `decant inspect ARCHIVE` prints).", valueName: "file"))
+        var classMapping: String?
+
         @Option(name: .long, help: "The output's journal mode.")
         var journal: JournalModeArgument = .wal
 
@@ -116,6 +133,8 @@ extension DecantCommand {
                 formatOptions.dateEpoch = dateEpoch.epoch
                 formatOptions.delimiter = delimiter?.character
                 formatOptions.nullMarker = nullMarker
+                try ArchiveMapping.options(
+                    file: classMapping.map { URL(fileURLWithPath: $0) }, classes: classEntities, into: &formatOptions)
                 let progress = ProgressLine(quiet: options.quiet, json: options.json)
                 defer { progress.finish() }
                 var selection = RecordSelection()

@@ -5,7 +5,7 @@ import Foundation
 extension DecantCommand {
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Describe a model or a store.",
+            abstract: "Describe a model, a store or a keyed archive.",
             discussion: """
                 For a model (.xcdatamodeld, .xcdatamodel, .momd, .mom): its versions, the current version, and per \
                 version the identifiers, the model checksum and every entity's version hash (base64) with its \
@@ -20,10 +20,14 @@ extension DecantCommand {
                 and the model version a Decant-written input names. With --model (and --version for inputs that do \
                 not name theirs), every object is read through the model, and what does not fit it stops with the \
                 file, line, entity and property.
+
+                For an NSKeyedArchiver archive (binary or XML property list): its classes with their object counts, \
+                the coder keys of its app classes with the kinds of value seen under each, and a starting class \
+                mapping (JSON) to edit and pass to `decant convert --class-mapping`.
                 """
         )
 
-        @Argument(help: "The model or store to describe.")
+        @Argument(help: "The model, store or keyed archive to describe.")
         var path: String
 
         @Option(name: .long, help: "The model bundle to match a store against (.xcdatamodeld, .momd, …).")
@@ -57,6 +61,9 @@ extension DecantCommand {
                     formatOptions.missingExternalData = .keep
                     let report = try RecordsReport(input: url, format: format, options: formatOptions)
                     printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
+                case .keyedArchive:
+                    let report = try ArchiveReport(archive: url, path: path)
+                    printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
                 case .sqliteStore:
                     let bundle = try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }
                     let report = try StoreReport(store: url, path: path, bundle: bundle)

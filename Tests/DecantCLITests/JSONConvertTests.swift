@@ -46,7 +46,7 @@ struct JSONConvertTests {
         // ArgumentParser still lists its own --version flag, but `convert --version V` takes the model version.
         #expect(help.contains("--version <version>"))
         #expect(help.contains("--from <from>"))
-        #expect(help.contains("(sqlite, xml, binary, json, ndjson, csv)"))
+        #expect(help.contains("(sqlite, xml, binary, json, ndjson, csv, archive)"))
         #expect(help.contains("--date-epoch <date-epoch>"))
         #expect(help.contains("--key <key>"))
         #expect(help.contains("Plain JSON holds the objects of one entity"))

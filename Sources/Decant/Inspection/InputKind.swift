@@ -2,13 +2,15 @@ import DecantCore
 import DecantFormats
 public import Foundation
 
-/// What a path holds, told by its content: a model (source or compiled), a Core Data SQLite store, or records in
-/// another registered format (JSON, CSV, …).
+/// What a path holds, told by its content: a model (source or compiled), a Core Data SQLite store, a keyed
+/// archive, or records in another registered format (JSON, CSV, XML store, …).
 public enum InputKind: Sendable, Hashable {
     /// A model: `.xcdatamodeld`, `.xcdatamodel`, `.momd` or `.mom`.
     case model
     /// A SQLite database (`SQLite format 3` header).
     case sqliteStore
+    /// An NSKeyedArchiver archive of app objects (a binary or XML property list with `$archiver`).
+    case keyedArchive
     /// Records in the registered format of this name.
     case records(String)
 
@@ -30,11 +32,11 @@ public enum InputKind: Sendable, Hashable {
             self = .records(format.name)
             return
         }
-        let header = FormatProbe.header(of: url, count: 16)
-        if header == Data("SQLite format 3\0".utf8) {
+        let header = FormatProbe.header(of: url, count: 512)
+        if header.prefix(16) == Data("SQLite format 3\0".utf8) {
             self = .sqliteStore
-        } else if header.starts(with: Data("bplist00".utf8)) {
-            self = .model
+        } else if header.starts(with: Data("bplist00".utf8)) || ArchiveFormat.looksLikeKeyedArchive(header) {
+            self = Self.holdsAppObjects(url, header: header) ? .keyedArchive : .model
         } else if let format = try? registry.inputFormat(of: url, named: nil) {
             // By extension when the content decides nothing: a damaged store still reads as a store, so its error
             // says what SQLite found.
@@ -42,8 +44,23 @@ public enum InputKind: Sendable, Hashable {
         } else {
             throw DecantError(
                 .unsupportedFormat,
-                "not a Core Data model, SQLite store or other input Decant reads (\(registry.names.joined(separator: ", ")))",
+                "not a Core Data model, SQLite store, keyed archive or other input Decant reads "
+                    + "(\(registry.names.joined(separator: ", ")))",
                 at: Location(path: url.displayPath))
         }
+    }
+
+    /// Whether a property list is a keyed archive of app objects rather than a compiled model or mapping model
+    /// (a `.mom` or `.cdm` without its extension). A file that does not decode is told by its first bytes, so the
+    /// right reader reports what is wrong with it.
+    private static func holdsAppObjects(_ url: URL, header: Data) -> Bool {
+        guard !["omo", "cdm"].contains(url.pathExtension.lowercased()) else { return false }
+        guard let data = try? Data(contentsOf: url), let propertyList = try? PropertyListValue.decode(from: data)
+        else { return ArchiveFormat.looksLikeKeyedArchive(header) }
+        guard propertyList["$archiver"] != nil else { return false }
+        guard let archive = try? KeyedArchive(propertyList: propertyList), let root = try? archive.rootObject() else {
+            return true
+        }
+        return !root.isKind(of: "NSManagedObjectModel") && !root.isKind(of: "NSMappingModel")
     }
 }

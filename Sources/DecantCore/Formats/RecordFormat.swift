@@ -88,6 +88,12 @@ public struct FormatOptions: Sendable, Hashable {
     /// For model-less inputs (plain JSON, CSV): what a number in a Date attribute counts seconds from
     /// (`--date-epoch`). Defaults to ``DateEpoch/unix``.
     public var dateEpoch: DateEpoch = .unix
+    /// For keyed archives: per archived class name, the entity its objects become (`--class LegacyNote=Note`).
+    /// Classes not listed become the entity of the same name (the whole class name or the part after its last `.`).
+    public var classEntities: [String: String] = [:]
+    /// For keyed archives: per archived class name, coder keys renamed to the property they fill
+    /// (`["LegacyNote": ["body": "content"]]`), for keys the name rules (exact, any case, snake_case) do not find.
+    public var classKeys: [String: [String: String]] = [:]
 
     /// Creates options.
     public init(bundle: ModelBundle? = nil, version: String? = nil) {

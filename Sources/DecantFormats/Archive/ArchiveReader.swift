@@ -1,0 +1,522 @@
+public import DecantCore
+public import Foundation
+
+/// Reads the app objects of an NSKeyedArchiver archive (binary or XML property list) as records of a model.
+///
+/// Each `$objects` entry whose class maps to an entity becomes one record, whatever refers to it and however
+/// often: its identity is its archive index (`RecordID.external("12")`), so a shared object stays one object and
+/// cycles need no care. A class maps to the entity `FormatOptions.classEntities` names for it (by its whole name or
+/// the part after its last `.`, as Swift writes `MyApp.Note`), else to the entity of that name or represented
+/// class name. Foundation values and collections are values, never records; other classes that map to no entity
+/// are left out and reported.
+///
+/// A coder key fills the property `FormatOptions.classKeys` renames it to, else the one it names as a JSON key
+/// would: exactly, then ignoring case, then as snake_case for camelCase. Keys that fill nothing are reported once
+/// per class. Attribute values must fit their type (a string for String, an NSDate for Date, …; a Foundation
+/// collection or app object for a Transformable attribute is archived on its own); relationships take references
+/// to mapped objects, a collection for a to-many. When only one side of a relationship with an inverse is
+/// archived, the other side is filled in.
+///
+/// Archives are whole-file by nature: the file is decoded into memory, then records are produced entity by entity.
+/// Every problem is `.malformedInput` naming the file, the object (`$objects[12]`) and the coder key.
+///
+/// ```swift
+/// var options = FormatOptions(bundle: notes, version: "Notes")
+/// options.classEntities = ["LegacyNote": "Note"]
+/// var reader = try ArchiveReader(contentsOf: url, options: options)
+/// var batch = RecordLayout(entity: "Note", in: reader.model)!.emptyBatch()
+/// while try reader.nextBatch(into: &batch) { print(batch.count) }
+/// ```
+public final class ArchiveReader: RecordReader {
+    /// The model the records follow.
+    public let model: ObjectModel
+    /// Records per batch.
+    public var batchSize = 1000
+    /// Classes and keys left out.
+    public private(set) var diagnostics: [Diagnostic] = []
+
+    private let archive: KeyedArchive
+    private let path: String
+    private let options: FormatOptions
+    private var plans: [EntityPlan] = []
+    private var nextPlan = 0
+    private var nextRow = 0
+    /// Per mapped object index, its entity.
+    private var entityOfObject: [Int32] = []
+    /// The entity names `entityOfObject` points into.
+    private var mappedEntities: [String] = []
+    /// Per class name and coder key, the property it fills (nil: none, reported once).
+    private var keyTargets: [String: [String: Target?]] = [:]
+
+    /// The records of one entity.
+    private struct EntityPlan {
+        var layout: RecordLayout
+        var objects: [Int] = []
+        /// Per object, per layout relationship: the value, once relationships are resolved.
+        var relationships: [[RelationshipValue]] = []
+    }
+
+    /// What a coder key fills.
+    private enum Target: Hashable {
+        case attribute(Int)
+        case relationship(Int)
+    }
+
+    /// Opens the archive at `url`; the model is `options.version` of `options.bundle`.
+    /// - Throws: `.usage` without a model or for a mapping that names an unknown entity, `.fileNotFound`, and
+    ///   `.malformedInput` for a damaged archive or a value that does not fit its property.
+    public convenience init(contentsOf url: URL, options: FormatOptions) throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw DecantError(
+                .fileNotFound, "cannot read the archive", at: Location(path: url.displayPath),
+                underlyingError: error)
+        }
+        try self.init(data: data, path: url.displayPath, options: options)
+    }
+
+    /// Reads an archive from its bytes; `path` is used in error locations.
+    public init(data: Data, path: String, options: FormatOptions) throws {
+        let model = try options.modelForModelLessInput(at: Location(path: path))
+        self.model = model
+        self.path = path
+        self.options = options
+        self.archive = try KeyedArchive(data: data, path: path)
+        try checkMapping()
+        try planObjects()
+        try resolveRelationships()
+    }
+
+    public func nextBatch(into batch: inout RecordBatch) throws -> Bool {
+        while nextPlan < plans.count, nextRow >= plans[nextPlan].objects.count {
+            nextPlan += 1
+            nextRow = 0
+        }
+        guard nextPlan < plans.count else { return false }
+        let plan = plans[nextPlan]
+        batch.removeAll(newLayout: plan.layout)
+        var values = [Value](repeating: .null, count: plan.layout.attributes.count)
+        let end = min(nextRow + max(batchSize, 1), plan.objects.count)
+        for row in nextRow..<end {
+            let index = plan.objects[row]
+            let object = try archive.object(at: index)
+            for position in values.indices { values[position] = .null }
+            for (key, field) in object.fields {
+                guard case .attribute(let position)? = target(of: key, in: object, layout: plan.layout)
+                else {
+                    continue
+                }
+                let attribute = plan.layout.attributes[position]
+                values[position] = try archive.inField(key, of: object) {
+                    try value(
+                        of: field, for: attribute, object: object, key: key, entity: plan.layout.entityName)
+                }
+            }
+            batch.beginRecord(id: .external(String(index)))
+            for (value, attribute) in zip(values, plan.layout.attributes) {
+                batch.append(value, as: attribute.type)
+            }
+            for relationship in plan.relationships.isEmpty ? [] : plan.relationships[row] {
+                switch relationship {
+                case .toOne(let reference): batch.appendReference(reference)
+                case .toMany(let list): batch.appendReferenceList(list)
+                case .viaInverse: batch.appendViaInverse()
+                }
+            }
+            batch.endRecord()
+        }
+        nextRow = end
+        return true
+    }
+
+    // MARK: Classes → entities
+
+    /// The mapping's entities exist and are concrete; renamed keys name properties that exist.
+    private func checkMapping() throws {
+        for (className, renames) in options.classKeys.sorted(by: { $0.key < $1.key }) {
+            let entityName =
+                options.classEntities[className] ?? options.classEntities[Self.shortName(className)]
+                ?? Self.shortName(className)
+            guard let layout = RecordLayout(entity: entityName, in: model) else { continue }
+            for (key, property) in renames.sorted(by: { $0.key < $1.key })
+            where layout.attributeIndex(property) == nil && layout.relationshipIndex(property) == nil {
+                throw DecantError(
+                    .usage,
+                    "class \(className): key \(key) is renamed to \(property), which \(entityName) does not have",
+                    at: Location(path: path, entity: entityName, keyPath: key))
+            }
+        }
+        for (className, entityName) in options.classEntities.sorted(by: { $0.key < $1.key })
+        where !entityName.isEmpty {
+            guard let entity = model.entity(named: entityName) else {
+                throw DecantError(
+                    .usage,
+                    "class \(className) maps to entity \(entityName), which \(model.versionName ?? "the model") "
+                        + "does not have (it has \(model.entities.map(\.name).sorted().joined(separator: ", ")))",
+                    at: Location(path: path))
+            }
+            guard !entity.isAbstract else {
+                throw DecantError(
+                    .usage, "class \(className) maps to entity \(entityName), which is abstract",
+                    at: Location(path: path))
+            }
+        }
+    }
+
+    /// The entity objects of this class become: `""` for none.
+    private func entity(forClass object: ArchivedObject) -> String {
+        guard let className = object.className, !ArchiveField.isValueClass(object) else { return "" }
+        let shortName = Self.shortName(className)
+        if let mapped = options.classEntities[className] ?? options.classEntities[shortName] {
+            return mapped
+        }
+        let concrete = model.entities.filter { !$0.isAbstract }
+        for name in [className, shortName] {
+            if let entity = concrete.first(where: { $0.name == name }) { return entity.name }
+        }
+        for name in [className, shortName] {
+            if let entity = concrete.first(where: {
+                $0.className.map(Self.shortName) == Self.shortName(name)
+            }) {
+                return entity.name
+            }
+        }
+        return ""
+    }
+
+    /// The part of a class name after its last `.` (`MyApp.Note` → `Note`).
+    static func shortName(_ className: String) -> String {
+        className.split(separator: ".").last.map(String.init) ?? className
+    }
+
+    /// Whether a class is one of Foundation's (`NSAttributedString`, `_NSKeyedCoderOldStyleArray`, …): not reported
+    /// when left out.
+    static func isFoundationClass(_ name: String) -> Bool {
+        name.hasPrefix("NS") || name.hasPrefix("_NS") || name.hasPrefix("__NS")
+    }
+
+    /// Walks `$objects` once: checks every object's class and references, and lists the mapped ones per entity.
+    private func planObjects() throws {
+        var entityOfClass: [UInt64: String] = [:]
+        var planOfEntity: [String: Int] = [:]
+        var leftOut: [String: Int] = [:]
+        entityOfObject = [Int32](repeating: -1, count: archive.objects.count)
+        for index in archive.objects.indices {
+            guard case .dictionary(let entry) = archive.objects[index],
+                case .uid(let classUID)? = entry["$class"]
+            else {
+                if case .dictionary(let entry) = archive.objects[index], entry["$class"] != nil {
+                    _ = try archive.object(at: index)  // throws: $class is not a reference
+                }
+                continue
+            }
+            let object = try archive.object(at: index)
+            let entityName: String
+            if let known = entityOfClass[classUID] {
+                entityName = known
+            } else {
+                entityName = entity(forClass: object)
+                entityOfClass[classUID] = entityName
+            }
+            guard !entityName.isEmpty else {
+                if let name = object.className, !ArchiveField.isValueClass(object),
+                    !Self.isFoundationClass(name),
+                    options.classEntities[name] != ""
+                {
+                    leftOut[name, default: 0] += 1
+                }
+                continue
+            }
+            let position: Int
+            if let known = planOfEntity[entityName] {
+                position = known
+            } else {
+                guard let layout = RecordLayout(entity: entityName, in: model) else { continue }
+                position = plans.count
+                planOfEntity[entityName] = position
+                plans.append(EntityPlan(layout: layout))
+                mappedEntities.append(entityName)
+            }
+            plans[position].objects.append(index)
+            entityOfObject[index] = Int32(position)
+        }
+        let order = Dictionary(uniqueKeysWithValues: model.entities.enumerated().map { ($1.name, $0) })
+        plans.sort { (order[$0.layout.entityName] ?? 0) < (order[$1.layout.entityName] ?? 0) }
+        for (name, count) in leftOut.sorted(by: { $0.key < $1.key }) {
+            diagnostics.append(
+                Diagnostic(
+                    .unmappedArchiveContent,
+                    "\(count) object\(count == 1 ? "" : "s") of class \(name) map to no entity of "
+                        + "\(model.versionName ?? "the model") and are left out (map it with --class \(name)=Entity)",
+                    at: Location(path: path)))
+        }
+    }
+
+    // MARK: Coder keys → properties
+
+    private func target(of key: String, in object: ArchivedObject, layout: RecordLayout) -> Target? {
+        let className = object.className ?? ""
+        if let known = keyTargets[className]?[key] { return known }
+        let found = findTarget(of: key, className: className, layout: layout)
+        keyTargets[className, default: [:]][key] = .some(found)
+        if found == nil {
+            diagnostics.append(
+                Diagnostic(
+                    .unmappedArchiveContent,
+                    "coder key \(key) of class \(className) fills no property of \(layout.entityName); its values "
+                        + "are left out",
+                    at: Location(
+                        path: path, entity: layout.entityName, object: "$objects[\(object.index)]", keyPath: key
+                    )
+                ))
+        }
+        return found
+    }
+
+    private func findTarget(of key: String, className: String, layout: RecordLayout) -> Target? {
+        let renames =
+            options.classKeys[className] ?? options.classKeys[Self.shortName(className)] ?? [:]
+        let name = renames[key] ?? (key.hasPrefix("$$") ? String(key.dropFirst()) : key)
+        let candidates: [(name: String, target: Target)] =
+            layout.attributes.enumerated().map { ($0.element.name, Target.attribute($0.offset)) }
+            + layout.relationships.enumerated().map { ($0.element.name, Target.relationship($0.offset)) }
+        let rules: [(String) -> String] = [
+            { $0 }, { $0.lowercased() }, { $0.lowercased().filter { $0 != "_" } },
+        ]
+        for rule in rules {
+            let wanted = rule(name)
+            let found = candidates.filter { rule($0.name) == wanted }
+            if found.count == 1 { return found[0].target }
+            if found.count > 1 { return nil }
+        }
+        return nil
+    }
+
+    // MARK: Values
+
+    /// The value of an attribute from a coder key's value.
+    private func value(
+        of field: PropertyListValue, for attribute: Attribute, object: ArchivedObject, key: String,
+        entity: String
+    ) throws -> Value {
+        let resolved = try ArchiveField.resolve(field, in: archive)
+        if case .null = resolved { return .null }
+        if let value = Self.convert(resolved, to: attribute.type) { return value }
+        if attribute.type == .transformable {
+            switch resolved {
+            case .collection, .dictionary, .object, .nsValue, .string, .integer, .real, .bool, .date,
+                .uuid, .url:
+                return .transformable(try ArchiveSubgraph.archivedData(of: field, in: archive))
+            default: break
+            }
+        }
+        throw DecantError(
+            .malformedInput,
+            "\(resolved.kindName) does not fit attribute \(attribute.name) of type \(attribute.type.modelName)",
+            at: Location(path: path, entity: entity, object: "$objects[\(object.index)]", keyPath: key))
+    }
+
+    /// `field` as a value of `type`, or `nil` when it does not fit.
+    static func convert(_ field: ArchiveField, to type: AttributeType) -> Value? {
+        switch (type, field) {
+        case (_, .null): return .null
+        case (.string, .string(let string)): return .string(string)
+        case (.string, .nsValue(_, let text)): return .string(text)
+        case (.integer16, _), (.integer32, _), (.integer64, _):
+            let integer: Int64?
+            switch field {
+            case .integer(let value): integer = value
+            case .bool(let flag): integer = flag ? 1 : 0
+            case .real(let real): integer = Int64(exactly: real)
+            default: integer = nil
+            }
+            guard let integer else { return nil }
+            let bits = type == .integer16 ? 16 : type == .integer32 ? 32 : 64
+            guard bits == 64 || (integer >= -(1 << (bits - 1)) && integer < 1 << (bits - 1)) else {
+                return nil
+            }
+            return .integer(integer)
+        case (.boolean, .bool(let flag)): return .bool(flag)
+        case (.boolean, .integer(let integer)) where integer == 0 || integer == 1:
+            return .bool(integer == 1)
+        case (.double, .real(let real)), (.float, .real(let real)): return .double(real)
+        case (.double, .integer(let integer)), (.float, .integer(let integer)):
+            return .double(Double(integer))
+        case (.decimal, .integer(let integer)): return .decimal(Decimal(integer))
+        case (.decimal, .real(let real)) where real.isFinite: return .decimal(Decimal(real))
+        case (.decimal, .string(let text)): return Decimal(string: text).map(Value.decimal)
+        case (.date, .date(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case (.binary, .data(let data)): return .data(data)
+        case (.transformable, .data(let data)): return .transformable(data)
+        case (.uuid, .uuid(let uuid)): return .uuid(uuid)
+        case (.uuid, .string(let text)): return UUID(uuidString: text).map(Value.uuid)
+        case (.uri, .url(let url)), (.uri, .string(let url)): return .uri(url)
+        default: return nil
+        }
+    }
+
+    // MARK: Relationships
+
+    /// Reads every mapped object's relationships, then fills in the inverse sides the archive left out.
+    private func resolveRelationships() throws {
+        var rowOfObject: [Int: (plan: Int, row: Int)] = [:]
+        // Per plan, row, relationship: the explicit value (nil when the archive has no value for it).
+        var explicit: [[[RelationshipValue?]]] = []
+        for (planIndex, plan) in plans.enumerated() {
+            guard !plan.layout.relationships.isEmpty else {
+                explicit.append([])
+                continue
+            }
+            var rows: [[RelationshipValue?]] = []
+            rows.reserveCapacity(plan.objects.count)
+            for (row, index) in plan.objects.enumerated() {
+                rowOfObject[index] = (planIndex, row)
+                let object = try archive.object(at: index)
+                var values = [RelationshipValue?](repeating: nil, count: plan.layout.relationships.count)
+                for (key, field) in object.fields {
+                    guard case .relationship(let position)? = target(of: key, in: object, layout: plan.layout)
+                    else {
+                        continue
+                    }
+                    let relationship = plan.layout.relationships[position]
+                    values[position] = try archive.inField(key, of: object) {
+                        try relationshipValue(
+                            of: field, for: relationship, object: object, key: key, plan: plan)
+                    }
+                }
+                rows.append(values)
+            }
+            explicit.append(rows)
+        }
+        // Inverse sides the archive did not give.
+        var derived: [[[Int: [ObjectReference]]]] = plans.map {
+            [[Int: [ObjectReference]]](repeating: [:], count: $0.objects.count)
+        }
+        for (planIndex, plan) in plans.enumerated() where !plan.layout.relationships.isEmpty {
+            for (row, values) in explicit[planIndex].enumerated() {
+                let owner = ObjectReference(
+                    entity: plan.layout.entityName, id: .external(String(plan.objects[row])))
+                for (position, value) in values.enumerated() {
+                    guard let value, let inverseName = plan.layout.relationships[position].inverseName else {
+                        continue
+                    }
+                    let members: [ObjectReference]
+                    switch value {
+                    case .toOne(let reference): members = reference.map { [$0] } ?? []
+                    case .toMany(let list): members = list
+                    case .viaInverse: members = []
+                    }
+                    for member in members {
+                        guard case .external(let name) = member.id, let index = Int(name),
+                            let (memberPlan, memberRow) = rowOfObject[index],
+                            let inverse = plans[memberPlan].layout.relationshipIndex(inverseName),
+                            explicit[memberPlan][memberRow][inverse] == nil
+                        else { continue }
+                        derived[memberPlan][memberRow][inverse, default: []].append(owner)
+                    }
+                }
+            }
+        }
+        for planIndex in plans.indices where !plans[planIndex].layout.relationships.isEmpty {
+            let layout = plans[planIndex].layout
+            plans[planIndex].relationships = try explicit[planIndex].enumerated().map { row, values in
+                try values.enumerated().map { position, value in
+                    if let value { return value }
+                    let owners = derived[planIndex][row][position] ?? []
+                    let relationship = layout.relationships[position]
+                    if relationship.isToMany { return .toMany(owners) }
+                    guard Set(owners).count <= 1 else {
+                        throw DecantError(
+                            .malformedInput,
+                            "the object is in the \(relationship.inverseName ?? "") of both "
+                                + owners.prefix(2).map { "$objects[\($0.id)]" }.joined(separator: " and ")
+                                + ", but \(relationship.name) is to-one",
+                            at: Location(
+                                path: path, entity: layout.entityName,
+                                object: "$objects[\(plans[planIndex].objects[row])]", keyPath: relationship.name))
+                    }
+                    return .toOne(owners.first)
+                }
+            }
+        }
+    }
+
+    /// A relationship's value from a coder key's value: a reference, or a collection of references for to-many.
+    private func relationshipValue(
+        of field: PropertyListValue, for relationship: Relationship, object: ArchivedObject,
+        key: String,
+        plan: EntityPlan
+    ) throws -> RelationshipValue {
+        let entity = plan.layout.entityName
+        func failure(_ message: String) -> DecantError {
+            DecantError(
+                .malformedInput, message,
+                at: Location(path: path, entity: entity, object: "$objects[\(object.index)]", keyPath: key))
+        }
+        func reference(to value: PropertyListValue) throws -> ObjectReference? {
+            let resolved = try ArchiveField.resolve(value, in: archive)
+            switch resolved {
+            case .null:
+                return nil
+            case .object(let target):
+                let code = entityOfObject.indices.contains(target.index) ? Int(entityOfObject[target.index]) : -1
+                guard mappedEntities.indices.contains(code) else {
+                    throw failure(
+                        "relationship \(relationship.name) refers to $objects[\(target.index)], of class "
+                            + "\(target.className ?? "?"), which maps to no entity (map it with --class)")
+                }
+                let targetEntity = mappedEntities[code]
+                guard isEntity(targetEntity, a: relationship.destinationEntity) else {
+                    throw failure(
+                        "relationship \(relationship.name) refers to $objects[\(target.index)], a \(targetEntity), "
+                            + "not a \(relationship.destinationEntity ?? "?")")
+                }
+                return ObjectReference(entity: targetEntity, id: .external(String(target.index)))
+            default:
+                throw failure(
+                    "relationship \(relationship.name) needs a reference to an object, found \(resolved.kindName)"
+                )
+            }
+        }
+        if relationship.isToMany {
+            let resolved = try ArchiveField.resolve(field, in: archive)
+            switch resolved {
+            case .null:
+                return .toMany([])
+            case .collection(_, _, let elements):
+                var seen = Set<ObjectReference>()
+                var list: [ObjectReference] = []
+                for element in elements {
+                    guard let member = try reference(to: element) else {
+                        throw failure("to-many relationship \(relationship.name) holds nil (NSNull)")
+                    }
+                    if seen.insert(member).inserted { list.append(member) }
+                }
+                return .toMany(list)
+            default:
+                throw failure(
+                    "to-many relationship \(relationship.name) needs an array or set, found \(resolved.kindName)"
+                )
+            }
+        }
+        return .toOne(try reference(to: field))
+    }
+
+    /// Whether `entity` is `destination` or one of its sub-entities.
+    private func isEntity(_ entity: String, a destination: String?) -> Bool {
+        guard let destination else { return true }
+        if entity == destination { return true }
+        guard let found = model.entity(named: entity) else { return false }
+        return model.ancestors(of: found).contains { $0.name == destination }
+    }
+}
+
+extension Diagnostic.Kind {
+    /// Archived objects of classes mapped to no entity, or coder keys that fill no property: left out.
+    public static let unmappedArchiveContent = Diagnostic.Kind(rawValue: "unmapped-archive-content")
+}
+
+@available(*, unavailable)
+extension ArchiveReader: Sendable {}
