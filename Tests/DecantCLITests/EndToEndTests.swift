@@ -94,3 +94,24 @@ extension EndToEndTests {
         #expect(try Self.validate(converted.stdout, schema: "convert") == "valid")
     }
 }
+
+extension EndToEndTests {
+    /// `make demo`'s story runs as the README tells it.
+    @Test(.enabled(if: hasBinary)) func theDemoTellsTheStory() throws {
+        let outcome = try Subprocess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["-C", Fixtures.packageRoot.path, "bash", "samples/demo.sh", Self.binary.path])
+        #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+        for line in [
+            ".build/demo/Books.sqlite: 8 objects written (model Books)",
+            ".build/demo/App/Books.sqlite: seeded from .build/demo/Books.sqlite (8 objects, model Books)",
+            ".build/demo/App/Books.sqlite: already seeded, version Books current; nothing changed",
+            "text = $source.content  (renamed from content)",
+            ".build/demo/App/Notes.sqlite: seeded from .build/demo/NotesV1.sqlite (4 objects, model Notes 3, migrated from Notes)",
+            ".build/demo/Legacy.sqlite: 5 objects written (model Notes)",
+            ".build/demo/App/LegacyNotes.sqlite: migrated Notes → Notes 3",
+        ] {
+            #expect(outcome.output.contains(line), "\(line)")
+        }
+    }
+}

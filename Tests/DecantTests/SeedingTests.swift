@@ -136,7 +136,7 @@ struct SeedingTests {
         #expect(report.migratedFrom == "Notes")
         #expect(report.version == "Notes 3")
         let backup = folder.appendingPathComponent("App.sqlite.backup-Notes")
-        #expect(report.backup == backup.path)
+        #expect(report.backup == backup.displayPath)
         #expect(try Data(contentsOf: backup) == before)
         let store = try SQLiteStore(contentsOf: destination)
         #expect(store.metadata.entityVersionHashes == notes.currentVersion?.entityVersionHashes)

@@ -124,7 +124,7 @@ public enum Seeding: Sendable {
         _ store: URL, from version: ObjectModel, report: Report, options: FormatOptions
     ) throws -> Report {
         guard let bundle = options.bundle else { return report }
-        let base = "\(store.path).backup-\(version.versionName ?? "old")".replacingOccurrences(of: " ", with: "-")
+        let base = "\(store.displayPath).backup-\(version.versionName ?? "old")".replacingOccurrences(of: " ", with: "-")
         var backup = URL(fileURLWithPath: base)
         var number = 2
         while FileManager.default.fileExists(atPath: backup.path) {
