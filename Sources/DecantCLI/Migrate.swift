@@ -21,11 +21,16 @@ extension DecantCommand {
                 An object that breaks the destination's rules (a required value that is nil) stops the run with exit \
                 1 and nothing is written, unless --rejects FILE: then such objects are listed there (NDJSON) and the \
                 run goes on. A plan that cannot run exits 1 with the reason per entity and property.
+
+                Several stores (fixture stores from every released version) run as a batch: with --output-dir (each \
+                output under its store's name) or --in-place, --jobs N at a time, --shard I/N taking one slice of the \
+                sorted list (for a CI matrix or Kubernetes Jobs), --junit FILE writing a JUnit XML report with one \
+                test case per store. The exit code is 0 only when every store passed.
                 """
         )
 
-        @Argument(help: "The store to migrate.")
-        var store: String
+        @Argument(help: "The store to migrate; several make a batch.")
+        var stores: [String]
 
         @Option(name: .long, help: "The model bundle (.xcdatamodeld or .momd) with every version.")
         var model: String
@@ -54,11 +59,23 @@ extension DecantCommand {
         @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
         var missingExternalData: MissingExternalDataArgument = .fail
 
+        @OptionGroup var batch: BatchOptions
+
         @OptionGroup var options: GlobalOptions
 
         func validate() throws {
-            guard (output != nil) != inPlace else {
-                throw ValidationError("give either --output OUT or --in-place")
+            guard !stores.isEmpty else { throw ValidationError("name the store to migrate") }
+            if batch.isBatch(stores: stores) {
+                guard (batch.outputDir != nil) != inPlace, output == nil else {
+                    throw ValidationError("with several stores, give either --output-dir DIR or --in-place")
+                }
+                guard rejects == nil, backup == nil else {
+                    throw ValidationError("--rejects and --backup take one store (a batch keeps STORE.backup)")
+                }
+            } else {
+                guard (output != nil) != inPlace else {
+                    throw ValidationError("give either --output OUT or --in-place")
+                }
             }
             if !inPlace && (backup != nil || noBackup) {
                 throw ValidationError("--backup and --no-backup go with --in-place")
@@ -75,6 +92,21 @@ extension DecantCommand {
                 )
                 settings.formatOptions.missingExternalData = missingExternalData.policy
                 settings.rejects = rejects.map { URL(fileURLWithPath: $0) }
+                if batch.isBatch(stores: stores) {
+                    let outputDir = batch.outputDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
+                    if let outputDir { try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true) }
+                    let noBackup = self.noBackup
+                    try batch.run(stores: stores, suite: "decant migrate", json: options.json) { [settings] store in
+                        let target: StoreMigration.Target = outputDir.map {
+                            .file($0.appendingPathComponent(store.lastPathComponent))
+                        } ?? .inPlace(backup: noBackup ? nil : URL(fileURLWithPath: store.path + ".backup"))
+                        let report = try StoreMigration.migrate(store: store, to: target, options: settings)
+                        return "\(report.action) \(report.sourceVersion) → \(report.destinationVersion), "
+                            + "\(report.written.values.reduce(0, +)) objects, \(report.output)"
+                    }
+                    return
+                }
+                let store = stores[0]
                 let storeURL = URL(fileURLWithPath: store)
                 let target: StoreMigration.Target
                 if let output {

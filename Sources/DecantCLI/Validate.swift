@@ -14,11 +14,14 @@ extension DecantCommand {
                 Without --rejects the first failing object stops the run (exit 1) naming the object, the property \
                 and the rule. With --rejects FILE every failing object is listed there as NDJSON (entity, object, \
                 property, rule, value) and the run goes on; it exits 1 when there was any.
+
+                Several stores run as a batch (--jobs, --shard I/N, --junit FILE, as for migrate); the exit code is 0 \
+                only when every store is valid.
                 """
         )
 
-        @Argument(help: "The store to check.")
-        var store: String
+        @Argument(help: "The store to check; several make a batch.")
+        var stores: [String]
 
         @Option(name: .long, help: "The model bundle whose matching version the store follows.")
         var model: String?
@@ -29,7 +32,14 @@ extension DecantCommand {
         @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
         var missingExternalData: MissingExternalDataArgument = .fail
 
+        @OptionGroup var batch: BatchOptions
+
         @OptionGroup var options: GlobalOptions
+
+        func validate() throws {
+            guard !stores.isEmpty else { throw ValidationError("name the store to check") }
+            if batch.isBatch(stores: stores) && rejects != nil { throw ValidationError("--rejects takes one store") }
+        }
 
         func run() throws {
             try reportingErrors(verbose: options.verbose) {
@@ -38,6 +48,22 @@ extension DecantCommand {
                 )
                 settings.formatOptions.missingExternalData = missingExternalData.policy
                 settings.rejects = rejects.map { URL(fileURLWithPath: $0) }
+                if batch.isBatch(stores: stores) {
+                    try batch.run(stores: stores, suite: "decant validate", json: options.json) { [settings] store in
+                        let report = try StoreValidation.validate(store: store, options: settings)
+                        let failing = report.failures.values.reduce(0, +)
+                        let summary = "\(report.objects.values.reduce(0, +)) objects checked against \(report.modelVersion)"
+                        guard report.isValid else {
+                            throw DecantError(
+                                .validationFailed, summary + ", \(failing) failures: "
+                                    + report.failures.keys.sorted().map { "\($0) \(report.failures[$0] ?? 0)" }
+                                    .joined(separator: ", "), at: Location(path: store.displayPath))
+                        }
+                        return summary + ", all valid"
+                    }
+                    return
+                }
+                let store = stores[0]
                 let report = try StoreValidation.validate(store: URL(fileURLWithPath: store), options: settings)
                 if options.json {
                     printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Decant
+import Foundation
+
+/// The options that make `migrate` and `validate` run over many stores: fixture stores from every released version,
+/// on one machine or sharded over a CI matrix.
+struct BatchOptions: ParsableArguments {
+    @Option(name: .long, help: "With several stores: write each migrated store here, under its own name.")
+    var outputDir: String?
+
+    @Option(name: .long, help: "How many stores to process at once.")
+    var jobs: Int = 1
+
+    @Option(name: .long, help: "Write a JUnit XML report here (one test case per store).")
+    var junit: String?
+
+    @Option(name: .long, help: "Take only the I-th of N slices of the sorted store list (for a CI matrix), as I/N.")
+    var shard: String?
+
+    /// Whether the run is a batch: several stores, or any batch option.
+    func isBatch(stores: [String]) -> Bool {
+        stores.count > 1 || outputDir != nil || junit != nil || shard != nil || jobs != 1
+    }
+
+    /// Runs `job` over the stores (this shard of them), prints a line per store, writes the JUnit report, and exits
+    /// with the first failure's code.
+    func run(stores: [String], suite: String, json: Bool, _ job: @escaping @Sendable (URL) throws -> String) throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs takes a number from 1") }
+        let batch = BatchRun(
+            inputs: stores.map { URL(fileURLWithPath: $0) }, shard: try shard.map { try BatchRun.Shard(parsing: $0) })
+        let results = batch.run(jobs: jobs, job)
+        if let junit {
+            try BatchRun.junit(results, suite: suite).write(to: URL(fileURLWithPath: junit))
+        }
+        if json {
+            let document = results.map {
+                ["store": $0.input, "passed": $0.passed ? "true" : "false", "message": $0.message, "exitCode": "\($0.exitCode)"]
+            }
+            printOut(String(decoding: try document.jsonDocument(), as: UTF8.self))
+        } else {
+            for result in results {
+                printOut("\(result.passed ? "PASS" : "FAIL")  \(result.input): \(result.message)")
+            }
+            let failed = results.filter { !$0.passed }.count
+            printOut("\(results.count - failed) of \(results.count) stores passed" + (shard.map { " (shard \($0))" } ?? ""))
+        }
+        let code = BatchRun.exitCode(of: results)
+        if code != 0 { throw ExitCode(code) }
+    }
+}

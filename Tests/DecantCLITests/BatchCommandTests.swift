@@ -1,0 +1,81 @@
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// `migrate` and `validate` over many stores: a JUnit report with one test case per store, shards that split the
+/// list, and an exit code that says whether all passed.
+@Suite("decant batch runs", .serialized, .enabled(if: EndToEndTests.hasBinary))
+struct BatchCommandTests {
+    /// Copies every corpus store (with its companions) into `folder`, under distinct names.
+    static func corpusStores(into folder: URL) throws -> [String] {
+        try CorpusStores.all.enumerated().map { index, relative in
+            let source = Fixtures.corpus(relative)
+            let target = folder.appendingPathComponent("\(index)-\(source.lastPathComponent)")
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+                try FileManager.default.copyItem(atPath: source.path + suffix, toPath: target.path + suffix)
+            }
+            return target.path
+        }
+    }
+
+    static func junitCounts(_ url: URL) throws -> String {
+        try PythonOracle.text(
+            "import sys, xml.etree.ElementTree as ET; r = ET.parse(sys.argv[2]).getroot(); "
+                + "print(r.get('tests'), r.get('failures'), len(list(r.iter('testcase'))))",
+            arguments: [url.path])
+    }
+
+    @Test func everyCorpusStoreValidatesInABatchWithAJUnitReport() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let stores = try Self.corpusStores(into: folder)
+        #expect(stores.count >= 10)
+        let report = folder.appendingPathComponent("validate.xml")
+        let outcome = try EndToEndTests.run(["validate"] + stores + ["--jobs", "2", "--junit", report.path])
+        let passed = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS") }.count
+        let failed = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL") }.count
+        #expect(passed + failed == stores.count)
+        #expect(outcome.stdout.contains("\(passed) of \(stores.count) stores passed"))
+        #expect(outcome.status == (failed == 0 ? 0 : outcome.status), "\(outcome.stdout)")
+        #expect(failed == 0 || outcome.status != 0)
+        #expect(try Self.junitCounts(report) == "\(stores.count) \(failed) \(stores.count)")
+    }
+
+    @Test func migrateShardsSplitTheListAndAllPass() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let notes = Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path
+        var stores: [String] = []
+        for index in 1...5 {
+            let store = folder.appendingPathComponent("notes-\(index).sqlite").path
+            let made = try EndToEndTests.run([
+                "convert", Fixtures.samplesRoot.appendingPathComponent("notes-v1").path, store, "--model", notes,
+                "--version", "Notes", "--journal", "delete",
+            ])
+            #expect(made.status == 0, "\(made.stderr)")
+            stores.append(store)
+        }
+        var migrated: [String] = []
+        for shard in ["1/2", "2/2"] {
+            let out = folder.appendingPathComponent("out", isDirectory: true)
+            let report = folder.appendingPathComponent("junit-\(shard.first ?? "x").xml")
+            let outcome = try EndToEndTests.run(
+                ["migrate"] + stores + ["--model", notes, "--output-dir", out.path, "--jobs", "2", "--shard", shard,
+                    "--junit", report.path])
+            #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
+            migrated += outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS") }.map(String.init)
+        }
+        #expect(migrated.count == 5)
+        let outputs = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("out").path)
+        #expect(outputs.filter { $0.hasSuffix(".sqlite") }.count == 5)
+        let bad = try EndToEndTests.run(["migrate"] + stores + ["--model", notes, "--output", "x.sqlite"])
+        #expect(bad.status == 64)
+    }
+}
+
+/// The corpus's SQLite stores, by path below the corpus.
+enum CorpusStores {
+    static let all: [String] = Fixtures.corpusItems { url in
+        ["sqlite", "moody"].contains(url.pathExtension)
+    }.map(Fixtures.corpusRelativePath)
+}
