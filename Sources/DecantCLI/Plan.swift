@@ -13,7 +13,8 @@ extension DecantCommand {
                 changes (data dropped), and a dry run's count of objects that would be rejected.
 
                 Exits 1 when the plan cannot run, with the reason per entity and property and what to write in a \
-                mapping file instead. --json prints the document described by schemas/plan.schema.json.
+                mapping file instead. --json prints the document described by schemas/plan.schema.json. --diagram \
+                mermaid|dot draws the hops and per hop the entity mappings, changed properties and destructive changes.
                 """
         )
 
@@ -32,6 +33,9 @@ extension DecantCommand {
         @Flag(name: .long, help: "Skip the dry run (no pre-flight counts).")
         var noDryRun = false
 
+        @Option(help: "Draw the plan instead: mermaid (Markdown) or dot (Graphviz).")
+        var diagram: DiagramArgument?
+
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
@@ -46,6 +50,10 @@ extension DecantCommand {
                     options: settings,
                     dryRun: !noDryRun
                 )
+                if let diagram {
+                    printOut(PlanDiagram(plan: report.plan, style: diagram.style).text)
+                    return
+                }
                 let document = PlanDocument(report: report, store: store)
                 printOut(options.json ? String(decoding: try document.jsonDocument(), as: UTF8.self) : document.text)
                 if !document.executable { throw ExitCode(1) }
