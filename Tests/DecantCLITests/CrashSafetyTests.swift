@@ -119,6 +119,61 @@ struct CrashSafetyTests {
     }
 }
 
+extension CrashSafetyTests {
+    @Test func migrateInPlaceKilledAtAnyMoment() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundlePath = Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld")
+        let bundle = try ModelBundle.load(from: bundlePath)
+        let v1 = try #require(bundle.version(named: "Notes"))
+        let store = folder.appendingPathComponent("Notes.sqlite")
+        let writer = try SQLiteStoreWriter(creating: store, model: v1, journalMode: .delete)
+        var notes = try #require(RecordLayout(entity: "Note", in: v1)).emptyBatch()
+        for key in 1...60_000 {
+            notes.append(
+                Record(
+                    entity: "Note", id: .primaryKey(Int64(key)),
+                    values: [.string("note \(key) with some words in it"), .date(Date(timeIntervalSinceReferenceDate: Double(key)))]))
+            if notes.count == 5_000 {
+                try writer.write(notes)
+                notes.removeAll()
+            }
+        }
+        try writer.finish()
+        let original = try Data(contentsOf: store)
+        let backup = folder.appendingPathComponent("Notes.sqlite.backup")
+        let arguments = ["migrate", store.path, "--model", bundlePath.path, "--in-place"]
+        let duration = try Self.timedRun(arguments)
+        let migrated = try SQLiteStore(contentsOf: store)
+        #expect(migrated.metadata.entityVersionHashes == bundle.currentVersion?.entityVersionHashes)
+        let counts = try migrated.objectCounts()
+        func reset() throws {
+            try? FileManager.default.removeItem(at: backup)
+            try? FileManager.default.removeItem(at: store)
+            try original.write(to: store)
+        }
+        try reset()
+        for moment in 0..<Self.moments {
+            _ = try Self.kill(arguments, after: duration * Double(moment) / Double(Self.moments))
+            // The old store exactly, or the migrated one complete: the current version, whole, every object.
+            if try Data(contentsOf: store) != original {
+                try Self.checkAbsentOrComplete(store, counts: counts, moment: moment)
+                #expect(
+                    try SQLiteStore(contentsOf: store).metadata.entityVersionHashes
+                        == bundle.currentVersion?.entityVersionHashes, "moment \(moment)")
+            }
+            // A backup under its real name is whole; the rerun succeeds (and says so when there is nothing to do).
+            if FileManager.default.fileExists(atPath: backup.path) {
+                #expect(try Data(contentsOf: backup) == original, "moment \(moment)")
+                try FileManager.default.removeItem(at: backup)
+            }
+            _ = try Self.timedRun(arguments)
+            try Self.checkAbsentOrComplete(store, counts: counts, moment: moment)
+            try reset()
+        }
+    }
+}
+
 /// A small Folder ⇄ Note model for stores built in tests.
 enum SelectionTestsModel {
     static let model: ObjectModel = {

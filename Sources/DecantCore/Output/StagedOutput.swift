@@ -66,9 +66,22 @@ extension StagedOutput {
         let companions = Self.companionSuffixes.filter { FileManager.default.fileExists(atPath: destination.path + $0) }
         do {
             if let backup {
+                // Each backup file is copied under a temporary name and renamed when flushed: a crash leaves no
+                // half-written backup under the real name.
                 for suffix in [""] + companions {
-                    try FileManager.default.copyItem(atPath: destination.path + suffix, toPath: backup.path + suffix)
-                    try FileLock.synchronize(URL(fileURLWithPath: backup.path + suffix))
+                    let staging = StagedOutput(destination: URL(fileURLWithPath: backup.path + suffix))
+                    do {
+                        try FileManager.default.copyItem(atPath: destination.path + suffix, toPath: staging.temporary.path)
+                        try FileLock.synchronize(staging.temporary)
+                        guard rename(staging.temporary.path, backup.path + suffix) == 0 else {
+                            throw DecantError(
+                                .cannotCreateOutput, "cannot name the backup: \(String(cString: strerror(errno)))",
+                                at: Location(path: backup.displayPath))
+                        }
+                    } catch {
+                        staging.discard()
+                        throw error
+                    }
                 }
                 try FileLock.synchronize(backup.deletingLastPathComponent())
             }
