@@ -151,6 +151,27 @@ struct SeedingTests {
         #expect(try SQLiteStore(contentsOf: fresh).metadata.entityVersionHashes == notes.currentVersion?.entityVersionHashes)
     }
 
+    @Test func aCSVOrJSONSeedBecomesAStoreForTheModel() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let books = try ModelBundle.load(from: Fixtures.samplesRoot.appendingPathComponent("Books.xcdatamodeld"))
+        let destination = folder.appendingPathComponent("Books.sqlite")
+        let report = try Seeding.seed(
+            default: Fixtures.samplesRoot.appendingPathComponent("books"), store: destination,
+            options: FormatOptions(bundle: books))
+        #expect(report.action == .seeded)
+        #expect(report.seedFormat == "csv")
+        #expect(report.objects == ["Book": 8])
+        #expect(try SQLiteStore(contentsOf: destination).metadata.entityVersionHashes == books.currentVersion?.entityVersionHashes)
+        // The same objects as JSON seed a second store alike.
+        let json = folder.appendingPathComponent("books.json")
+        _ = try StoreConversion.convert(from: destination, to: json, options: FormatOptions(bundle: books))
+        let second = try Seeding.seed(
+            default: json, store: folder.appendingPathComponent("FromJSON.sqlite"), options: FormatOptions(bundle: books))
+        #expect(second.seedFormat == "json")
+        #expect(second.objects == ["Book": 8])
+    }
+
     @Test func externalDataTravelsWithTheStore() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
