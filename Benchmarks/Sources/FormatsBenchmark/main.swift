@@ -57,9 +57,11 @@ func generate(count: Int, at url: URL) throws {
     try writer.finish()
 }
 
-/// Runs a program and returns its wall time; its output goes to `output` when given.
+/// Runs a program and returns its wall time; its output goes to `output` when given, else to `capture`.
 @discardableResult
-func timed(_ executable: String, _ arguments: [String], input: URL? = nil, output: URL? = nil) throws -> Double {
+func timed(
+    _ executable: String, _ arguments: [String], input: URL? = nil, output: URL? = nil, capture: Pipe? = nil
+) throws -> Double {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -67,7 +69,7 @@ func timed(_ executable: String, _ arguments: [String], input: URL? = nil, outpu
         FileManager.default.createFile(atPath: output.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: output)
     } else {
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = capture ?? FileHandle.nullDevice
     }
     if let input { process.standardInput = try FileHandle(forReadingFrom: input) }
     let start = Date()
@@ -79,14 +81,13 @@ func timed(_ executable: String, _ arguments: [String], input: URL? = nil, outpu
     return Date().timeIntervalSince(start)
 }
 
-/// Decant's convert in a child process (this program with `--convert`): wall time and the child's peak RSS.
+/// Decant's convert in a child process (this program with `--convert`): wall time and the child's own peak RSS,
+/// which it prints when done.
 func decant(_ input: URL, _ output: URL, to format: String) throws -> (seconds: Double, peakMiB: Double) {
-    var before = rusage()
-    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &before)
-    let seconds = try timed(CommandLine.arguments[0], ["--convert", input.path, output.path, format])
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
-    return (seconds, Double(usage.ru_maxrss) / 1024)
+    let pipe = Pipe()
+    let seconds = try timed(CommandLine.arguments[0], ["--convert", input.path, output.path, format], capture: pipe)
+    let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    return (seconds, (Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) / 1024)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -97,6 +98,9 @@ if arguments.first == "--convert", arguments.count == 4 {
     let report = try StoreConversion.convert(
         from: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]), outputFormat: arguments[3],
         options: options)
+    var usage = rusage()
+    getrusage(RUSAGE_SELF, &usage)
+    print(usage.ru_maxrss)  // KiB
     exit(report.read == report.written ? 0 : 1)
 }
 
@@ -138,7 +142,8 @@ for size in sizes {
         return result
     }
     func line(_ task: String, _ anchor: Double, _ ours: (Double, Double), ratio: Double) {
-        print(String(format: "%8d %-22s %7.2f s  %7.2f s  %6.2f   %8.1f MiB", size, task, anchor, ours.0, ratio, ours.1))
+        let label = task.padding(toLength: 18, withPad: " ", startingAt: 0)
+        print(String(format: "%8d  ", size) + label + String(format: "%7.2f s  %7.2f s  %6.2f   %8.1f MiB", anchor, ours.0, ratio, ours.1))
     }
 
     // CSV → store.
