@@ -99,7 +99,7 @@ if arguments.first == "--convert", arguments.count == 4 {
         from: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]), outputFormat: arguments[3],
         options: options)
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     print(usage.ru_maxrss)  // KiB
     exit(report.read == report.written ? 0 : 1)
 }
