@@ -29,20 +29,12 @@ public struct StagedOutput: Sendable, Hashable {
         Self.remove(temporary)
     }
 
-    /// Moves the temporary output into place in one rename. Companion files of an older destination would
-    /// belong to other content, so they are removed first; the temporary output must have none left.
+    /// Moves the temporary output into place in one rename. Companion files of an older destination belong to its
+    /// content: they are set aside first and removed once the rename is done (``commitReplacingStore(backup:displayPath:)``
+    /// without a backup), so a crash never leaves the old database without them or the new one with them.
     /// - Throws: `.cannotCreateOutput` when the rename fails (the temporary output is then removed).
     public func commit(displayPath: String? = nil) throws {
-        for suffix in Self.companionSuffixes {
-            try? FileManager.default.removeItem(atPath: destination.path + suffix)
-        }
-        guard rename(temporary.path, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            discard()
-            throw DecantError(
-                .cannotCreateOutput, "cannot move the finished output into place: \(reason)",
-                at: Location(path: displayPath ?? destination.path))
-        }
+        try commitReplacingStore(backup: nil, displayPath: displayPath)
     }
 
     /// Removes a file and its companion files, ignoring what is not there.
@@ -95,7 +87,7 @@ extension StagedOutput {
             if let backup { for suffix in [""] + companions { try? FileManager.default.removeItem(atPath: backup.path + suffix) } }
             discard()
             throw DecantError(
-                .cannotCreateOutput, "cannot set the old store aside: \(error.localizedDescription)",
+                .cannotCreateOutput, "cannot set the old output aside: \(error.localizedDescription)",
                 at: Location(path: shown), underlyingError: error)
         }
         guard rename(temporary.path, destination.path) == 0 else {
@@ -104,7 +96,7 @@ extension StagedOutput {
                 try? FileManager.default.moveItem(atPath: pendingPath(suffix), toPath: destination.path + suffix)
             }
             discard()
-            throw DecantError(.cannotCreateOutput, "cannot move the new store into place: \(reason)", at: Location(path: shown))
+            throw DecantError(.cannotCreateOutput, "cannot move the finished output into place: \(reason)", at: Location(path: shown))
         }
         for suffix in companions { try? FileManager.default.removeItem(atPath: pendingPath(suffix)) }
         try? FileLock.synchronize(destination.deletingLastPathComponent())

@@ -69,6 +69,7 @@ public final class SQLiteStoreWriter: RecordWriter {
         self.journalMode = journalMode
         self.schema = try StoreSchema(model: model, style: style)
         self.metadata = StoreMetadata.fresh(for: model, frameworkVersion: style.frameworkVersion)
+        StagedOutput.recoverInterruptedReplacement(of: destination)
         let staged = StagedOutput(destination: destination)
         self.staged = staged
         let connection: DatabaseQueue
