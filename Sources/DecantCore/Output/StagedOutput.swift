@@ -37,6 +37,20 @@ public struct StagedOutput: Sendable, Hashable {
         try commitReplacingStore(backup: nil, displayPath: displayPath)
     }
 
+    /// Writes a whole-file output (`data`) under the temporary name and moves it into place.
+    /// - Throws: `.cannotCreateOutput` naming `what` when the file cannot be written (nothing is left behind).
+    public func write(_ data: Data, what: String, displayPath: String? = nil) throws {
+        do {
+            try data.write(to: temporary)
+        } catch {
+            discard()
+            throw DecantError(
+                .cannotCreateOutput, "cannot write the \(what)", at: Location(path: displayPath ?? destination.displayPath),
+                underlyingError: error)
+        }
+        try commit(displayPath: displayPath)
+    }
+
     /// Removes a file and its companion files, ignoring what is not there.
     public static func remove(_ url: URL) {
         try? FileManager.default.removeItem(at: url)

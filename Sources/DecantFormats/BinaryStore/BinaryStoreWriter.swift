@@ -65,15 +65,7 @@ public final class BinaryStoreWriter: RecordWriter {
     public func finish() throws {
         guard !finished else { return }
         let file = try render()
-        do {
-            try file.write(to: staged.temporary)
-        } catch {
-            staged.discard()
-            throw DecantError(
-                .cannotCreateOutput, "cannot write the binary store", at: Location(path: displayPath),
-                underlyingError: error)
-        }
-        try staged.commit(displayPath: displayPath)
+        try staged.write(file, what: "binary store", displayPath: displayPath)
         finished = true
         records = []
     }

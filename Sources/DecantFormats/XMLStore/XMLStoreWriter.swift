@@ -151,15 +151,7 @@ public final class XMLStoreWriter: RecordWriter {
     public func finish() throws {
         guard !finished else { return }
         let document = try render()
-        do {
-            try Data(document.utf8).write(to: staged.temporary)
-        } catch {
-            staged.discard()
-            throw DecantError(
-                .cannotCreateOutput, "cannot write the XML store", at: Location(path: displayPath),
-                underlyingError: error)
-        }
-        try staged.commit(displayPath: displayPath)
+        try staged.write(Data(document.utf8), what: "XML store", displayPath: displayPath)
         finished = true
         pending = []
     }
