@@ -38,7 +38,7 @@ extension DecantCommand {
         @Option(name: .customLong("to"), help: "The destination version's name (default: the current version).")
         var destinationVersion: String?
 
-        @Option(name: .long, help: "A Decant mapping file (YAML or JSON) for one hop; repeat for several hops.")
+        @Option(name: .long, help: "A Decant mapping file (YAML or JSON), an Xcode .xcmappingmodel or .cdm, or a folder of them; repeat for several hops.")
         var mapping: [String] = []
 
         @Option(name: .long, help: "Write the migrated store here.")
@@ -157,6 +157,6 @@ extension DecantCommand {
 func migrationOptions(model: String, destinationVersion: String?, mappings: [String]) throws -> StoreMigration.Options {
     let bundle = try ModelBundle.load(from: URL(fileURLWithPath: model))
     var options = StoreMigration.Options(bundle: bundle, destinationVersion: destinationVersion)
-    options.mappings = try mappings.map { try MappingFiles.load(from: URL(fileURLWithPath: $0)) }
+    try options.loadMappings(from: mappings.map { URL(fileURLWithPath: $0) })
     return options
 }

@@ -27,7 +27,7 @@ extension DecantCommand {
         @Option(name: .customLong("to"), help: "The destination version's name (default: the current version).")
         var destinationVersion: String?
 
-        @Option(name: .long, help: "A Decant mapping file (YAML or JSON) for one hop; repeat for several hops.")
+        @Option(name: .long, help: "A Decant mapping file (YAML or JSON), an Xcode .xcmappingmodel or .cdm, or a folder of them; repeat for several hops.")
         var mapping: [String] = []
 
         @Flag(name: .long, help: "Skip the dry run (no pre-flight counts).")

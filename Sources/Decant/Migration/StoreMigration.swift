@@ -19,6 +19,8 @@ public enum StoreMigration: Sendable {
         public var destinationVersion: String?
         /// Mapping files, one per hop they replace.
         public var mappings: [ExplicitMapping] = []
+        /// Complete mappings for hops (Xcode mapping models, ``MappingFiles/resolve(_:bundle:)``).
+        public var mappingModels: [MappingModel] = []
         /// The input's format name (`--from`); told by its content when nil.
         public var inputFormat: String?
         /// The output's format name; told by the output's extension (SQLite by default) when nil.
@@ -103,23 +105,29 @@ public enum StoreMigration: Sendable {
     public static func plan(store: URL, options: Options, dryRun: Bool = true) throws -> PlanReport {
         let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
         var reader = try source.makeReader(at: store, options: options.readerOptions)
-        let plan = try MigrationPlan(
+        var plan = try MigrationPlan(
             bundle: options.bundle,
             source: reader.model,
             to: options.destinationVersion,
-            mappings: options.mappings
+            mappings: options.mappings,
+            mappingModels: options.mappingModels
         )
+        plan.requireHooks(options.functions)
         guard dryRun, plan.isExecutable else {
             return PlanReport(plan: plan, inputFormat: source.name, preflight: nil, objects: [:])
         }
         let removals = try DeleteRules.removals(plan: plan, functions: options.functions) {
             try source.makeReader(at: store, options: options.readerOptions)
         }
+        let graphs = try SourceGraph.collect(plan: plan, functions: options.functions) {
+            try source.makeReader(at: store, options: options.readerOptions)
+        }
         let transform = try MigrationTransform(
             plan: plan,
             functions: options.functions,
             collectsRejects: true,
-            removals: removals
+            removals: removals,
+            graphs: graphs
         )
         var writer = DiscardingWriter()
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
@@ -238,12 +246,14 @@ public enum StoreMigration: Sendable {
         logger: Logger
     ) throws -> Report? {
         var reader = try source.makeReader(at: store, options: options.readerOptions)
-        let plan = try MigrationPlan(
+        var plan = try MigrationPlan(
             bundle: options.bundle,
             source: reader.model,
             to: options.destinationVersion,
-            mappings: options.mappings
+            mappings: options.mappings,
+            mappingModels: options.mappingModels
         )
+        plan.requireHooks(options.functions)
         logger.debug(
             "Plan",
             metadata: [
@@ -259,11 +269,15 @@ public enum StoreMigration: Sendable {
             let removals = try DeleteRules.removals(plan: plan, functions: options.functions) {
                 try source.makeReader(at: store, options: options.readerOptions)
             }
+            let graphs = try SourceGraph.collect(plan: plan, functions: options.functions) {
+                try source.makeReader(at: store, options: options.readerOptions)
+            }
             transform = try MigrationTransform(
                 plan: plan,
                 functions: options.functions,
                 collectsRejects: options.rejects != nil,
-                removals: removals
+                removals: removals,
+                graphs: graphs
             )
         }
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)

@@ -92,6 +92,34 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         }
     }
 
+    /// The app code the expression calls: `call(class, selector, …)` with literal class and selector.
+    public var methodCalls: [(className: String, selector: String)] {
+        switch self {
+        case .literal, .source: return []
+        case .unary(_, let operand): return operand.methodCalls
+        case .binary(_, let left, let right): return left.methodCalls + right.methodCalls
+        case .call(let name, let arguments):
+            var found = arguments.flatMap(\.methodCalls)
+            if name == "call", arguments.count >= 2, case .literal(.string(let className)) = arguments[0],
+                case .literal(.string(let selector)) = arguments[1]
+            {
+                found.insert((className, selector), at: 0)
+            }
+            return found
+        }
+    }
+
+    /// The texts of `unsupported('…')` parts: what a mapping model says that has no Decant counterpart.
+    public var unsupportedParts: [String] {
+        switch self {
+        case .literal, .source: return []
+        case .unary(_, let operand): return operand.unsupportedParts
+        case .binary(_, let left, let right): return left.unsupportedParts + right.unsupportedParts
+        case .call("unsupported", let arguments): return arguments.map(\.description)
+        case .call(_, let arguments): return arguments.flatMap(\.unsupportedParts)
+        }
+    }
+
     public var description: String { render(parentPrecedence: 0) }
 
     private func render(parentPrecedence: Int) -> String {

@@ -20,6 +20,12 @@ public import Foundation
 /// | `add(date, amount[, unit])` | the date moved by `amount` `seconds` (default), `minutes`, `hours` or `days` |
 /// | `uuid()` | a new random UUID |
 /// | `if(condition, then, else)` | `then` when the condition is true, else `else` |
+/// | `call(class, selector, a, …)` | app code a program registered (``registerMethod(_:selector:_:)``) |
+///
+/// For relationships (they give objects, not values): `mapped(mappingName, $source.keyPath)` (the objects the key
+/// path reaches, as the named entity mapping made them: Core Data's
+/// `destinationInstancesForEntityMappingNamed:sourceInstances:`) and `mappedThrough(relationship, $source.keyPath)`
+/// (as whichever mapping made each: `destinationInstancesForSourceRelationshipNamed:sourceInstances:`).
 ///
 /// Arguments that are nil make string and number functions return nil (so `??` can supply a default).
 /// ```swift
@@ -31,6 +37,8 @@ public struct ValueExpressionFunctions: Sendable {
     public typealias Body = @Sendable ([Value]) throws -> Value
 
     private var custom: [String: Body] = [:]
+    /// Entity migration policies by class name.
+    private(set) var policies: [String: any EntityMigrationPolicy] = [:]
     /// The value `now()` returns for the whole run.
     public var now: Date
 
@@ -44,10 +52,43 @@ public struct ValueExpressionFunctions: Sendable {
         custom[name] = body
     }
 
+    /// Registers app code under a class name and selector, as a mapping model calls it: `call('Helpers',
+    /// 'normalizedPlate:', $source.numberPlate)`, Xcode's `FUNCTION(CAST("Helpers", "Class"), "normalizedPlate:", …)`;
+    /// and, for an entity mapping whose policy is `className`, `FUNCTION($entityPolicy, "selector", …)`.
+    ///
+    /// A class name matches with or without its module prefix (`MyApp.Helpers` and `Helpers`).
+    public mutating func registerMethod(_ className: String, selector: String, _ body: @escaping Body) {
+        custom[Self.methodKey(className, selector)] = body
+    }
+
+    /// Registers an entity migration policy under the class name a mapping model names (module prefix optional).
+    public mutating func registerPolicy(_ policy: any EntityMigrationPolicy, as className: String) {
+        policies[Self.unqualified(className)] = policy
+    }
+
+    /// The policy registered for `className`, if any.
+    public func policy(named className: String) -> (any EntityMigrationPolicy)? {
+        policies[Self.unqualified(className)]
+    }
+
+    /// Whether `call(className, selector)` is registered.
+    public func knowsMethod(_ className: String, selector: String) -> Bool {
+        custom[Self.methodKey(className, selector)] != nil
+    }
+
+    private static func unqualified(_ className: String) -> String {
+        className.split(separator: ".").last.map(String.init) ?? className
+    }
+
+    private static func methodKey(_ className: String, _ selector: String) -> String {
+        "\(unqualified(className)) \(selector)"
+    }
+
     /// The names of the built-in functions.
     public static let builtInNames: Set<String> = [
         "lowercase", "uppercase", "trim", "substring", "replace", "split", "join", "length", "string", "integer",
-        "double", "round", "floor", "ceil", "abs", "now", "parse", "format", "add", "uuid", "if",
+        "double", "round", "floor", "ceil", "abs", "now", "parse", "format", "add", "uuid", "if", "call", "mapped",
+        "mappedThrough",
     ]
 
     /// Whether `name` is a function this library can call.
@@ -64,6 +105,25 @@ public struct ValueExpressionFunctions: Sendable {
     /// - Throws: `.malformedInput` for an unknown function, a wrong argument count or an argument of the wrong kind.
     public func call(_ name: String, _ arguments: [Value]) throws -> Value {
         if let body = custom[name] { return try body(arguments) }
+        switch name {
+        case "mapped", "mappedThrough":
+            throw DecantError(.malformedInput, "\(name)(…) gives objects: use it for a relationship, not an attribute")
+        case "call":
+            guard arguments.count >= 2, let className = arguments[0].text, let selector = arguments[1].text else {
+                throw DecantError(.malformedInput, "call(class, selector, …) needs a class name and a selector")
+            }
+            guard let body = custom[Self.methodKey(className, selector)] else {
+                if let policy = policy(named: className) {
+                    return try policy.perform(selector, arguments: Array(arguments.dropFirst(2)))
+                }
+                throw DecantError(
+                    .planNotExecutable,
+                    "\(className) \(selector) is app code; register it with ValueExpressionFunctions.registerMethod"
+                )
+            }
+            return try body(Array(arguments.dropFirst(2)))
+        default: break
+        }
         func argument(_ index: Int) -> Value { index < arguments.count ? arguments[index] : .null }
         func expectCount(_ range: ClosedRange<Int>) throws {
             guard range.contains(arguments.count) else {

@@ -81,6 +81,9 @@ public struct EntityMapping: Sendable, Hashable {
     public var relationships: [PropertyMapping]
     /// Inferred, or from a file.
     public var origin: Origin
+    /// The class name of the ``EntityMigrationPolicy`` that creates this mapping's objects (an Xcode mapping model's
+    /// custom policy); nil for none.
+    public var policy: String?
 
     /// Creates a mapping named after its entities.
     public init(
@@ -91,7 +94,8 @@ public struct EntityMapping: Sendable, Hashable {
         filter: ValueExpression? = nil,
         attributes: [PropertyMapping] = [],
         relationships: [PropertyMapping] = [],
-        origin: Origin = .inferred
+        origin: Origin = .inferred,
+        policy: String? = nil
     ) {
         switch (source, destination) {
         case (let source?, let destination?): self.name = name ?? "\(source)To\(destination)"
@@ -104,6 +108,7 @@ public struct EntityMapping: Sendable, Hashable {
         self.attributes = attributes
         self.relationships = relationships
         self.origin = origin
+        self.policy = policy
     }
 
     /// The mapping of the destination property `name`.

@@ -89,7 +89,8 @@ public struct MigrationPlan: Sendable, Hashable {
         bundle: ModelBundle,
         source: ObjectModel,
         to destinationName: String? = nil,
-        mappings: [ExplicitMapping] = []
+        mappings: [ExplicitMapping] = [],
+        mappingModels: [MappingModel] = []
     )
         throws
     {
@@ -134,6 +135,27 @@ public struct MigrationPlan: Sendable, Hashable {
         var hops: [Hop] = []
         var position = start
         while position < end {
+            if let model = mappingModels.first(where: { index(of: $0.sourceVersion) == position }),
+                let target = index(of: model.destinationVersion), target > position, target <= end
+            {
+                // A complete mapping (an Xcode mapping model): entities it does not name get no objects.
+                let from = bundle.versions[position]
+                let to = bundle.versions[target]
+                hops.append(
+                    Hop(
+                        source: from,
+                        destination: to,
+                        mapping: model,
+                        file: model.entityMappings.lazy.compactMap { mapping -> String? in
+                            if case .file(let path) = mapping.origin { return path }
+                            return nil
+                        }.first ?? "mapping model",
+                        problems: Self.problems(of: model, from: from, to: to)
+                    )
+                )
+                position = target
+                continue
+            }
             let fileIndex = mappings.firstIndex { index(of: $0.source) == position }
             var next = position + 1
             var explicit: ExplicitMapping?
@@ -175,6 +197,78 @@ public struct MigrationPlan: Sendable, Hashable {
         self.source = bundle.versions[start]
         self.destination = bundle.versions[end]
         self.hops = hops
+    }
+
+    /// What stops a complete mapping from running between `source` and `destination`: entities and properties it
+    /// names that the versions do not have.
+    static func problems(of model: MappingModel, from source: ObjectModel, to destination: ObjectModel)
+        -> [MigrationProblem]
+    {
+        var problems: [MigrationProblem] = []
+        for mapping in model.entityMappings {
+            if let name = mapping.sourceEntity, source.entity(named: name) == nil {
+                problems.append(
+                    MigrationProblem(
+                        entity: name, message: "\(mapping.name) reads \(name), which \(source.versionName ?? "?") does not have"))
+            }
+            guard let name = mapping.destinationEntity else { continue }
+            guard let entity = destination.entity(named: name) else {
+                problems.append(
+                    MigrationProblem(
+                        entity: name,
+                        message: "\(mapping.name) makes \(name), which \(destination.versionName ?? "?") does not have"))
+                continue
+            }
+            let expressions =
+                (mapping.attributes + mapping.relationships).compactMap(\.expression) + [mapping.filter].compactMap { $0 }
+            for text in expressions.flatMap(\.unsupportedParts) {
+                problems.append(
+                    MigrationProblem(
+                        entity: name,
+                        message: "\(mapping.name) has an expression Decant cannot evaluate: \(text)",
+                        advice: "write this mapping as a Decant mapping file, or register app code for it"))
+            }
+            let (attributes, relationships) = destination.properties(of: entity)
+            let names = Set(attributes.map(\.name) + relationships.map(\.name))
+            for property in mapping.attributes + mapping.relationships where !names.contains(property.name) {
+                problems.append(
+                    MigrationProblem(
+                        entity: name, property: property.name,
+                        message: "\(mapping.name) sets \(name).\(property.name), which is not a property of \(name)"))
+            }
+        }
+        return problems
+    }
+
+    /// Adds a problem to each hop for the app code its mappings call that `functions` does not have: an entity
+    /// mapping's policy class, and `call(class, selector, …)` methods. `plan` then exits 1 naming them.
+    public mutating func requireHooks(_ functions: ValueExpressionFunctions) {
+        for index in hops.indices {
+            var missing: [MigrationProblem] = []
+            for mapping in hops[index].mapping.entityMappings {
+                let entity = mapping.destinationEntity ?? mapping.sourceEntity ?? mapping.name
+                if let policy = mapping.policy, functions.policy(named: policy) == nil {
+                    missing.append(
+                        MigrationProblem(
+                            entity: entity,
+                            message: "\(mapping.name) needs the migration policy \(policy), which is app code",
+                            advice: "register an EntityMigrationPolicy as \(policy) (ValueExpressionFunctions."
+                                + "registerPolicy) in a Swift program that runs the migration"))
+                }
+                let expressions =
+                    (mapping.attributes + mapping.relationships).compactMap(\.expression) + [mapping.filter].compactMap { $0 }
+                for (className, selector) in expressions.flatMap(\.methodCalls)
+                where !functions.knowsMethod(className, selector: selector) && functions.policy(named: className) == nil {
+                    missing.append(
+                        MigrationProblem(
+                            entity: entity,
+                            message: "\(mapping.name) calls \(className) \(selector), which is app code",
+                            advice: "register it with ValueExpressionFunctions.registerMethod(\"\(className)\", "
+                                + "selector: \"\(selector)\")"))
+                }
+            }
+            hops[index].problems += missing
+        }
     }
 
     /// Data the plan drops on purpose, hop by hop.

@@ -36,7 +36,8 @@ public struct MigrationTransform: RecordTransform {
         functions: ValueExpressionFunctions = ValueExpressionFunctions(),
         collectsRejects: Bool = false,
         validates: Bool = true,
-        removals: [Set<ObjectReference>] = []
+        removals: [Set<ObjectReference>] = [],
+        graphs: [SourceGraph] = []
     ) throws {
         guard plan.isExecutable else {
             throw DecantError(
@@ -48,6 +49,7 @@ public struct MigrationTransform: RecordTransform {
         self.hops = plan.hops.enumerated().map { index, hop in
             var compiled = CompiledHop(hop: hop, functions: functions)
             if index < removals.count { compiled.removedObjects = removals[index] }
+            if index < graphs.count { compiled.graph = graphs[index] }
             return compiled
         }
         self.book = LedgerBook(plan.hops.map { MigrationLedger(hop: $0.name) })
@@ -186,6 +188,8 @@ struct CompiledHop {
         case source(Int, target: String)
         /// The source object itself, as the object it became under the mapping into `target`.
         case sourceObject(target: String)
+        /// Objects an expression reaches (a key path through relationships, `mapped(…)`), followed to `target`.
+        case expression(ValueExpression, target: String)
     }
 
     struct Mapping {
@@ -203,6 +207,9 @@ struct CompiledHop {
         var attributeNames: [String]
         var relationshipIsToMany: [Bool]
         var isPrimary: Bool
+        /// The mapping as planned, and the policy that makes its objects (an Xcode mapping model's custom policy).
+        var entityMapping: EntityMapping
+        var policy: (any EntityMigrationPolicy)?
     }
 
     let name: String
@@ -212,18 +219,29 @@ struct CompiledHop {
     /// Source attribute position by name, per source entity.
     var sourceAttributeIndex: [String: [String: Int]] = [:]
     /// `sourceEntity|destinationEntity` → where a reference to a source object of that entity goes.
-    var referenceTargets: [String: Target?] = [:]
-    /// The last answer of ``referenceTarget(sourceEntity:target:)``.
-    private var lastTarget: (source: String, target: String, found: Target?)?
+    private let targetCache = TargetCache()
+    private let layouts = LayoutCache()
+    /// The keys policies found or inserted objects by, in this hop.
+    private let keys = KeyRegistry()
     /// Source objects removed on purpose (``DeleteRules``): not mapped, and references to them become nil.
     var removedObjects: Set<ObjectReference> = []
     private let destination: ObjectModel
+    /// The hop's source version, for key paths through relationships.
+    let sourceModel: ObjectModel
     private var targetsBySource: [String: [Target]] = [:]
+    /// Mapping name → where its objects go (`mapped('CountryToCountry', …)`).
+    private(set) var targetsByName: [String: Target] = [:]
+    /// Key paths of this hop that leave the mapped object, from their source entity.
+    private(set) var navigatedPaths: [(entity: String, path: [String])] = []
+    /// What those key paths read from other source objects (collected before the hop runs; see ``SourceGraph``).
+    var graph: SourceGraph
 
     init(hop: MigrationPlan.Hop, functions: ValueExpressionFunctions) {
         self.name = hop.name
         self.functions = functions
         self.destination = hop.destination
+        self.sourceModel = hop.source
+        self.graph = SourceGraph(needs: [:], model: hop.source)
         let source = hop.source
         let live = hop.mapping.entityMappings.filter { mapping in
             guard let from = mapping.sourceEntity, let to = mapping.destinationEntity, mapping.kind != .remove else {
@@ -253,6 +271,8 @@ struct CompiledHop {
             else { continue }
             let target = Target(entity: to, mapping: mapping.name, keepsIdentity: keeps(to))
             targetsBySource[from, default: []].append(target)
+            targetsByName[mapping.name] = target
+            for path in mapping.filter?.sourceKeyPaths ?? [] { navigatedPaths.append((from, path)) }
             var attributes: [AttributePlan] = []
             var required: [Bool] = []
             for attribute in layout.attributes {
@@ -278,6 +298,7 @@ struct CompiledHop {
                         attributes.append(.constant(converted))
                     } else {
                         attributes.append(.expression(expression))
+                        for path in expression.sourceKeyPaths { navigatedPaths.append((from, path)) }
                     }
                 case nil: attributes.append(.null)
                 }
@@ -288,14 +309,15 @@ struct CompiledHop {
                 switch mapping.property(relationship.name)?.expression {
                 case .source(let path)? where path.isEmpty:
                     relationships.append(.sourceObject(target: targetEntity))
+                case .source(let path)? where path.count == 1 && sourceLayout.relationshipIndex(path[0]) != nil:
+                    relationships.append(.source(sourceLayout.relationshipIndex(path[0]) ?? 0, target: targetEntity))
                 case .source(let path)? where path.count == 1:
-                    if let index = sourceLayout.relationshipIndex(path[0]) {
-                        relationships.append(.source(index, target: targetEntity))
-                    } else {
-                        relationships.append(.none)
-                    }
-                default:
                     relationships.append(.none)
+                case .literal(.null)?, nil:
+                    relationships.append(.none)
+                case let expression?:
+                    relationships.append(.expression(expression, target: targetEntity))
+                    for path in expression.sourceKeyPaths { navigatedPaths.append((from, path)) }
                 }
             }
             mappingsBySource[from, default: []].append(
@@ -311,7 +333,9 @@ struct CompiledHop {
                     attributeTypes: layout.attributes.map(\.type),
                     attributeNames: layout.attributes.map(\.name),
                     relationshipIsToMany: layout.relationships.map(\.isToMany),
-                    isPrimary: seenSources.insert(from).inserted
+                    isPrimary: seenSources.insert(from).inserted,
+                    entityMapping: mapping,
+                    policy: mapping.policy.flatMap { functions.policy(named: $0) }
                 )
             )
             if sourceAttributeIndex[from] == nil {
@@ -325,24 +349,132 @@ struct CompiledHop {
 
     /// Where a reference to a `sourceEntity` object goes when it is a member of a relationship to `target`: the
     /// object it became under the one mapping into `target` or below; the first such mapping when there are several.
-    mutating func referenceTarget(sourceEntity: String, target: String) -> Target? {
+    func referenceTarget(sourceEntity: String, target: String) -> Target? {
+        let cache = targetCache
         // Most references of a relationship go to one entity: the last answer is checked before the table.
-        if let last = lastTarget, last.source == sourceEntity, last.target == target { return last.found }
+        if let last = cache.last, last.source == sourceEntity, last.target == target { return last.found }
         let key = sourceEntity + "|" + target
-        if let known = referenceTargets[key] {
-            lastTarget = (sourceEntity, target, known)
+        if let known = cache.targets[key] {
+            cache.last = (sourceEntity, target, known)
             return known
         }
         let found = (targetsBySource[sourceEntity] ?? []).first { candidate in
             guard let entity = destination.entity(named: candidate.entity) else { return false }
             return entity.name == target || destination.ancestors(of: entity).contains { $0.name == target }
         }
-        referenceTargets[key] = .some(found)
-        lastTarget = (sourceEntity, target, found)
+        cache.targets[key] = .some(found)
+        cache.last = (sourceEntity, target, found)
         return found
     }
 
-    private mutating func mapped(_ reference: ObjectReference, target: String) -> ObjectReference? {
+    /// Destination layouts by entity, for the objects policies make.
+    final class LayoutCache {
+        private var layouts: [String: RecordLayout] = [:]
+        func layout(_ entity: String, in model: ObjectModel) -> RecordLayout? {
+            if let known = layouts[entity] { return known }
+            let made = RecordLayout(entity: entity, in: model)
+            layouts[entity] = made
+            return made
+        }
+    }
+
+    /// Runs `policy` for the object at `row`: what it made, in order.
+    private func runPolicy(
+        _ policy: any EntityMigrationPolicy, mapping: Mapping, batch: RecordBatch, row: Int
+    ) throws -> [DestinationObject] {
+        let reference = ObjectReference(entity: batch.layout.entityName, id: batch.id(at: row))
+        let manager = MigrationManager(
+            source: reference,
+            mappingName: mapping.name,
+            read: { try self.navigate($0, batch: batch, row: row) },
+            makeDefault: { try self.defaultObject(mapping, batch: batch, row: row) },
+            lookUp: { name, source in
+                guard let target = self.targetsByName[name],
+                    self.removedObjects.isEmpty || !self.removedObjects.contains(source)
+                else { return nil }
+                return ObjectReference(entity: target.entity, id: target.identity(of: source.id))
+            },
+            keys: keys
+        )
+        try policy.createDestinationInstances(forSource: reference, in: mapping.entityMapping, manager: manager)
+        return manager.created
+    }
+
+    /// The object `mapping`'s own expressions make from the object at `row` (what a policy's `super` makes).
+    private func defaultObject(_ mapping: Mapping, batch: RecordBatch, row: Int) throws -> DestinationObject {
+        let id = batch.id(at: row)
+        let object = DestinationObject(
+            entity: mapping.destination,
+            reference: ObjectReference(entity: mapping.destination, id: mapping.target.identity(of: id)),
+            isNew: true
+        )
+        let attributeIndex = sourceAttributeIndex[batch.layout.entityName] ?? [:]
+        for (position, plan) in mapping.attributes.enumerated() {
+            let value: Value
+            switch plan {
+            case .copy(let column): value = batch.value(row: row, attribute: column)
+            case .null: value = .null
+            case .constant(let constant): value = constant
+            case .expression(let expression):
+                value = try expression.evaluate(
+                    source: { try sourceValue($0, batch: batch, row: row, in: attributeIndex) }, functions: functions)
+            }
+            object[mapping.attributeNames[position]] = value.converted(to: mapping.attributeTypes[position]) ?? .null
+        }
+        let sourceReference = ObjectReference(entity: batch.layout.entityName, id: id)
+        for (position, plan) in mapping.relationships.enumerated() {
+            let name = mapping.layout.relationships[position].name
+            switch plan {
+            case .none: break
+            case .sourceObject(let target):
+                object.setRelationship(name, to: mapped(sourceReference, target: target).map { [$0] } ?? [])
+            case .source(let column, let target):
+                if let members = SourceGraph.members(
+                    batch, row: row, column: batch.layout.attributes.count + column)
+                {
+                    object.setRelationship(name, to: members.compactMap { mapped($0, target: target) })
+                }
+            case .expression(let expression, let target):
+                object.setRelationship(
+                    name, to: try destinationObjects(expression, batch: batch, row: row, target: target))
+            }
+        }
+        return object
+    }
+
+    /// Appends a policy's object as a record of `layout`: unset attributes nil, unset to-many relationships told by
+    /// their inverse when it is a to-one (as a store's reader gives them), else empty.
+    private static func emit(
+        _ object: DestinationObject, layout: RecordLayout, into batch: inout RecordBatch, model: ObjectModel
+    ) {
+        batch.beginRecord(id: object.reference.id)
+        for attribute in layout.attributes {
+            batch.append(object.values[attribute.name] ?? .null, as: attribute.type)
+        }
+        for relationship in layout.relationships {
+            let members = object.links[relationship.name]
+            if relationship.isToMany {
+                if let members {
+                    batch.appendReferenceList(members)
+                } else if model.hasToOneInverse(relationship) {
+                    batch.appendViaInverse()
+                } else {
+                    batch.appendReferenceList([])
+                }
+            } else {
+                batch.appendReference(members?.first)
+            }
+        }
+        batch.endRecord()
+    }
+
+    /// Answers of ``referenceTarget(sourceEntity:target:)`` (`source|target` → target), and the last one.
+    final class TargetCache {
+        var targets: [String: Target?] = [:]
+        var last: (source: String, target: String, found: Target?)?
+    }
+
+    func mapped(_ reference: ObjectReference, target: String) -> ObjectReference? {
         if !removedObjects.isEmpty && removedObjects.contains(reference) { return nil }
         guard let destination = referenceTarget(sourceEntity: reference.entity, target: target) else { return nil }
         return ObjectReference(entity: destination.entity, id: destination.identity(of: reference.id))
@@ -370,6 +502,8 @@ struct CompiledHop {
         let attributeIndex = sourceAttributeIndex[sourceEntity] ?? [:]
         let sourceAttributeCount = batch.layout.attributes.count
         var pending: [Pending] = []
+        var extras: [String: RecordBatch] = [:]
+        defer { for (_, extra) in extras.sorted(by: { $0.key < $1.key }) where extra.count > 0 { output.append(extra) } }
         for mapping in mappings {
             var out = RecordBatch(layout: mapping.layout)
             var row = ledger.rows[mapping.destination, default: MigrationLedger.Row()]
@@ -381,16 +515,44 @@ struct CompiledHop {
                     row.removed += 1
                     continue
                 }
-                if let filter = mapping.filter {
-                    let keep = try located("\(sourceEntity)/\(id)", mapping) {
-                        try filter.evaluate(
-                            source: { try Self.sourceValue($0, batch: batch, row: index, in: attributeIndex) },
-                            functions: functions)
+                if mapping.filter != nil, !(try keeps(row: index, of: batch, under: mapping)) {
+                    row.removed += 1
+                    continue
+                }
+                if let policy = mapping.policy {
+                    let made = try located("\(sourceEntity)/\(id)", mapping) {
+                        try runPolicy(policy, mapping: mapping, batch: batch, row: index)
                     }
-                    if !keep.isTrue {
-                        row.removed += 1
-                        continue
+                    var madeDefault = false
+                    for object in made {
+                        if object.entity == mapping.destination && object.reference.id == mapping.target.identity(of: id) {
+                            madeDefault = true
+                            Self.emit(object, layout: mapping.layout, into: &out, model: destination)
+                            row.written += 1
+                            continue
+                        }
+                        if object.entity == mapping.destination {
+                            Self.emit(object, layout: mapping.layout, into: &out, model: destination)
+                            row.created += 1
+                            row.written += 1
+                            continue
+                        }
+                        guard let layout = layouts.layout(object.entity, in: destination) else {
+                            throw DecantError(
+                                .malformedInput,
+                                "the policy of \(mapping.name) made a \(object.entity), which \(name)'s destination "
+                                    + "does not have",
+                                at: Location(entity: mapping.destination, object: "\(sourceEntity)/\(id)")
+                            )
+                        }
+                        var extra = extras[object.entity] ?? RecordBatch(layout: layout)
+                        Self.emit(object, layout: layout, into: &extra, model: destination)
+                        extras[object.entity] = extra
+                        ledger.rows[object.entity, default: MigrationLedger.Row()].created += 1
+                        ledger.rows[object.entity, default: MigrationLedger.Row()].written += 1
                     }
+                    if !madeDefault { row.removed += 1 }
+                    continue
                 }
                 pending.removeAll(keepingCapacity: true)
                 var failure: Reject?
@@ -403,7 +565,7 @@ struct CompiledHop {
                     case .expression(let expression):
                         let value = try located("\(sourceEntity)/\(id)", mapping) {
                             try expression.evaluate(
-                                source: { try Self.sourceValue($0, batch: batch, row: index, in: attributeIndex) },
+                                source: { try sourceValue($0, batch: batch, row: index, in: attributeIndex) },
                                 functions: functions)
                         }
                         if let converted = value.converted(to: mapping.attributeTypes[position]) {
@@ -467,6 +629,11 @@ struct CompiledHop {
                     switch plan {
                     case .none:
                         if toMany { out.appendReferenceList([]) } else { out.appendReference(nil) }
+                    case .expression(let expression, let target):
+                        let members = try located("\(sourceEntity)/\(id)", mapping) {
+                            try destinationObjects(expression, batch: batch, row: index, target: target)
+                        }
+                        if toMany { out.appendReferenceList(members) } else { out.appendReference(members.first) }
                     case .sourceObject(let target):
                         let reference = mapped(ObjectReference(entity: sourceEntity, id: id), target: target)
                         if toMany {
@@ -517,15 +684,7 @@ struct CompiledHop {
         let attributeIndex = sourceAttributeIndex[sourceEntity] ?? [:]
         let value = try located("\(sourceEntity)/\(batch.id(at: index))", mapping) {
             try filter.evaluate(
-                source: { path in
-                    guard path.count == 1, let position = attributeIndex[path[0]] else {
-                        throw DecantError(
-                            .malformedInput,
-                            "$source.\(path.joined(separator: ".")) is not an attribute of \(sourceEntity)"
-                        )
-                    }
-                    return batch.value(row: index, attribute: position)
-                },
+                source: { try sourceValue($0, batch: batch, row: index, in: attributeIndex) },
                 functions: functions
             )
         }
@@ -546,17 +705,72 @@ struct CompiledHop {
         }
     }
 
-    /// The value of `$source.<path>` for the object at `row`.
-    private static func sourceValue(
+    /// The value of `$source.<path>` for the object at `row`: its own attribute straight from the batch, anything
+    /// further through the ``SourceGraph``.
+    func sourceValue(
         _ path: [String], batch: RecordBatch, row: Int, in attributeIndex: [String: Int]
     ) throws -> Value {
-        guard path.count == 1, let position = attributeIndex[path[0]] else {
+        if path.count == 1, let position = attributeIndex[path[0]] { return batch.value(row: row, attribute: position) }
+        switch try navigate(path, batch: batch, row: row) {
+        case .value(let value): return value
+        case .values(let values) where values.count <= 1: return values.first ?? .null
+        case .values(let values):
             throw DecantError(
                 .malformedInput,
-                "$source.\(path.joined(separator: ".")) is not an attribute of \(batch.layout.entityName)"
+                "$source.\(path.joined(separator: ".")) gives \(values.count) values, not one; reduce them with "
+                    + "@count, @sum, @avg, @min or @max"
+            )
+        case .objects:
+            throw DecantError(
+                .malformedInput,
+                "$source.\(path.joined(separator: ".")) gives objects, not a value (it belongs to a relationship)"
             )
         }
-        return batch.value(row: row, attribute: position)
+    }
+
+    /// The destination objects a relationship expression gives for the object at `row`: the source objects it
+    /// reaches, each as the object it became (under the named mapping for `mapped('Name', …)`).
+    func destinationObjects(
+        _ expression: ValueExpression, batch: RecordBatch, row: Int, target: String
+    ) throws -> [ObjectReference] {
+        switch expression {
+        case .call("mapped", let arguments) where arguments.count == 2:
+            guard case .literal(.string(let name)) = arguments[0], let named = targetsByName[name] else {
+                throw DecantError(
+                    .malformedInput,
+                    "`\(expression)`: the first argument must name an entity mapping of \(self.name) (it has "
+                        + targetsByName.keys.sorted().joined(separator: ", ") + ")"
+                )
+            }
+            return try sourceObjects(arguments[1], batch: batch, row: row).compactMap { reference in
+                if !removedObjects.isEmpty && removedObjects.contains(reference) { return nil }
+                return ObjectReference(entity: named.entity, id: named.identity(of: reference.id))
+            }
+        case .call("mappedThrough", let arguments) where arguments.count == 2:
+            return try sourceObjects(arguments[1], batch: batch, row: row).compactMap { mapped($0, target: target) }
+        default:
+            return try sourceObjects(expression, batch: batch, row: row).compactMap { mapped($0, target: target) }
+        }
+    }
+
+    /// The source objects `expression` (`$source…`, or nil) reaches from the object at `row`.
+    private func sourceObjects(_ expression: ValueExpression, batch: RecordBatch, row: Int) throws -> [ObjectReference] {
+        switch expression {
+        case .literal(.null): return []
+        case .source(let path):
+            switch try navigate(path, batch: batch, row: row) {
+            case .objects(let objects, _): return objects
+            case .value(.null): return []
+            default:
+                throw DecantError(.malformedInput, "`\(expression)` gives values, not objects, for a relationship")
+            }
+        default:
+            throw DecantError(
+                .malformedInput,
+                "`\(expression)` cannot give a relationship's objects (write $source.keyPath, mapped('Mapping', "
+                    + "$source.keyPath) or mappedThrough('relationship', $source.keyPath))"
+            )
+        }
     }
 
     /// Appends a source cell unchanged (text and bytes copied from the source batch's buffer).

@@ -1,0 +1,406 @@
+import Foundation
+
+/// What key paths through relationships reach in a hop's source: for the source objects a key path passes through
+/// (not the one being mapped, which is in the current batch), the properties it reads there.
+///
+/// A hop whose expressions only read the mapped object's own properties needs none of this and streams as before.
+/// One that reads `$source.country.continent` or `$source.countries.@distinctUnionOfSets.moods` gets a graph
+/// collected in one pass over the hop's source before it runs, holding only the properties those key paths read
+/// (here `Country.continent` and `Country.moods`), so memory grows with those objects and properties alone.
+///
+/// ```swift
+/// var graph = SourceGraph(needs: ["Country": ["continent"]], model: v2)
+/// try graph.collect(batch)      // for every batch of the hop's source
+/// graph.entry(ObjectReference(entity: "Country", id: .primaryKey(3)), "continent")   // .objects([Continent/1])
+/// ```
+public struct SourceGraph: Sendable {
+    /// One property of one object.
+    public enum Entry: Sendable, Hashable {
+        /// An attribute's value.
+        case value(Value)
+        /// A relationship's members (one at most for a to-one).
+        case objects([ObjectReference])
+    }
+
+    /// Per source entity (concrete), the properties to keep.
+    public let needs: [String: Set<String>]
+    /// Per source entity, to-many relationships whose members are told by their inverse to-one (a reader may give
+    /// `viaInverse` for them): `(destination entities, inverse name)`.
+    private var inverses: [String: [String: (entities: Set<String>, inverse: String)]] = [:]
+    /// Per destination entity and inverse to-one: which `(owner entity, relationship)` to add members to.
+    private var inverseFeeds: [String: [(inverse: String, relationship: String)]] = [:]
+    private var entries: [ObjectReference: [String: Entry]] = [:]
+    private var derived: [ObjectReference: [String: [ObjectReference]]] = [:]
+
+    /// Whether any key path leaves the mapped object.
+    public var isEmpty: Bool { needs.isEmpty && inverseFeeds.isEmpty }
+
+    /// A graph keeping `needs` of `model`'s objects; to-many relationships among them (and `inverseNeeds`, the
+    /// mapped objects' own to-many relationships that key paths start with) are also rebuilt from their inverses.
+    public init(needs: [String: Set<String>], inverseNeeds: [String: Set<String>] = [:], model: ObjectModel) {
+        self.needs = needs
+        var all = needs
+        for (entity, names) in inverseNeeds { all[entity, default: []].formUnion(names) }
+        for (entityName, names) in all {
+            guard let entity = model.entity(named: entityName) else { continue }
+            let relationships = model.properties(of: entity).relationships
+            for relationship in relationships where names.contains(relationship.name) && relationship.isToMany {
+                guard let inverseName = relationship.inverseName,
+                    let target = relationship.destinationEntity.flatMap({ model.entity(named: $0) }),
+                    let inverse = model.properties(of: target).relationships.first(where: { $0.name == inverseName }),
+                    !inverse.isToMany
+                else { continue }
+                let targets = [target] + model.descendants(of: target)
+                for member in targets {
+                    inverseFeeds[member.name, default: []].append((inverseName, relationship.name))
+                }
+                inverses[entityName, default: [:]][relationship.name] = (Set(targets.map(\.name)), inverseName)
+            }
+        }
+    }
+
+    /// Keeps what the graph needs from `batch`.
+    public mutating func collect(_ batch: RecordBatch) {
+        let layout = batch.layout
+        let entity = layout.entityName
+        let wanted = needs[entity] ?? []
+        let feeds = inverseFeeds[entity] ?? []
+        guard !wanted.isEmpty || !feeds.isEmpty else { return }
+        let attributeCount = layout.attributes.count
+        let attributes = layout.attributes.enumerated().filter { wanted.contains($0.element.name) }
+        let relationships = layout.relationships.enumerated().filter { wanted.contains($0.element.name) }
+        let fed = feeds.compactMap { feed in layout.relationshipIndex(feed.inverse).map { ($0, feed.relationship) } }
+        for row in 0..<batch.count {
+            let reference = ObjectReference(entity: entity, id: batch.id(at: row))
+            var values: [String: Entry] = [:]
+            for (index, attribute) in attributes {
+                values[attribute.name] = .value(batch.value(row: row, attribute: index))
+            }
+            for (index, relationship) in relationships {
+                if let members = Self.members(batch, row: row, column: attributeCount + index) {
+                    values[relationship.name] = .objects(members)
+                }
+            }
+            if !values.isEmpty { entries[reference, default: [:]].merge(values) { _, new in new } }
+            for (column, relationship) in fed {
+                guard let owner = Self.members(batch, row: row, column: attributeCount + column)?.first else { continue }
+                derived[owner, default: [:]][relationship, default: []].append(reference)
+            }
+        }
+    }
+
+    /// The members a relationship cell lists; nil when the cell says they are told by the inverse.
+    static func members(_ batch: RecordBatch, row: Int, column: Int) -> [ObjectReference]? {
+        let cell = batch.cell(row: row, column: column)
+        switch cell.kind {
+        case .reference, .externalReference: return [batch.reference(of: cell)]
+        case .referenceList:
+            let start = Int(cell.integer)
+            return (0..<Int(cell.length)).map { batch.reference(of: batch.references[start + $0]) }
+        case .viaInverse: return nil
+        default: return []
+        }
+    }
+
+    /// `property` of `object`: nil when the graph did not keep it.
+    public func entry(_ object: ObjectReference, _ property: String) -> Entry? {
+        if let entry = entries[object]?[property] { return entry }
+        if inverses[object.entity]?[property] != nil { return .objects(derived[object]?[property] ?? []) }
+        return nil
+    }
+
+    /// The members of `object`'s to-many `relationship` rebuilt from the inverse (for a `viaInverse` cell).
+    public func derivedMembers(of object: ObjectReference, _ relationship: String) -> [ObjectReference]? {
+        guard inverses[object.entity]?[relationship] != nil else { return nil }
+        return derived[object]?[relationship] ?? []
+    }
+}
+
+extension ObjectModel {
+    /// Every entity below `entity`, depth first.
+    public func descendants(of entity: Entity) -> [Entity] {
+        subentities(of: entity).flatMap { [$0] + descendants(of: $0) }
+    }
+}
+
+/// What a key path gives: one value, or objects.
+enum KeyPathResult {
+    case value(Value)
+    case values([Value])
+    case objects([ObjectReference], toOne: Bool)
+}
+
+extension CompiledHop {
+    /// The properties key paths of this hop read beyond the mapped object, per source entity; and the mapped objects'
+    /// own to-many relationships they start with (rebuilt from inverses when a reader gives `viaInverse`).
+    static func keyPathNeeds(
+        of paths: [(entity: String, path: [String])],
+        in model: ObjectModel
+    ) -> (needs: [String: Set<String>], inverseNeeds: [String: Set<String>]) {
+        var needs: [String: Set<String>] = [:]
+        var inverseNeeds: [String: Set<String>] = [:]
+        for (start, path) in paths {
+            guard let entity = model.entity(named: start) else { continue }
+            var current = [entity] + model.descendants(of: entity)
+            for (position, segment) in path.enumerated() {
+                if segment.hasPrefix("@") {
+                    if segment == "@count" { break }
+                    continue
+                }
+                var next: [Entity] = []
+                for entity in current {
+                    let (attributes, relationships) = model.properties(of: entity)
+                    if position > 0, attributes.contains(where: { $0.name == segment })
+                        || relationships.contains(where: { $0.name == segment })
+                    {
+                        needs[entity.name, default: []].insert(segment)
+                    }
+                    if let relationship = relationships.first(where: { $0.name == segment }) {
+                        if position == 0, relationship.isToMany { inverseNeeds[entity.name, default: []].insert(segment) }
+                        if let target = relationship.destinationEntity.flatMap({ model.entity(named: $0) }) {
+                            next += [target] + model.descendants(of: target)
+                        }
+                    }
+                }
+                current = next
+                if current.isEmpty { break }
+            }
+        }
+        return (needs, inverseNeeds)
+    }
+
+    /// Follows `path` from the object at `row` of `batch`: its own properties from the batch, others' from the graph.
+    /// - Throws: `.malformedInput` naming the key path and the entity that has no such property.
+    func navigate(_ path: [String], batch: RecordBatch, row: Int) throws -> KeyPathResult {
+        let layout = batch.layout
+        let selfReference = ObjectReference(entity: layout.entityName, id: batch.id(at: row))
+        var current = KeyPathResult.objects([selfReference], toOne: true)
+        var index = 0
+        func failure(_ message: String) -> DecantError {
+            DecantError(.malformedInput, "$source.\(path.joined(separator: ".")): \(message)")
+        }
+        while index < path.count {
+            let segment = path[index]
+            index += 1
+            if segment.hasPrefix("@") {
+                let rest = Array(path[index...])
+                index = path.count
+                let items: [KeyPathResult]
+                switch current {
+                case .objects(let objects, _):
+                    items = try objects.map { try follow(rest, from: .objects([$0], toOne: true), failure) }
+                case .values(let values): items = values.map { .value($0) }
+                case .value(let value): items = [.value(value)]
+                }
+                current = try Self.apply(segment, to: items, failure)
+                continue
+            }
+            guard case .objects(let objects, let toOne) = current else {
+                throw failure("\(segment) is read from a value, not from an object")
+            }
+            var values: [Value] = []
+            var members: [ObjectReference] = []
+            var isToOne = toOne
+            var isAttribute = false
+            for object in objects {
+                let entry: SourceGraph.Entry
+                if object == selfReference, index == 1 {
+                    if let position = layout.attributeIndex(segment) {
+                        entry = .value(batch.value(row: row, attribute: position))
+                    } else if let position = layout.relationshipIndex(segment) {
+                        let found = SourceGraph.members(batch, row: row, column: layout.attributes.count + position)
+                        entry = .objects(found ?? graph.derivedMembers(of: object, segment) ?? [])
+                        if layout.relationships[position].isToMany { isToOne = false }
+                    } else {
+                        throw failure("\(layout.entityName) has no property \(segment)")
+                    }
+                } else if let found = graph.entry(object, segment) {
+                    entry = found
+                    if case .objects = found, sourceModel.isToMany(segment, of: object.entity) { isToOne = false }
+                } else if sourceModel.hasProperty(segment, of: object.entity) {
+                    entry = .objects([])
+                } else {
+                    throw failure("\(object.entity) has no property \(segment)")
+                }
+                switch entry {
+                case .value(let value):
+                    isAttribute = true
+                    values.append(value)
+                case .objects(let found): members += found
+                }
+            }
+            if isAttribute {
+                current = isToOne && values.count <= 1 ? .value(values.first ?? .null) : .values(values)
+            } else {
+                current = .objects(members, toOne: isToOne)
+            }
+        }
+        return current
+    }
+
+    private func follow(
+        _ path: [String], from start: KeyPathResult, _ failure: (String) -> DecantError
+    ) throws -> KeyPathResult {
+        guard !path.isEmpty else { return start }
+        guard case .objects(let objects, _) = start else { throw failure("a collection operator needs objects") }
+        var values: [Value] = []
+        var members: [ObjectReference] = []
+        var isAttribute = false
+        for object in objects {
+            var current = KeyPathResult.objects([object], toOne: true)
+            for segment in path {
+                guard case .objects(let now, _) = current else { break }
+                var nextValues: [Value] = []
+                var nextMembers: [ObjectReference] = []
+                var attribute = false
+                for item in now {
+                    switch graph.entry(item, segment) {
+                    case .value(let value)?:
+                        attribute = true
+                        nextValues.append(value)
+                    case .objects(let found)?: nextMembers += found
+                    case nil:
+                        guard sourceModel.hasProperty(segment, of: item.entity) else {
+                            throw failure("\(item.entity) has no property \(segment)")
+                        }
+                    }
+                }
+                current = attribute ? .values(nextValues) : .objects(nextMembers, toOne: false)
+            }
+            switch current {
+            case .values(let found):
+                isAttribute = true
+                values += found
+            case .value(let value):
+                isAttribute = true
+                values.append(value)
+            case .objects(let found, _): members += found
+            }
+        }
+        return isAttribute ? .values(values) : .objects(members, toOne: false)
+    }
+
+    /// A collection operator (`@count`, `@sum`, `@avg`, `@min`, `@max`, `@distinctUnionOf…`, `@unionOf…`) applied to
+    /// what the rest of the key path gave for each member.
+    private static func apply(
+        _ operation: String, to items: [KeyPathResult], _ failure: (String) -> DecantError
+    ) throws -> KeyPathResult {
+        var values: [Value] = []
+        var objects: [ObjectReference] = []
+        for item in items {
+            switch item {
+            case .value(let value): values.append(value)
+            case .values(let found): values += found
+            case .objects(let found, _): objects += found
+            }
+        }
+        switch operation {
+        case "@count": return .value(.integer(Int64(objects.count + values.count)))
+        case "@sum", "@avg":
+            let numbers = values.compactMap(\.number)
+            let sum = numbers.reduce(0, +)
+            if operation == "@avg" { return .value(numbers.isEmpty ? .null : .double(sum / Double(numbers.count))) }
+            if values.allSatisfy({ if case .integer = $0 { true } else { false } }) {
+                return .value(.integer(values.reduce(Int64(0)) { if case .integer(let i) = $1 { $0 &+ i } else { $0 } }))
+            }
+            return .value(.double(sum))
+        case "@min", "@max":
+            let present = values.filter { !$0.isNull }
+            let best = present.dropFirst().reduce(present.first) { best, next in
+                guard let best, let order = ValueExpression.compare(next, best) else { return best }
+                return (operation == "@min") == (order == .orderedAscending) ? next : best
+            }
+            return .value(best ?? .null)
+        case "@unionOfSets", "@unionOfObjects", "@unionOfArrays":
+            return objects.isEmpty && !values.isEmpty ? .values(values) : .objects(objects, toOne: false)
+        case "@distinctUnionOfSets", "@distinctUnionOfObjects", "@distinctUnionOfArrays":
+            if objects.isEmpty && !values.isEmpty {
+                var seen: Set<Value> = []
+                return .values(values.filter { seen.insert($0).inserted })
+            }
+            var seen: Set<ObjectReference> = []
+            return .objects(objects.filter { seen.insert($0).inserted }, toOne: false)
+        default:
+            throw failure("unknown collection operator \(operation)")
+        }
+    }
+}
+
+extension ObjectModel {
+    /// Whether `entityName` (or a parent) has a property `name`.
+    func hasProperty(_ name: String, of entityName: String) -> Bool {
+        guard let entity = entity(named: entityName) else { return false }
+        let (attributes, relationships) = properties(of: entity)
+        return attributes.contains { $0.name == name } || relationships.contains { $0.name == name }
+    }
+
+    /// Whether `entityName`'s relationship `name` is to-many.
+    func isToMany(_ name: String, of entityName: String) -> Bool {
+        guard let entity = entity(named: entityName) else { return false }
+        return properties(of: entity).relationships.first { $0.name == name }?.isToMany ?? false
+    }
+}
+
+extension SourceGraph {
+    /// Per hop, the graph its key paths need (empty for hops that only read the mapped object), each collected in one
+    /// pass over the source run through the hops before it.
+    /// - Throws: the reader's errors, and the earlier hops' evaluation errors.
+    public static func collect(
+        plan: MigrationPlan,
+        functions: ValueExpressionFunctions = ValueExpressionFunctions(),
+        makeReader: () throws -> any RecordReader
+    ) throws -> [SourceGraph] {
+        var hops = plan.hops.map { CompiledHop(hop: $0, functions: functions) }
+        var graphs: [SourceGraph] = []
+        for index in hops.indices {
+            let (needs, inverseNeeds) = CompiledHop.keyPathNeeds(of: hops[index].navigatedPaths, in: hops[index].sourceModel)
+            var graph = SourceGraph(needs: needs, inverseNeeds: inverseNeeds, model: hops[index].sourceModel)
+            if !graph.isEmpty {
+                try CompiledHop.forEachInput(of: hops.prefix(index), makeReader: makeReader) { graph.collect($0) }
+            }
+            hops[index].graph = graph
+            graphs.append(graph)
+        }
+        return graphs
+    }
+}
+
+extension CompiledHop {
+    /// Reads the source and runs it through `earlier` hops, handing each batch they produce to `body`.
+    static func forEachInput(
+        of earlier: ArraySlice<CompiledHop>,
+        makeReader: () throws -> any RecordReader,
+        _ body: (RecordBatch) throws -> Void
+    ) throws {
+        var reader = try makeReader()
+        guard let first = reader.model.entities.first, let layout = RecordLayout(entity: first.name, in: reader.model)
+        else { return }
+        var hops = Array(earlier)
+        var batch = RecordBatch(layout: layout)
+        var ledger = MigrationLedger(hop: "")
+        var rejects: [Reject] = []
+        while try reader.nextBatch(into: &batch) {
+            var current = [batch]
+            for hopIndex in hops.indices {
+                var next: [RecordBatch] = []
+                for input in current {
+                    try hops[hopIndex].apply(
+                        input, into: &next, ledger: &ledger, rejects: &rejects, collectsRejects: true)
+                }
+                current = next
+            }
+            for input in current { try body(input) }
+            rejects.removeAll()
+        }
+    }
+}
+
+extension ObjectModel {
+    /// Whether `relationship` has an inverse that is a to-one (its members are then told by that inverse).
+    func hasToOneInverse(_ relationship: Relationship) -> Bool {
+        guard let inverse = relationship.inverseName,
+            let target = relationship.destinationEntity.flatMap({ entity(named: $0) })
+        else { return false }
+        return properties(of: target).relationships.first { $0.name == inverse }.map { !$0.isToMany } ?? false
+    }
+}
