@@ -91,6 +91,7 @@ public final class MigrationManager {
     private let makeDefault: () throws -> DestinationObject
     private let lookUp: (String, ObjectReference) -> ObjectReference?
     private let keys: KeyRegistry
+    private let defaults: (String) -> [String: Value]
     private var counter = 0
     /// The objects made for this source object, in order.
     private(set) var created: [DestinationObject] = []
@@ -102,7 +103,8 @@ public final class MigrationManager {
         read: @escaping ([String]) throws -> KeyPathResult,
         makeDefault: @escaping () throws -> DestinationObject,
         lookUp: @escaping (String, ObjectReference) -> ObjectReference?,
-        keys: KeyRegistry
+        keys: KeyRegistry,
+        defaults: @escaping (String) -> [String: Value]
     ) {
         self.source = source
         self.mappingName = mappingName
@@ -110,6 +112,7 @@ public final class MigrationManager {
         self.makeDefault = makeDefault
         self.lookUp = lookUp
         self.keys = keys
+        self.defaults = defaults
     }
 
     /// The source object's value at `keyPath` (`text`, `folder.name`, `notes.@count`).
@@ -141,7 +144,7 @@ public final class MigrationManager {
         return object
     }
 
-    /// A new object of `entity`.
+    /// A new object of `entity`, its attributes at the model's default values (as `NSEntityDescription.insertNewObject`).
     public func insertObject(entity: String) -> DestinationObject {
         counter += 1
         let object = DestinationObject(
@@ -149,18 +152,22 @@ public final class MigrationManager {
             reference: ObjectReference(entity: entity, id: .external("\(mappingName):\(source.id):\(entity)#\(counter)")),
             isNew: true
         )
+        object.values = defaults(entity)
         created.append(object)
         return object
     }
 
     /// The one object of `entity` for `key` in this hop: new the first time (``DestinationObject/isNew``), the same
-    /// reference afterwards, for every source object that asks. Keys are kept for the hop (one string each).
+    /// reference afterwards, for every source object that asks; a new one starts at the model's default values. Keys are kept for the hop (one string each).
     public func findOrInsertObject(entity: String, key: String) -> DestinationObject {
         let identity = "\(entity)#\(key)"
         let isNew = keys.insert(identity)
         let object = DestinationObject(
             entity: entity, reference: ObjectReference(entity: entity, id: .external(identity)), isNew: isNew)
-        if isNew { created.append(object) }
+        if isNew {
+            object.values = defaults(entity)
+            created.append(object)
+        }
         return object
     }
 

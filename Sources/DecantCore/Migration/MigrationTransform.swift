@@ -394,7 +394,15 @@ struct CompiledHop {
                 else { return nil }
                 return ObjectReference(entity: target.entity, id: target.identity(of: source.id))
             },
-            keys: keys
+            keys: keys,
+            defaults: { [destination] entity in
+                guard let found = destination.entity(named: entity) else { return [:] }
+                var values: [String: Value] = [:]
+                for attribute in destination.properties(of: found).attributes {
+                    if let value = attribute.defaultLiteral { values[attribute.name] = value }
+                }
+                return values
+            }
         )
         try policy.createDestinationInstances(forSource: reference, in: mapping.entityMapping, manager: manager)
         return manager.created
