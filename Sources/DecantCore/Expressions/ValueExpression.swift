@@ -92,6 +92,20 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         }
     }
 
+    /// Whether the expression is one a relationship takes: `$source…`, `nil`, or `mapped`/`mappedThrough` of a name
+    /// and a `$source` key path.
+    public var givesObjects: Bool {
+        switch self {
+        case .source, .literal(.null): return true
+        case .call(let name, let arguments) where name == "mapped" || name == "mappedThrough":
+            guard arguments.count == 2, case .literal(.string) = arguments[0], case .source = arguments[1] else {
+                return false
+            }
+            return true
+        default: return false
+        }
+    }
+
     /// The app code the expression calls: `call(class, selector, …)` with literal class and selector.
     public var methodCalls: [(className: String, selector: String)] {
         switch self {

@@ -519,13 +519,14 @@ public enum MappingInference: Sendable {
                         )
                         continue
                     }
-                    if let expression = line.expression, !isAttribute, (expression.plainSourceKeyPath?.count ?? 2) > 1 {
+                    if let expression = line.expression, !isAttribute, !expression.givesObjects {
                         problems.append(
                             MigrationProblem(
                                 entity: destinationEntity,
                                 property: line.name,
-                                message: "a relationship takes $source.<relationship> (the related objects), $source "
-                                    + "(the object this one became) or null, not `\(expression)`",
+                                message: "a relationship takes $source.<key path> (the related objects), $source "
+                                    + "(the object this one became), mapped('Mapping', $source.<key path>), "
+                                    + "mappedThrough('relationship', $source.<key path>) or null, not `\(expression)`",
                                 location: location
                             )
                         )
@@ -599,8 +600,7 @@ public enum MappingInference: Sendable {
                 return isAttribute ? "an attribute needs $source.<property>, not the source object itself" : nil
             }
             guard path.count == 1 else {
-                return "$source.\(path.joined(separator: ".")): key paths through relationships are not supported yet; "
-                    + "use one property of \(sourceEntity.name)"
+                return source.keyPathProblem(path, from: sourceEntity, wantsValue: isAttribute)
             }
             let name = path[0]
             let isSourceAttribute = properties.attributes.contains { $0.name == name && !$0.isTransient }

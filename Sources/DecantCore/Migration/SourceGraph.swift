@@ -175,6 +175,8 @@ extension CompiledHop {
         let layout = batch.layout
         let selfReference = ObjectReference(entity: layout.entityName, id: batch.id(at: row))
         var current = KeyPathResult.objects([selfReference], toOne: true)
+        // The entity the path is at, to tell an attribute from a relationship when no object is there.
+        var entityName: String? = layout.entityName
         var index = 0
         func failure(_ message: String) -> DecantError {
             DecantError(.malformedInput, "$source.\(path.joined(separator: ".")): \(message)")
@@ -229,7 +231,9 @@ extension CompiledHop {
                 case .objects(let found): members += found
                 }
             }
-            if isAttribute {
+            let kind = entityName.flatMap { sourceModel.propertyKind(segment, of: $0) }
+            entityName = kind?.destination
+            if isAttribute || (objects.isEmpty && kind?.isAttribute == true) {
                 current = isToOne && values.count <= 1 ? .value(values.first ?? .null) : .values(values)
             } else {
                 current = .objects(members, toOne: isToOne)
@@ -334,6 +338,17 @@ extension ObjectModel {
         return attributes.contains { $0.name == name } || relationships.contains { $0.name == name }
     }
 
+    /// Whether `entityName`'s property `name` is an attribute, and where a relationship leads.
+    func propertyKind(_ name: String, of entityName: String) -> (isAttribute: Bool, destination: String?)? {
+        guard let entity = entity(named: entityName) else { return nil }
+        let (attributes, relationships) = properties(of: entity)
+        if attributes.contains(where: { $0.name == name }) { return (true, nil) }
+        if let relationship = relationships.first(where: { $0.name == name }) {
+            return (false, relationship.destinationEntity)
+        }
+        return nil
+    }
+
     /// Whether `entityName`'s relationship `name` is to-many.
     func isToMany(_ name: String, of entityName: String) -> Bool {
         guard let entity = entity(named: entityName) else { return false }
@@ -402,5 +417,49 @@ extension ObjectModel {
             let target = relationship.destinationEntity.flatMap({ entity(named: $0) })
         else { return false }
         return properties(of: target).relationships.first { $0.name == inverse }.map { !$0.isToMany } ?? false
+    }
+}
+
+extension ObjectModel {
+    /// The collection operators key paths may use.
+    static let collectionOperators: Set<String> = [
+        "@count", "@sum", "@avg", "@min", "@max", "@unionOfSets", "@unionOfObjects", "@unionOfArrays",
+        "@distinctUnionOfSets", "@distinctUnionOfObjects", "@distinctUnionOfArrays",
+    ]
+
+    /// What is wrong with `$source.<path>` read from `entity` (nil: nothing): a property no entity on the way has, an
+    /// unknown operator, or objects where a value is wanted (`wantsValue`) and the other way round.
+    public func keyPathProblem(_ path: [String], from entity: Entity, wantsValue: Bool) -> String? {
+        let text = "$source." + path.joined(separator: ".")
+        var current = [entity]
+        var givesValue = false
+        for segment in path {
+            if segment.hasPrefix("@") {
+                guard Self.collectionOperators.contains(segment) else { return "\(text): unknown operator \(segment)" }
+                if segment == "@count" { return wantsValue ? nil : "\(text) gives a number, not objects" }
+                continue
+            }
+            guard !givesValue else { return "\(text): \(segment) is read from a value, not from an object" }
+            var next: [Entity] = []
+            var found = false
+            for candidate in current {
+                let (attributes, relationships) = properties(of: candidate)
+                if attributes.contains(where: { $0.name == segment && !$0.isTransient }) {
+                    found = true
+                    givesValue = true
+                } else if let relationship = relationships.first(where: { $0.name == segment && !$0.isTransient }) {
+                    found = true
+                    if let target = relationship.destinationEntity.flatMap({ self.entity(named: $0) }) { next.append(target) }
+                }
+            }
+            guard found else {
+                let names = Set(current.map(\.name)).sorted().joined(separator: ", ")
+                return "\(text): \(names) in \(versionName ?? "the source") has no property \(segment)"
+            }
+            current = next
+        }
+        if wantsValue && !givesValue { return "\(text) gives objects, not a value" }
+        if !wantsValue && givesValue { return "\(text) gives values, not objects" }
+        return nil
     }
 }

@@ -1,0 +1,152 @@
+import Decant
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// Value expressions that leave the mapped object: `$source.folder.name` through a to-one, collection operators over
+/// to-many relationships, and `mapped(…)` relationships through several objects, in Decant mapping files.
+@Suite("Key paths through relationships")
+struct KeyPathMigrationTests {
+    /// Shelf 1: `Folder{name, notes}`, `Note{text, words, folder}`, `Tag{label, note}`.
+    /// Shelf 2: `Folder{name, noteCount, totalWords, longest, tags}`, `Note{text, folderName, folder}`,
+    /// `Tag{label, folder}` (tags move from notes to their folder).
+    static func shelf() -> ModelBundle {
+        var folder1 = Entity(name: "Folder")
+        folder1.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        folder1.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
+        var note1 = Entity(name: "Note")
+        note1.attributes = [
+            Attribute(name: "text", type: .string, isOptional: true),
+            Attribute(name: "words", type: .integer32, isOptional: true),
+        ]
+        note1.relationships = [
+            Relationship(name: "folder", destination: "Folder", inverse: "notes"),
+            Relationship(name: "tags", destination: "Tag", inverse: "note", toMany: true),
+        ]
+        var tag1 = Entity(name: "Tag")
+        tag1.attributes = [Attribute(name: "label", type: .string, isOptional: true)]
+        tag1.relationships = [Relationship(name: "note", destination: "Note", inverse: "tags")]
+
+        var folder2 = folder1
+        folder2.attributes += [
+            Attribute(name: "noteCount", type: .integer32, isOptional: true),
+            Attribute(name: "totalWords", type: .integer64, isOptional: true),
+            Attribute(name: "longest", type: .integer32, isOptional: true),
+        ]
+        folder2.relationships.append(Relationship(name: "tags", destination: "Tag", inverse: "folder", toMany: true))
+        var note2 = note1
+        note2.attributes.append(Attribute(name: "folderName", type: .string, isOptional: true))
+        note2.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
+        var tag2 = tag1
+        tag2.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "tags")]
+        return MigrationFixtures.bundle(
+            "Shelf",
+            [
+                ObjectModel(versionName: "Shelf 1", entities: [folder1, note1, tag1]),
+                ObjectModel(versionName: "Shelf 2", entities: [folder2, note2, tag2]),
+            ]
+        )
+    }
+
+    static let mapping = """
+        source: Shelf 1
+        destination: Shelf 2
+        entities:
+          Note:
+            attributes:
+              folderName: "uppercase($source.folder.name ?? 'none')"
+          Folder:
+            attributes:
+              noteCount: $source.notes.@count
+              totalWords: $source.notes.@sum.words
+              longest: $source.notes.@max.words
+            relationships:
+              tags: "mapped('TagToTag', $source.notes.@distinctUnionOfSets.tags)"
+          Tag:
+            from: Tag
+            relationships:
+              folder: "mappedThrough('folder', $source.note.folder)"
+        """
+
+    @Test func keyPathsReachOtherObjects() throws {
+        let bundle = Self.shelf()
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = bundle.versions[0]
+        let v2 = bundle.versions[1]
+        let store = folder.appendingPathComponent("shelf1.sqlite")
+        func note(_ key: Int64) -> ObjectReference { ObjectReference(entity: "Note", id: .primaryKey(key)) }
+        func home(_ key: Int64) -> ObjectReference { ObjectReference(entity: "Folder", id: .primaryKey(key)) }
+        try MigrationFixtures.writeStore(
+            at: store,
+            model: v1,
+            records: [
+                MigrationFixtures.record("Folder", 1, in: v1, ["name": "Work"]),
+                MigrationFixtures.record("Folder", 2, in: v1, ["name": "Empty"]),
+                MigrationFixtures.record(
+                    "Note", 1, in: v1, ["text": "a", "words": 3], relationships: ["folder": .toOne(home(1))]),
+                MigrationFixtures.record(
+                    "Note", 2, in: v1, ["text": "b", "words": 5], relationships: ["folder": .toOne(home(1))]),
+                MigrationFixtures.record("Note", 3, in: v1, ["text": "c", "words": 7]),
+                MigrationFixtures.record("Tag", 1, in: v1, ["label": "x"], relationships: ["note": .toOne(note(1))]),
+                MigrationFixtures.record("Tag", 2, in: v1, ["label": "y"], relationships: ["note": .toOne(note(2))]),
+                MigrationFixtures.record("Tag", 3, in: v1, ["label": "z"], relationships: ["note": .toOne(note(3))]),
+            ]
+        )
+        var options = StoreMigration.Options(bundle: bundle)
+        options.mappings = [try MappingFiles.parse(Self.mapping, path: "shelf-1-2.yaml")]
+        let plan = try StoreMigration.plan(store: store, options: options)
+        #expect(plan.plan.isExecutable, "\(plan.plan.problems)")
+        let output = folder.appendingPathComponent("shelf2.sqlite")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        #expect(report.ledgers.allSatisfy { $0.isReconciled })
+        let migrated = try MigrationFixtures.read(output, bundle: bundle)
+        func value(_ record: Record, _ name: String) -> Value? { MigrationFixtures.value(record, name, model: v2) }
+
+        let notes = try #require(migrated["Note"])
+        #expect(notes.map { value($0, "folderName") } == [.string("WORK"), .string("WORK"), .string("NONE")])
+        let folders = try #require(migrated["Folder"])
+        #expect(folders.map { value($0, "noteCount") } == [.integer(2), .integer(0)])
+        #expect(folders.map { value($0, "totalWords") } == [.integer(8), .integer(0)])
+        #expect(folders.map { value($0, "longest") } == [.integer(5), .null])
+        // Tags moved to the folder of their note: x and y to Work, z (its note has no folder) to none.
+        let tags = try #require(migrated["Tag"])
+        let layout = try #require(RecordLayout(entity: "Tag", in: v2))
+        let position = try #require(layout.relationshipIndex("folder"))
+        let work = folders[0].reference
+        #expect(tags.map { $0.relationships[position] } == [.toOne(work), .toOne(work), .toOne(nil)])
+        #expect(try MigrationFixtures.sameAgain(store, as: output, options: options, bundle: bundle))
+    }
+
+    /// A key path that names no property fails naming the key path, the entity and the mapping.
+    @Test func unknownKeyPathIsLocated() throws {
+        let bundle = Self.shelf()
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = bundle.versions[0]
+        let store = folder.appendingPathComponent("shelf1.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store, model: v1,
+            records: [
+                MigrationFixtures.record("Folder", 1, in: v1, ["name": "Work"]),
+                MigrationFixtures.record(
+                    "Note", 1, in: v1, ["text": "a"],
+                    relationships: ["folder": .toOne(ObjectReference(entity: "Folder", id: .primaryKey(1)))]),
+            ])
+        var options = StoreMigration.Options(bundle: bundle)
+        options.mappings = [
+            try MappingFiles.parse(
+                "source: Shelf 1\ndestination: Shelf 2\nentities:\n  Note:\n    attributes:\n"
+                    + "      folderName: $source.folder.title\n",
+                path: "bad.yaml")
+        ]
+        let output = folder.appendingPathComponent("out.sqlite")
+        let error = try #require(throws: DecantError.self) {
+            try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        }
+        #expect(error.message.contains("$source.folder.title"))
+        #expect(error.message.contains("Folder in Shelf 1 has no property title"))
+        #expect(error.message.contains("bad.yaml:6"))
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+}
