@@ -101,24 +101,30 @@ struct XcodeMappingTests {
         #expect(viaBundle.entityMappings == cdm.entityMappings)
     }
 
-    @Test("embedded snapshots hash like the model sources they were taken from")
-    func snapshotsMatchSources() throws {
-        let cases: [(mapping: String, bundle: String)] = [
-            (Self.sampleModel + "MappingModels/V2toV3.xcmappingmodel", Self.sampleModel + "SampleModel.xcdatamodeld"),
-            (Self.moody + "Moody 2-Moody 3.xcmappingmodel", Self.moody + "Moody.xcdatamodeld"),
-            (Self.moody + "Moody 5-Moody 6.xcmappingmodel", Self.moody + "Moody.xcdatamodeld"),
-        ]
-        for (mappingPath, bundlePath) in cases {
-            let mapping = try XcodeMappingModel.load(contentsOf: Fixtures.corpus(mappingPath), bundle: nil)
-            let bundle = try ModelBundle.load(from: Fixtures.corpus(bundlePath))
-            for (snapshot, modelPath) in [
-                (mapping.sourceModel, mapping.sourceModelPath), (mapping.destinationModel, mapping.destinationModelPath),
-            ] {
-                let name = try #require(modelPath?.split(separator: "/").last?.split(separator: ".").first)
-                let version = try #require(bundle.version(named: String(name)), "\(name)")
-                #expect(snapshot?.entityVersionHashes == version.entityVersionHashes, "\(mappingPath) \(name)")
-            }
+    @Test("with the model sources found beside it, a .xcmappingmodel compiles as with its snapshots", arguments: sourceModels)
+    func sourcesAgreeWithSnapshots(_ path: String) throws {
+        let url = Fixtures.corpus(path)
+        let snapshots = try XcodeMappingModel.load(contentsOf: url, bundle: nil)
+        let repository = String(path.prefix { $0 != "/" })
+        let bundles = Fixtures.corpusItems { $0.pathExtension == "xcdatamodeld" }
+            .filter { Fixtures.corpusRelativePath($0).hasPrefix(repository + "/") }
+        func versionName(_ modelPath: String?) -> String? {
+            modelPath?.split(separator: "/").last.map { String($0.dropLast(".xcdatamodel".count)) }
         }
+        let wanted = [versionName(snapshots.sourceModelPath), versionName(snapshots.destinationModelPath)]
+        for bundleURL in bundles {
+            guard let bundle = try? ModelBundle.load(from: bundleURL),
+                wanted.allSatisfy({ name in name.map { bundle.version(named: $0) != nil } ?? false })
+            else { continue }
+            let source = try #require(bundle.version(named: wanted[0] ?? ""))
+            let destination = try #require(bundle.version(named: wanted[1] ?? ""))
+            #expect(snapshots.sourceModel?.entityVersionHashes == source.entityVersionHashes)
+            #expect(snapshots.destinationModel?.entityVersionHashes == destination.entityVersionHashes)
+            let viaBundle = try XcodeMappingModel.load(contentsOf: url, bundle: bundle)
+            #expect(viaBundle.entityMappings == snapshots.entityMappings)
+            return
+        }
+        Issue.record("no .xcdatamodeld beside \(path) has versions \(wanted)")
     }
 
     @Test("Moody 2→3 relationship expressions follow sourcekeypath and sourcemappingname")
