@@ -109,4 +109,32 @@ struct XcodeMappingHostileTests {
             #expect(try Self.xmlOutcome(prefix) == .malformedInput, "length \(length)")
         }
     }
+
+    @Test("a damaged model snapshot reads or throws malformed input")
+    func damagedSnapshot() throws {
+        let text = try String(contentsOf: Self.xmlURL, encoding: .utf8)
+        let pattern = #"name="sourcemodeldata" type="binary">([^<]*)<"#
+        let regex = try NSRegularExpression(pattern: pattern)
+        let match = try #require(regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)))
+        let range = try #require(Range(match.range(at: 1), in: text))
+        let base64 = text[range].filter { !$0.isWhitespace }
+        let snapshot = try #require(Data(base64Encoded: String(base64)))
+        _ = try XDPMModelDecoder.decode(snapshot, path: "snapshot")
+        var generator = SplitMix(seed: 0xD1CE)
+        for _ in 0..<300 {
+            var bytes = [UInt8](snapshot)
+            for _ in 0..<3 {
+                let index = Int(generator.next() % UInt64(bytes.count))
+                bytes[index] ^= UInt8(truncatingIfNeeded: generator.next() | 1)
+            }
+            do {
+                _ = try XDPMModelDecoder.decode(Data(bytes), path: "snapshot")
+            } catch let error as DecantError {
+                #expect(error.code == .malformedInput, "\(error)")
+            }
+        }
+        for length in stride(from: 0, to: snapshot.count, by: max(1, snapshot.count / 50)) {
+            #expect(throws: DecantError.self) { try XDPMModelDecoder.decode(snapshot.prefix(length), path: "snapshot") }
+        }
+    }
 }

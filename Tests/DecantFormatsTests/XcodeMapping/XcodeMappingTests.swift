@@ -199,4 +199,42 @@ struct XcodeMappingTests {
         #expect(model.entityMappings.count == 5)
         #expect(model.sourceModel == nil)
     }
+
+    @Test("a stored mapping name, filter predicate and old-style type name win over the generated ones")
+    func storedSettingsWin() throws {
+        let url = Fixtures.corpus(Self.sampleModel + "MappingModels/V2toV3.xcmappingmodel/xcmapping.xml")
+        var text = try String(contentsOf: url, encoding: .utf8)
+        let person = #"<attribute name="sourcename" type="string">Person</attribute>"#
+        #expect(text.contains(person))
+        text = text.replacingOccurrences(
+            of: person,
+            with: person + #"<attribute name="name" type="string">People</attribute>"#
+                + #"<attribute name="sourcefilterpredicatestring" type="string">lastName != nil</attribute>"#)
+        let car = #"<attribute name="mappingnumber" type="int16">1</attribute>"#
+        #expect(text.contains(car))
+        text = text.replacingOccurrences(
+            of: car, with: car + #"<attribute name="mappingtypename" type="string">Transform</attribute>"#)
+            .replacingOccurrences(
+                of: #"<attribute name="mappingtypename" type="string">Undefined</attribute>"#, with: "")
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("xcmapping.xml")
+        try Data(text.utf8).write(to: file)
+        let model = try XcodeMappingModel.load(contentsOf: file, bundle: nil)
+        #expect(model.entityMappings.map(\.name) == [
+            "CarToCar", "LuxuryCarToLuxuryCar", "People", "SportCarToSportCar", "Maker",
+        ])
+        #expect(model.entityMappings.first?.type == .transform)
+        let people = try #require(model.entityMappings.first { $0.name == "People" })
+        #expect(
+            people.sourceExpression?.description
+                == #"FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Person", "lastName != nil"), $manager.sourceContext, NO)"#
+        )
+        // Relationships that lead to Person now go through the mapping's stored name.
+        let car0 = try #require(model.entityMappings.first)
+        #expect(
+            car0.relationshipMappings.first { $0.name == "owner" }?.valueExpression?.description
+                == #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "People", $source.owner)"#
+        )
+    }
 }
