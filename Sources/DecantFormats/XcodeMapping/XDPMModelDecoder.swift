@@ -77,8 +77,8 @@ private struct SnapshotReader {
         var values: [String: PropertyListValue] = [:]
         for stereotype in try archive.stringKeyedEntries(forKey: "XDBucketForStereotypesstorage", in: object) ?? [] {
             guard let stereotypeObject = try archive.object(for: stereotype.value) else { continue }
-            let owned = try archive.stringKeyedEntries(forKey: "XDBucketForOwnedAttributesstorage", in: stereotypeObject)
-            for tag in owned ?? [] {
+            let key = "XDBucketForOwnedAttributesstorage"
+            for tag in try archive.stringKeyedEntries(forKey: key, in: stereotypeObject) ?? [] {
                 guard let tagObject = try archive.object(for: tag.value) else { continue }
                 values[tag.key] = tagObject["_default"] ?? .uid(0)
             }
@@ -86,41 +86,51 @@ private struct SnapshotReader {
         return values
     }
 
+    /// Reads tag `key` with `read`, naming `owner` and the tag in an error.
+    func tag<T>(
+        _ tags: [String: PropertyListValue], _ key: String, _ owner: ArchivedObject,
+        _ read: (PropertyListValue?) throws -> T
+    ) throws -> T {
+        do {
+            return try read(tags[key])
+        } catch let error as DecantError {
+            throw relocated(error, owner, key)
+        }
+    }
+
     func string(_ tags: [String: PropertyListValue], _ key: String, _ owner: ArchivedObject) throws -> String? {
-        do { return try archive.string(tags[key]) } catch let error as DecantError { throw relocated(error, owner, key) }
+        try tag(tags, key, owner) { try archive.string($0) }
     }
 
     func bool(_ tags: [String: PropertyListValue], _ key: String, _ owner: ArchivedObject) throws -> Bool? {
-        do { return try archive.bool(tags[key]) } catch let error as DecantError { throw relocated(error, owner, key) }
+        try tag(tags, key, owner) { try archive.bool($0) }
     }
 
     func integer(_ tags: [String: PropertyListValue], _ key: String, _ owner: ArchivedObject) throws -> Int64? {
-        do { return try archive.integer(tags[key]) } catch let error as DecantError {
-            throw relocated(error, owner, key)
-        }
+        try tag(tags, key, owner) { try archive.integer($0) }
     }
 
     /// A string-valued dictionary tag (user info), keeping string values only.
-    func strings(_ tags: [String: PropertyListValue], _ key: String, _ owner: ArchivedObject) throws -> [String: String] {
-        var result: [String: String] = [:]
-        do {
-            for entry in try archive.stringKeyedEntries(tags[key]) ?? [] {
+    func strings(
+        _ tags: [String: PropertyListValue], _ key: String, _ owner: ArchivedObject
+    ) throws -> [String: String] {
+        try tag(tags, key, owner) { value in
+            var result: [String: String] = [:]
+            for entry in try archive.stringKeyedEntries(value) ?? [] {
                 if let text = try? archive.string(entry.value) { result[entry.key] = text }
             }
-        } catch let error as DecantError {
-            throw relocated(error, owner, key)
+            return result
         }
-        return result
     }
 
     /// An array-of-string-arrays tag (uniqueness constraints, compound indexes).
-    func stringLists(_ tags: [String: PropertyListValue], _ key: String, _ owner: ArchivedObject) throws -> [[String]] {
-        do {
-            return try (archive.elements(tags[key]) ?? []).map { list in
+    func stringLists(
+        _ tags: [String: PropertyListValue], _ key: String, _ owner: ArchivedObject
+    ) throws -> [[String]] {
+        try tag(tags, key, owner) { value in
+            try (archive.elements(value) ?? []).map { list in
                 try (archive.elements(list) ?? []).compactMap { try archive.string($0) }
             }
-        } catch let error as DecantError {
-            throw relocated(error, owner, key)
         }
     }
 
@@ -128,11 +138,7 @@ private struct SnapshotReader {
     func referencedName(
         _ tags: [String: PropertyListValue], _ key: String, _ owner: ArchivedObject
     ) throws -> (String, ArchivedObject)? {
-        let target: ArchivedObject?
-        do { target = try archive.object(for: tags[key]) } catch let error as DecantError {
-            throw relocated(error, owner, key)
-        }
-        guard let target else { return nil }
+        guard let target = try tag(tags, key, owner, { try archive.object(for: $0) }) else { return nil }
         return (try name(of: target), target)
     }
 
@@ -190,7 +196,8 @@ private struct SnapshotReader {
         let tags = try taggedValues(of: object)
         let code = try integer(tags, "XD_PAttK_attributeType", object) ?? 0
         guard let type = AttributeType(rawValue: UInt(clamping: max(0, code))) else {
-            throw fail("attribute type code \(code) is not a Core Data attribute type", object, key: "XD_PAttK_attributeType")
+            throw fail(
+                "attribute type code \(code) is not a Core Data attribute type", object, key: "XD_PAttK_attributeType")
         }
         var attribute = Attribute(name: "", type: type)
         attribute.common = try common(object, tags)

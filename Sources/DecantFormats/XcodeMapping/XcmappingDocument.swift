@@ -7,7 +7,6 @@ struct XcmappingDocument {
     /// One stored `XDDEVATTRIBUTEMAPPING` or `XDDEVRELATIONSHIPMAPPING`.
     struct PropertyMapping {
         var id: String
-        var type: String
         var name: String
         var valueExpressionData: Data?
         var sourceKeyPath: String?
@@ -81,7 +80,8 @@ struct XcmappingDocument {
         let roots = order.filter { objects[$0]?.type == "XDDEVMAPPINGMODEL" }
         guard roots.count == 1, let rootID = roots.first else {
             throw DecantError(
-                .malformedInput, "expected one XDDEVMAPPINGMODEL object, found \(roots.count)", at: Location(path: path))
+                .malformedInput, "expected one XDDEVMAPPINGMODEL object, found \(roots.count)",
+                at: Location(path: path))
         }
         sourceModelPath = try walker.string(rootID, "sourcemodelpath")
         destinationModelPath = try walker.string(rootID, "destinationmodelpath")
@@ -179,7 +179,6 @@ struct XcmappingDocument {
             }
             return PropertyMapping(
                 id: id,
-                type: objects[id]?.type ?? "",
                 name: name,
                 valueExpressionData: try data(id, "valueexpressiondata"),
                 sourceKeyPath: try string(id, "sourcekeypath"),

@@ -79,8 +79,9 @@ private struct CDMReader {
             guard object.isKind(of: "NSPropertyMapping") else {
                 throw fail("expected an NSPropertyMapping, found \(object.className ?? "a plain value")", object)
             }
-            guard let name = try archive.string(forKey: "NSDestinationPropertyName", in: object) else {
-                throw fail("property mapping has no NSDestinationPropertyName", object, key: "NSDestinationPropertyName")
+            let nameKey = "NSDestinationPropertyName"
+            guard let name = try archive.string(forKey: nameKey, in: object) else {
+                throw fail("property mapping has no \(nameKey)", object, key: nameKey)
             }
             let expression = try NSExpressionNode.decode(object["NSValueExpression"], in: archive)
             mappings.append(XcodePropertyMapping(name: name, valueExpression: expression))

@@ -178,10 +178,6 @@ struct XcmappingCompiler {
         return keyPath(String(body[body.index(after: dot)...]), on: String(body[..<dot]))
     }
 
-    func fail(_ message: String, _ id: String, _ key: String?) -> DecantError {
-        DecantError(.malformedInput, message, at: Location(path: path, object: id, keyPath: key))
-    }
-
     /// Runs `body`, naming the object and key in a ``DecantError`` that has no object yet.
     func within<T>(_ id: String, _ key: String, _ body: () throws -> T) throws -> T {
         do {
