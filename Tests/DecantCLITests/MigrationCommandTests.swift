@@ -201,4 +201,30 @@ extension MigrationCommandTests {
         #expect(listed.stdout.contains("Note.folder dangling: 1"))
         #expect(try String(contentsOf: rejects, encoding: .utf8).contains(#""rule":"dangling""#))
     }
+
+    /// Xcode mapping models found in a folder by their hashes: Moody v1 → v5 runs through three of them; v5 → v6
+    /// needs the app's policy class, which `plan` names with exit 1 (in text and in its JSON document).
+    @Test(.enabled(if: hasBinary)) func xcodeMappingModelsFromAFolder() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = Fixtures.corpus("objcio__core-data/Migrations/Migrations/Moody.xcdatamodeld").path
+        let mappings = Fixtures.corpus("objcio__core-data/Migrations/Migrations").path
+        let stores = "objcio__core-data/Migrations/MigrationsTests"
+        let store = try Fixtures.copyStore(Fixtures.corpus("\(stores)/Moody.moody"), into: folder)
+        let output = folder.appendingPathComponent("moody5.sqlite")
+        let migrate = try EndToEndTests.run([
+            "migrate", store.path, "--model", model, "--to", "Moody 5", "--mapping", mappings, "--output", output.path,
+        ])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        #expect(migrate.stdout.contains("migrated Moody → Moody 5"))
+
+        let newest = try Fixtures.copyStore(Fixtures.corpus("\(stores)/Moody 5.moody"), into: folder)
+        let plan = try EndToEndTests.run(["plan", newest.path, "--model", model, "--mapping", mappings])
+        #expect(plan.status == 1)
+        #expect(plan.stdout.contains("CountryToCountry needs the migration policy Migrations.Country5ToCountry6Policy"))
+        let json = try EndToEndTests.run(["plan", newest.path, "--model", model, "--mapping", mappings, "--json"])
+        #expect(json.status == 1)
+        #expect(json.stdout.contains("Country5ToCountry6Policy"))
+        #expect(try EndToEndTests.validate(json.stdout, schema: "plan") == "valid")
+    }
 }

@@ -52,6 +52,15 @@ public enum Fixtures {
     }
 
     /// A new, empty temporary directory unique to the caller.
+    /// Copies a store and its -wal/-shm into `folder` (the corpus is read-only).
+    public static func copyStore(_ store: URL, into folder: URL) throws -> URL {
+        let target = folder.appendingPathComponent(store.lastPathComponent)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: store.path + suffix) {
+            try FileManager.default.copyItem(atPath: store.path + suffix, toPath: target.path + suffix)
+        }
+        return target
+    }
+
     public static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("decant-tests-\(UUID().uuidString)", isDirectory: true)

@@ -7,15 +7,6 @@ import Testing
 /// itself wrote at the destination version from the same data.
 @Suite("Corpus migrations")
 struct CorpusMigrationTests {
-    /// Copies a store and its -wal/-shm into `folder` (the corpus is read-only).
-    static func copy(_ store: URL, into folder: URL) throws -> URL {
-        let target = folder.appendingPathComponent(store.lastPathComponent)
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: store.path + suffix) {
-            try FileManager.default.copyItem(atPath: store.path + suffix, toPath: target.path + suffix)
-        }
-        return target
-    }
-
     struct Chain: Sendable, CustomTestStringConvertible {
         var model: String
         var source: String
@@ -54,10 +45,10 @@ struct CorpusMigrationTests {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let bundle = try ModelBundle.load(from: Fixtures.corpus(chain.model))
-        let store = try Self.copy(Fixtures.corpus(chain.source), into: folder)
+        let store = try Fixtures.copyStore(Fixtures.corpus(chain.source), into: folder)
         let expectedFolder = folder.appendingPathComponent("expected", isDirectory: true)
         try FileManager.default.createDirectory(at: expectedFolder, withIntermediateDirectories: true)
-        let expected = try Self.copy(Fixtures.corpus(chain.expected), into: expectedFolder)
+        let expected = try Fixtures.copyStore(Fixtures.corpus(chain.expected), into: expectedFolder)
         let options = StoreMigration.Options(bundle: bundle, destinationVersion: chain.destinationVersion)
 
         let plan = try StoreMigration.plan(store: store, options: options)

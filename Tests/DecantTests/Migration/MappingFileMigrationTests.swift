@@ -208,6 +208,7 @@ extension MappingFileMigrationTests {
         let problem = try #require(plan.problems.first)
         #expect(problem.property == "note")
         #expect(problem.location?.line == 9)
-        #expect(problem.message.contains("a relationship takes $source.<relationship>"))
+        #expect(problem.message.contains("a relationship takes $source.<key path>"))
+        #expect(problem.message.contains("mapped(") && problem.message.contains("uppercase($source.title)"))
     }
 }

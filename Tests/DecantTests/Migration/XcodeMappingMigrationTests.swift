@@ -57,11 +57,11 @@ struct XcodeMappingMigrationTests {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let options = try Self.moodyOptions(to: "Moody \(version + 1)")
-        let store = try CorpusMigrationTests.copy(
+        let store = try Fixtures.copyStore(
             Fixtures.corpus("\(Self.moodyStores)/Moody \(version).moody"), into: folder)
         let expectedFolder = folder.appendingPathComponent("expected", isDirectory: true)
         try FileManager.default.createDirectory(at: expectedFolder, withIntermediateDirectories: true)
-        let expected = try CorpusMigrationTests.copy(
+        let expected = try Fixtures.copyStore(
             Fixtures.corpus("\(Self.moodyStores)/Moody \(version + 1).moody"), into: expectedFolder)
 
         let plan = try StoreMigration.plan(store: store, options: options)
@@ -83,7 +83,7 @@ struct XcodeMappingMigrationTests {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let options = try Self.moodyOptions(to: nil)
-        let store = try CorpusMigrationTests.copy(Fixtures.corpus("\(Self.moodyStores)/Moody.moody"), into: folder)
+        let store = try Fixtures.copyStore(Fixtures.corpus("\(Self.moodyStores)/Moody.moody"), into: folder)
         let plan = try StoreMigration.plan(store: store, options: options)
         #expect(plan.plan.isExecutable, "\(plan.plan.problems)")
         #expect(plan.plan.hops.map(\.isInferred) == [true, false, false, false, false])
@@ -124,7 +124,7 @@ struct XcodeMappingMigrationTests {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let options = try Self.moodyOptions(to: nil, policy: false)
-        let store = try CorpusMigrationTests.copy(Fixtures.corpus("\(Self.moodyStores)/Moody 5.moody"), into: folder)
+        let store = try Fixtures.copyStore(Fixtures.corpus("\(Self.moodyStores)/Moody 5.moody"), into: folder)
         let plan = try StoreMigration.plan(store: store, options: options)
         #expect(!plan.plan.isExecutable)
         #expect(plan.plan.problems.contains { $0.message.contains("Country5ToCountry6Policy") && $0.message.contains("CountryToCountry") })
@@ -145,7 +145,7 @@ struct XcodeMappingMigrationTests {
             destinationVersion: "SampleModel3")
         try options.loadMappings(from: [Fixtures.corpus("\(root)/\(mapping)")])
         options.functions.registerPolicy(V2to3MakerPolicy(), as: "REPLACE_AT_RUNTIME.V2to3MakerPolicy")
-        let store = try CorpusMigrationTests.copy(Fixtures.corpus("\(root)/Fixtures/SampleModel_V1.sqlite"), into: folder)
+        let store = try Fixtures.copyStore(Fixtures.corpus("\(root)/Fixtures/SampleModel_V1.sqlite"), into: folder)
         let plan = try StoreMigration.plan(store: store, options: options)
         #expect(plan.plan.isExecutable, "\(plan.plan.problems)")
         #expect(plan.plan.hops.map(\.isInferred) == [true, false])
@@ -158,7 +158,7 @@ struct XcodeMappingMigrationTests {
         #expect(try MigrationFixtures.hashes(output) == v3.entityVersionHashes)
 
         let source = try MigrationFixtures.read(
-            CorpusMigrationTests.copy(Fixtures.corpus("\(root)/Fixtures/SampleModel_V2.sqlite"), into: folder
+            Fixtures.copyStore(Fixtures.corpus("\(root)/Fixtures/SampleModel_V2.sqlite"), into: folder
                 .appendingPathComponent("v2", isDirectory: true).creatingDirectory()),
             bundle: options.bundle)
         let migrated = try MigrationFixtures.read(output, bundle: options.bundle)
