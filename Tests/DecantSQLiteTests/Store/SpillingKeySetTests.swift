@@ -1,0 +1,81 @@
+import DecantCore
+import DecantSQLite
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// The set behind validation and delete rules on large stores: past its bound it moves keys to a temporary file and
+/// still answers as a set in memory does.
+@Suite("Spilling key sets")
+struct SpillingKeySetTests {
+    /// Inserts and looks up the same keys in both sets (integers and text, several scopes, repeats, an integer and
+    /// the text of its digits) and compares every answer.
+    @Test(arguments: [1, 3, 50, 10_000])
+    func answersAsTheInMemorySetDoes(bound: Int) throws {
+        let memory = InMemoryKeySet()
+        let spilling = SpillingKeySet(bound: bound)
+        var random = SplitMix(seed: UInt64(bound))
+        for step in 0..<600 {
+            let scope = ["Note", "Folder", "Tag#Tag#0"][Int(random.next() % 3)]
+            let number = Int64(random.next() % 200)
+            let key: SetKey = random.next() % 2 == 0 ? .integer(number) : .text("\(number)")
+            if step % 3 == 0 {
+                #expect(try spilling.contains(key, in: scope) == memory.contains(key, in: scope), "\(key) in \(scope)")
+            } else {
+                #expect(try spilling.insert(key, in: scope) == memory.insert(key, in: scope), "\(key) in \(scope)")
+            }
+            #expect(spilling.count == memory.count)
+        }
+        for scope in ["Note", "Folder", "Tag#Tag#0", "Other"] {
+            for number in Int64(0)..<200 {
+                for key in [SetKey.integer(number), .text("\(number)")] {
+                    #expect(try spilling.contains(key, in: scope) == memory.contains(key, in: scope))
+                }
+            }
+        }
+        if bound < memory.count { #expect(spilling.spilledCount > 0) } else { #expect(spilling.spilledCount == 0) }
+        let reference = ObjectReference(entity: "Note", id: .primaryKey(7))
+        #expect(try spilling.contains(reference) == memory.contains(reference))
+    }
+
+    @Test func theTemporaryFileGoesWithTheSet() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var spillFolder: URL?
+        do {
+            let set = SpillingKeySet(bound: 2, in: folder)
+            for key in Int64(0)..<10 { _ = try set.insert(.integer(key), in: "Note") }
+            spillFolder = set.spillFolder
+            let spilled = try #require(spillFolder)
+            #expect(spilled.deletingLastPathComponent().standardizedFileURL == folder.standardizedFileURL)
+            #expect(FileManager.default.fileExists(atPath: spilled.path))
+            #expect(try set.contains(.integer(0), in: "Note"))
+        }
+        let spilled = try #require(spillFolder)
+        #expect(!FileManager.default.fileExists(atPath: spilled.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test func aFactoryMakesSeparateSets() throws {
+        let factory = KeySetFactory.spilling(bound: 1)
+        let first = factory.makeKeySet()
+        let second = factory.makeKeySet()
+        #expect(try first.insert(.text("a"), in: "s"))
+        #expect(try first.insert(.text("b"), in: "s"))
+        #expect(try !second.contains(.text("a"), in: "s"))
+        #expect(try first.contains(.text("a"), in: "s"))
+    }
+}
+
+/// A small deterministic generator, so a failure repeats.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
