@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantSQLite
 public import Foundation
 public import Logging
 
@@ -31,6 +32,9 @@ public enum StoreMigration: Sendable {
         public var functions = ValueExpressionFunctions()
         /// The formats.
         public var registry: FormatRegistry = .builtIn
+        /// Where the sets that grow with the store (the objects a hop removes) are kept: by default up to 500,000
+        /// keys each in memory and the rest in a temporary file.
+        public var keySets: KeySetFactory = .spilling()
 
         /// Options for `bundle`.
         public init(bundle: ModelBundle, destinationVersion: String? = nil) {
@@ -112,7 +116,7 @@ public enum StoreMigration: Sendable {
         guard dryRun, plan.isExecutable else {
             return PlanReport(plan: plan, inputFormat: source.name, preflight: nil, objects: [:])
         }
-        let removals = try DeleteRules.removals(plan: plan, functions: options.functions) {
+        let removals = try DeleteRules.removals(plan: plan, functions: options.functions, keySets: options.keySets) {
             try source.makeReader(at: store, options: options.readerOptions)
         }
         let transform = try MigrationTransform(
@@ -123,6 +127,7 @@ public enum StoreMigration: Sendable {
         )
         var writer = DiscardingWriter()
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
+        for removed in removals { try removed.checkLookups() }
         var counts: [String: Int] = [:]
         for reject in transfer.rejects + transfer.findings {
             counts["\(reject.entity)\(reject.property.map { ".\($0)" } ?? "") \(reject.rule)", default: 0] += 1
@@ -255,8 +260,9 @@ public enum StoreMigration: Sendable {
         let sink = try options.registry.format(named: sinkName)
         var writer = try sink.makeWriter(at: staged.temporary, model: plan.destination, options: options.readerOptions)
         var transform: MigrationTransform?
+        var removals: [RemovedObjects] = []
         if !plan.isUpToDate {
-            let removals = try DeleteRules.removals(plan: plan, functions: options.functions) {
+            removals = try DeleteRules.removals(plan: plan, functions: options.functions, keySets: options.keySets) {
                 try source.makeReader(at: store, options: options.readerOptions)
             }
             transform = try MigrationTransform(
@@ -267,6 +273,7 @@ public enum StoreMigration: Sendable {
             )
         }
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
+        for removed in removals { try removed.checkLookups() }
         let ledgers = transform?.ledgers ?? []
         guard transfer.isReconciled, ledgers.allSatisfy(\.isReconciled) else {
             throw DecantError(

@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantSQLite
 public import Foundation
 
 /// `decant validate`: checks every object of a store against the rules of the model version it matches
@@ -24,6 +25,9 @@ public enum StoreValidation: Sendable {
         public var rejects: URL?
         /// The formats.
         public var registry: FormatRegistry = .builtIn
+        /// Where the sets that grow with the store (the identities seen, the values of uniqueness constraints) are
+        /// kept: by default up to 500,000 keys each in memory and the rest in a temporary file.
+        public var keySets: KeySetFactory = .spilling()
 
         /// Options for `bundle`.
         public init(bundle: ModelBundle?) {
@@ -57,7 +61,8 @@ public enum StoreValidation: Sendable {
         var sink = DiscardingWriter()
         let transfer = try RecordTransfer.copy(
             from: &reader,
-            through: ValidationTransform(model: model, collectsRejects: options.rejects != nil, dropsRejected: false),
+            through: ValidationTransform(
+                model: model, collectsRejects: options.rejects != nil, dropsRejected: false, keySets: options.keySets),
             to: &sink
         )
         let found = transfer.rejects + transfer.findings

@@ -36,7 +36,7 @@ public struct MigrationTransform: RecordTransform {
         functions: ValueExpressionFunctions = ValueExpressionFunctions(),
         collectsRejects: Bool = false,
         validates: Bool = true,
-        removals: [Set<ObjectReference>] = []
+        removals: [RemovedObjects] = []
     ) throws {
         guard plan.isExecutable else {
             throw DecantError(
@@ -216,7 +216,7 @@ struct CompiledHop {
     /// The last answer of ``referenceTarget(sourceEntity:target:)``.
     private var lastTarget: (source: String, target: String, found: Target?)?
     /// Source objects removed on purpose (``DeleteRules``): not mapped, and references to them become nil.
-    var removedObjects: Set<ObjectReference> = []
+    var removedObjects: RemovedObjects = []
     private let destination: ObjectModel
     private var targetsBySource: [String: [Target]] = [:]
 
