@@ -140,6 +140,9 @@ public enum StoreMigration: Sendable {
     /// The output is built beside its destination and moved into place only after every object is written and the
     /// counts reconcile; on any error the destination (and, in place, the store) is exactly as it was. A store
     /// already at the destination version is copied to a `.file` target, and left alone in place.
+    ///
+    /// `progress`, when given, is called on the calling thread as objects are written, with their entity and the
+    /// number of objects written so far in all (``RecordTransfer/copy(from:through:to:overlapping:depth:progress:)``).
     /// - Throws: `.planNotExecutable` with every problem of the plan; `.validationFailed` for the first object
     ///   that breaks a rule when no rejects file is given; the reader's and writer's errors; `.internalError` when the
     ///   counts do not reconcile.
@@ -147,7 +150,8 @@ public enum StoreMigration: Sendable {
         store: URL,
         to target: Target,
         options: Options,
-        logger: Logger = Logger(label: "decant.migrate")
+        logger: Logger = Logger(label: "decant.migrate"),
+        progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
         let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
         let destination: URL
@@ -195,7 +199,8 @@ public enum StoreMigration: Sendable {
                     at: staged,
                     target: target,
                     options: options,
-                    logger: logger
+                    logger: logger,
+                    progress: progress
                 )
             else {
                 // Already at the destination version, in place: nothing to do.
@@ -240,7 +245,8 @@ public enum StoreMigration: Sendable {
         at staged: StagedOutput,
         target: Target,
         options: Options,
-        logger: Logger
+        logger: Logger,
+        progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report? {
         var reader = try source.makeReader(at: store, options: options.readerOptions)
         let plan = try MigrationPlan(
@@ -272,7 +278,7 @@ public enum StoreMigration: Sendable {
                 removals: removals
             )
         }
-        let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
+        let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer, progress: progress)
         for removed in removals { try removed.checkLookups() }
         let ledgers = transform?.ledgers ?? []
         guard transfer.isReconciled, ledgers.allSatisfy(\.isReconciled) else {

@@ -51,8 +51,13 @@ public enum StoreValidation: Sendable {
     }
 
     /// Validates `store`.
+    ///
+    /// `progress`, when given, is called on the calling thread as objects pass, with their entity and the number of
+    /// objects that passed so far in all.
     /// - Throws: `.validationFailed` for the first failing object when no rejects file is given; the reader's errors.
-    public static func validate(store: URL, options: Options) throws -> Report {
+    public static func validate(
+        store: URL, options: Options, progress: ((_ entity: String, _ checked: Int) -> Void)? = nil
+    ) throws -> Report {
         let format = try options.registry.inputFormat(of: store, named: options.inputFormat)
         var readerOptions = options.formatOptions
         readerOptions.bundle = options.bundle
@@ -63,7 +68,8 @@ public enum StoreValidation: Sendable {
             from: &reader,
             through: ValidationTransform(
                 model: model, collectsRejects: options.rejects != nil, dropsRejected: false, keySets: options.keySets),
-            to: &sink
+            to: &sink,
+            progress: progress
         )
         let found = transfer.rejects + transfer.findings
         var failures: [String: Int] = [:]

@@ -384,4 +384,25 @@ struct ValidationTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty)
     }
 
+    @Test func migrationAndValidationReportProgressWithIncreasingCounts() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (store, bundle, options) = try Self.trash(rule: .nullify, in: folder)
+        var calls: [(entity: String, written: Int)] = []
+        let output = folder.appendingPathComponent("progress.sqlite")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: options) {
+            calls.append(($0, $1))
+        }
+        #expect(Set(calls.map(\.entity)) == ["Folder", "Note"])
+        #expect(zip(calls, calls.dropFirst()).allSatisfy { $0.written < $1.written }, "\(calls)")
+        #expect(calls.last?.written == report.written.values.reduce(0, +))
+
+        var checked: [(entity: String, checked: Int)] = []
+        let validated = try StoreValidation.validate(store: output, options: StoreValidation.Options(bundle: bundle)) {
+            checked.append(($0, $1))
+        }
+        #expect(Set(checked.map(\.entity)) == ["Folder", "Note"])
+        #expect(zip(checked, checked.dropFirst()).allSatisfy { $0.checked < $1.checked }, "\(checked)")
+        #expect(checked.last?.checked == validated.objects.values.reduce(0, +))
+    }
 }
