@@ -12,8 +12,7 @@ import GRDB
 public final class SpillingKeySet: KeySet {
     private let bound: Int
     private let directory: URL?
-    private var memory: [String: Set<SetKey>] = [:]
-    private var memoryCount = 0
+    private var memory = InMemoryKeySet()
     private var spill: SpillDatabase?
     public private(set) var count = 0
     /// Keys moved to the temporary file so far.
@@ -29,17 +28,16 @@ public final class SpillingKeySet: KeySet {
     }
 
     public func insert(_ key: SetKey, in scope: String) throws -> Bool {
-        if memory[scope]?.contains(key) == true { return false }
+        if memory.contains(key, in: scope) { return false }
         if spill != nil, try spilled(key, in: scope) { return false }
-        memory[scope, default: []].insert(key)
-        memoryCount += 1
+        _ = memory.insert(key, in: scope)
         count += 1
-        if memoryCount > bound { try spillMemory() }
+        if memory.count > bound { try spillMemory() }
         return true
     }
 
     public func contains(_ key: SetKey, in scope: String) throws -> Bool {
-        if memory[scope]?.contains(key) == true { return true }
+        if memory.contains(key, in: scope) { return true }
         return try spill != nil && spilled(key, in: scope)
     }
 
@@ -63,17 +61,14 @@ public final class SpillingKeySet: KeySet {
             self.spill = spill
             try spill.queue.write { db in
                 let statement = try db.makeStatement(sql: "INSERT INTO keys (scope, key) VALUES (?, ?)")
-                for (scope, keys) in memory {
-                    for key in keys { try statement.execute(arguments: [scope, key.databaseValue]) }
-                }
+                try memory.forEach { scope, key in try statement.execute(arguments: [scope, key.databaseValue]) }
             }
         } catch {
             throw DecantError(
-                .ioError, "cannot spill a set of \(memoryCount) keys to a temporary file", underlyingError: error)
+                .ioError, "cannot spill a set of \(memory.count) keys to a temporary file", underlyingError: error)
         }
-        spilledCount += memoryCount
-        memory.removeAll()
-        memoryCount = 0
+        spilledCount += memory.count
+        memory = InMemoryKeySet()
     }
 
     /// `key` has no declared type, so an integer and the text of its digits stay distinct keys.
