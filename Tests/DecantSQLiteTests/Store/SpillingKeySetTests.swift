@@ -56,6 +56,29 @@ struct SpillingKeySetTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
+    @Test func aSetThatCannotSpillSaysWhereAndWhy() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The spill folder's parent is a file: the folder cannot be made.
+        let blocker = folder.appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: blocker)
+        let set = SpillingKeySet(bound: 1, in: blocker)
+        #expect(try set.insert(.integer(1), in: "Note"))
+        let error = try #require(throws: DecantError.self) { try set.insert(.integer(2), in: "Note") }
+        #expect(error.code == .ioError)
+        #expect(error.message.contains("cannot spill a set of 2 keys to a temporary file"), "\(error)")
+        // A validator meeting the same failure stops with it rather than guessing.
+        let model = ObjectModel(versionName: "V", entities: [Entity(name: "Note")])
+        let layout = try #require(RecordLayout(entity: "Note", in: model))
+        var batch = RecordBatch(layout: layout)
+        for key in Int64(1)...3 { batch.append(Record(entity: "Note", id: .primaryKey(key), values: [])) }
+        var validator = ModelValidator(model: model, collectsRejects: true, keySets: .spilling(bound: 1, in: blocker))
+        var rejects: [Reject] = []
+        let failure = try #require(throws: DecantError.self) { try validator.check(batch, rejects: &rejects) }
+        #expect(failure.code == .ioError)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["not-a-folder"])
+    }
+
     @Test func aFactoryMakesSeparateSets() throws {
         let factory = KeySetFactory.spilling(bound: 1)
         let first = factory.makeKeySet()
