@@ -114,12 +114,16 @@ extension DecantCommand {
                 } else {
                     target = .inPlace(backup: noBackup ? nil : URL(fileURLWithPath: backup ?? store + ".backup"))
                 }
+                let progress = ProgressLine(quiet: options.quiet, json: options.json)
+                defer { progress.finish() }
                 let report = try StoreMigration.migrate(
                     store: storeURL,
                     to: target,
                     options: settings,
-                    logger: options.makeLogger(label: "decant.migrate")
+                    logger: options.makeLogger(label: "decant.migrate"),
+                    progress: progress.update
                 )
+                progress.finish()
                 printWarnings(report.warnings)
                 if options.json {
                     printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))

@@ -64,7 +64,11 @@ extension DecantCommand {
                     return
                 }
                 let store = stores[0]
-                let report = try StoreValidation.validate(store: URL(fileURLWithPath: store), options: settings)
+                let progress = ProgressLine(quiet: options.quiet, json: options.json)
+                defer { progress.finish() }
+                let report = try StoreValidation.validate(
+                    store: URL(fileURLWithPath: store), options: settings, progress: progress.update)
+                progress.finish()
                 if options.json {
                     printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))
                 } else {

@@ -227,4 +227,35 @@ extension MigrationCommandTests {
         #expect(json.stdout.contains("Country5ToCountry6Policy"))
         #expect(try EndToEndTests.validate(json.stdout, schema: "plan") == "valid")
     }
+
+    @Test(.enabled(if: hasBinary)) func migrateAndValidateShowProgressOnATerminalOnly() throws {
+        let (folder, store) = try Self.v1Store()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let binary = EndToEndTests.binary.path
+        let migrate = "\(binary) migrate Notes.sqlite --model '\(Self.notes)' --output Notes3.sqlite"
+        let validate = "\(binary) validate Notes3.sqlite --model '\(Self.notes)'"
+        // `script` gives the command a terminal; NO_COLOR leaves the entity name unstyled.
+        for command in [migrate, validate] {
+            let terminal = try Subprocess.run(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["-C", folder.path, "NO_COLOR=1", "script", "-qec", command, "/dev/null"])
+            #expect(terminal.status == 0, "\(terminal.output)")
+            #expect(terminal.output.contains("Note  2 objects  "), "\(terminal.output)")
+            #expect(!terminal.output.contains("\u{1B}[1m"))
+            let quiet = try Subprocess.run(
+                URL(fileURLWithPath: "/usr/bin/env"), ["-C", folder.path, "script", "-qec", command + " -q", "/dev/null"])
+            #expect(quiet.status == 0, "\(quiet.output)")
+            #expect(!quiet.output.contains("objects  "))
+        }
+        // Standard error not a terminal: nothing progress-like, neither the line nor the codes that redraw it.
+        let output = folder.appendingPathComponent("Piped.sqlite")
+        for arguments in [
+            ["migrate", store.path, "--model", Self.notes, "--output", output.path],
+            ["validate", output.path, "--model", Self.notes],
+        ] {
+            let piped = try EndToEndTests.run(arguments)
+            #expect(piped.status == 0, "\(piped.stderr)")
+            for mark in ["\r", "\u{1B}[", "objects"] { #expect(!piped.stderr.contains(mark), "\(piped.stderr)") }
+        }
+    }
 }

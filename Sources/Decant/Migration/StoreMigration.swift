@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantSQLite
 public import Foundation
 public import Logging
 
@@ -33,6 +34,9 @@ public enum StoreMigration: Sendable {
         public var functions = ValueExpressionFunctions()
         /// The formats.
         public var registry: FormatRegistry = .builtIn
+        /// Where the sets that grow with the store (the objects a hop removes) are kept: by default up to 500,000
+        /// keys each in memory and the rest in a temporary file.
+        public var keySets: KeySetFactory = .spilling()
 
         /// Options for `bundle`.
         public init(bundle: ModelBundle, destinationVersion: String? = nil) {
@@ -116,21 +120,11 @@ public enum StoreMigration: Sendable {
         guard dryRun, plan.isExecutable else {
             return PlanReport(plan: plan, inputFormat: source.name, preflight: nil, objects: [:])
         }
-        let removals = try DeleteRules.removals(plan: plan, functions: options.functions) {
-            try source.makeReader(at: store, options: options.readerOptions)
-        }
-        let graphs = try SourceGraph.collect(plan: plan, functions: options.functions) {
-            try source.makeReader(at: store, options: options.readerOptions)
-        }
-        let transform = try MigrationTransform(
-            plan: plan,
-            functions: options.functions,
-            collectsRejects: true,
-            removals: removals,
-            graphs: graphs
-        )
+        let (transform, removals) = try makeTransform(
+            plan: plan, store: store, source: source, options: options, collectsRejects: true)
         var writer = DiscardingWriter()
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
+        for removed in removals { try removed.checkLookups() }
         var counts: [String: Int] = [:]
         for reject in transfer.rejects + transfer.findings {
             counts["\(reject.entity)\(reject.property.map { ".\($0)" } ?? "") \(reject.rule)", default: 0] += 1
@@ -143,6 +137,9 @@ public enum StoreMigration: Sendable {
     /// The output is built beside its destination and moved into place only after every object is written and the
     /// counts reconcile; on any error the destination (and, in place, the store) is exactly as it was. A store
     /// already at the destination version is copied to a `.file` target, and left alone in place.
+    ///
+    /// `progress`, when given, is called on the calling thread as objects are written, with their entity and the
+    /// number of objects written so far in all (``RecordTransfer/copy(from:through:to:overlapping:depth:progress:)``).
     /// - Throws: `.planNotExecutable` with every problem of the plan; `.validationFailed` for the first object
     ///   that breaks a rule when no rejects file is given; the reader's and writer's errors; `.internalError` when the
     ///   counts do not reconcile.
@@ -150,7 +147,8 @@ public enum StoreMigration: Sendable {
         store: URL,
         to target: Target,
         options: Options,
-        logger: Logger = Logger(label: "decant.migrate")
+        logger: Logger = Logger(label: "decant.migrate"),
+        progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
         let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
         let destination: URL
@@ -198,7 +196,8 @@ public enum StoreMigration: Sendable {
                     at: staged,
                     target: target,
                     options: options,
-                    logger: logger
+                    logger: logger,
+                    progress: progress
                 )
             else {
                 // Already at the destination version, in place: nothing to do.
@@ -243,7 +242,8 @@ public enum StoreMigration: Sendable {
         at staged: StagedOutput,
         target: Target,
         options: Options,
-        logger: Logger
+        logger: Logger,
+        progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report? {
         var reader = try source.makeReader(at: store, options: options.readerOptions)
         var plan = try MigrationPlan(
@@ -265,22 +265,13 @@ public enum StoreMigration: Sendable {
         let sink = try options.registry.format(named: sinkName)
         var writer = try sink.makeWriter(at: staged.temporary, model: plan.destination, options: options.readerOptions)
         var transform: MigrationTransform?
+        var removals: [RemovedObjects] = []
         if !plan.isUpToDate {
-            let removals = try DeleteRules.removals(plan: plan, functions: options.functions) {
-                try source.makeReader(at: store, options: options.readerOptions)
-            }
-            let graphs = try SourceGraph.collect(plan: plan, functions: options.functions) {
-                try source.makeReader(at: store, options: options.readerOptions)
-            }
-            transform = try MigrationTransform(
-                plan: plan,
-                functions: options.functions,
-                collectsRejects: options.rejects != nil,
-                removals: removals,
-                graphs: graphs
-            )
+            (transform, removals) = try makeTransform(
+                plan: plan, store: store, source: source, options: options, collectsRejects: options.rejects != nil)
         }
-        let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
+        let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer, progress: progress)
+        for removed in removals { try removed.checkLookups() }
         let ledgers = transform?.ledgers ?? []
         guard transfer.isReconciled, ledgers.allSatisfy(\.isReconciled) else {
             throw DecantError(
@@ -310,6 +301,27 @@ public enum StoreMigration: Sendable {
             backup: nil,
             warnings: transfer.diagnostics
         )
+    }
+
+    /// The transform that runs `plan`, after the passes over the store it needs first: the graphs its key paths
+    /// read (``SourceGraph``), then the objects its hops remove (``DeleteRules``), whose lookups are checked after the
+    /// run.
+    private static func makeTransform(
+        plan: MigrationPlan, store: URL, source: any RecordFormat, options: Options, collectsRejects: Bool
+    ) throws -> (MigrationTransform, [RemovedObjects]) {
+        let makeReader = { try source.makeReader(at: store, options: options.readerOptions) }
+        let graphs = try SourceGraph.collect(plan: plan, functions: options.functions, makeReader: makeReader)
+        let removals = try DeleteRules.removals(
+            plan: plan, functions: options.functions, keySets: options.keySets, graphs: graphs, makeReader: makeReader)
+        let transform = try MigrationTransform(
+            plan: plan,
+            functions: options.functions,
+            collectsRejects: collectsRejects,
+            removals: removals,
+            graphs: graphs,
+            keySets: options.keySets
+        )
+        return (transform, removals)
     }
 
     /// Writes rejects as NDJSON: one object per line with entity, object, property, rule and value.

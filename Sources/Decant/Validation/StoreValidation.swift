@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantSQLite
 public import Foundation
 
 /// `decant validate`: checks every object of a store against the rules of the model version it matches
@@ -24,6 +25,9 @@ public enum StoreValidation: Sendable {
         public var rejects: URL?
         /// The formats.
         public var registry: FormatRegistry = .builtIn
+        /// Where the sets that grow with the store (the identities seen, the values of uniqueness constraints) are
+        /// kept: by default up to 500,000 keys each in memory and the rest in a temporary file.
+        public var keySets: KeySetFactory = .spilling()
 
         /// Options for `bundle`.
         public init(bundle: ModelBundle?) {
@@ -47,8 +51,13 @@ public enum StoreValidation: Sendable {
     }
 
     /// Validates `store`.
+    ///
+    /// `progress`, when given, is called on the calling thread as objects pass, with their entity and the number of
+    /// objects that passed so far in all.
     /// - Throws: `.validationFailed` for the first failing object when no rejects file is given; the reader's errors.
-    public static func validate(store: URL, options: Options) throws -> Report {
+    public static func validate(
+        store: URL, options: Options, progress: ((_ entity: String, _ checked: Int) -> Void)? = nil
+    ) throws -> Report {
         let format = try options.registry.inputFormat(of: store, named: options.inputFormat)
         var readerOptions = options.formatOptions
         readerOptions.bundle = options.bundle
@@ -57,8 +66,10 @@ public enum StoreValidation: Sendable {
         var sink = DiscardingWriter()
         let transfer = try RecordTransfer.copy(
             from: &reader,
-            through: ValidationTransform(model: model, collectsRejects: options.rejects != nil, dropsRejected: false),
-            to: &sink
+            through: ValidationTransform(
+                model: model, collectsRejects: options.rejects != nil, dropsRejected: false, keySets: options.keySets),
+            to: &sink,
+            progress: progress
         )
         let found = transfer.rejects + transfer.findings
         var failures: [String: Int] = [:]

@@ -6,9 +6,12 @@
 /// Core Data's lightweight migration does.
 ///
 /// Finding the objects takes passes over the source before the migration writes anything (one, and one more per
-/// level of cascade that only the other side of a relationship records); the removed identities are kept in memory.
+/// level of cascade that only the other side of a relationship records); the removed identities are kept in key sets
+/// `keySets` makes, which may spill to disk (``KeySetFactory``).
 /// ```swift
-/// let removals = try DeleteRules.removals(plan: plan) { try format.makeReader(at: url, options: options) }
+/// let removals = try DeleteRules.removals(plan: plan, keySets: .spilling()) {
+///     try format.makeReader(at: url, options: options)
+/// }
 /// var transform = try MigrationTransform(plan: plan, removals: removals)
 /// ```
 public enum DeleteRules: Sendable {
@@ -16,13 +19,16 @@ public enum DeleteRules: Sendable {
     public static let maximumPasses = 16
 
     /// Per hop, the source objects it removes (empty for hops without removals a mapping file asked for).
-    /// - Throws: `.planNotExecutable` naming the objects a Deny rule protects; the reader's errors.
+    /// - Throws: `.planNotExecutable` naming the objects a Deny rule protects; the reader's errors; the key sets'
+    ///   errors (`.ioError`).
     public static func removals(
         plan: MigrationPlan,
         functions: ValueExpressionFunctions = ValueExpressionFunctions(),
+        keySets: KeySetFactory = .inMemory,
+        graphs: [SourceGraph] = [],
         makeReader: () throws -> any RecordReader
-    ) throws -> [Set<ObjectReference>] {
-        var result: [Set<ObjectReference>] = []
+    ) throws -> [RemovedObjects] {
+        var result: [RemovedObjects] = []
         for (index, hop) in plan.hops.enumerated() {
             let explicitRemovals = Set(
                 hop.mapping.entityMappings.compactMap { mapping -> String? in
@@ -30,13 +36,14 @@ public enum DeleteRules: Sendable {
                     return mapping.sourceEntity
                 }
             )
-            let compiled = CompiledHop(hop: hop, functions: functions)
+            var compiled = CompiledHop(hop: hop, functions: functions)
+            if index < graphs.count { compiled.graph = graphs[index] }
             let filtered = compiled.mappingsBySource.values.contains { $0.first?.filter != nil }
             guard !explicitRemovals.isEmpty || filtered else {
                 result.append([])
                 continue
             }
-            var removed: Set<ObjectReference> = []
+            let removed = keySets.makeKeySet()
             var denials: [String] = []
             var passes = 0
             var changed = true
@@ -54,6 +61,7 @@ public enum DeleteRules: Sendable {
                     ofHop: index,
                     plan: plan,
                     removals: result,
+                    graphs: graphs,
                     functions: functions,
                     makeReader: makeReader
                 ) {
@@ -63,7 +71,7 @@ public enum DeleteRules: Sendable {
                         hop: compiled,
                         model: hop.source,
                         explicitRemovals: explicitRemovals,
-                        removed: &removed,
+                        removed: removed,
                         changed: &changed,
                         denials: &denials
                     )
@@ -77,7 +85,7 @@ public enum DeleteRules: Sendable {
                     "\(hop.name): a Deny rule protects objects the mapping removes: \(shown)\(more)"
                 )
             }
-            result.append(removed)
+            result.append(RemovedObjects(removed))
         }
         return result
     }
@@ -86,42 +94,20 @@ public enum DeleteRules: Sendable {
     private static func forEachInput(
         ofHop index: Int,
         plan: MigrationPlan,
-        removals: [Set<ObjectReference>],
+        removals: [RemovedObjects],
+        graphs: [SourceGraph],
         functions: ValueExpressionFunctions,
         makeReader: () throws -> any RecordReader,
         _ body: (RecordBatch) throws -> Void
     ) throws {
-        var reader = try makeReader()
-        guard let first = reader.model.entities.first, let layout = RecordLayout(entity: first.name, in: reader.model)
-        else {
-            return
-        }
-        var earlier = plan.hops.prefix(index).enumerated().map { offset, hop in
+        let earlier = plan.hops.prefix(index).enumerated().map { offset, hop in
             var compiled = CompiledHop(hop: hop, functions: functions)
             compiled.removedObjects = removals[offset]
+            if offset < graphs.count { compiled.graph = graphs[offset] }
             return compiled
         }
-        var batch = RecordBatch(layout: layout)
-        var ledger = MigrationLedger(hop: "")
-        var rejects: [Reject] = []
-        while try reader.nextBatch(into: &batch) {
-            var current = [batch]
-            for hopIndex in earlier.indices {
-                var next: [RecordBatch] = []
-                for input in current {
-                    try earlier[hopIndex].apply(
-                        input,
-                        into: &next,
-                        ledger: &ledger,
-                        rejects: &rejects,
-                        collectsRejects: true
-                    )
-                }
-                current = next
-            }
-            for input in current { try body(input) }
-            rejects.removeAll()
-        }
+        try CompiledHop.forEachInput(of: earlier[...], makeReader: makeReader, body)
+        for removed in removals { try removed.checkLookups() }
     }
 
     /// One batch of a pass: marks removed objects and follows their Cascade and Deny rules.
@@ -130,7 +116,7 @@ public enum DeleteRules: Sendable {
         hop: CompiledHop,
         model: ObjectModel,
         explicitRemovals: Set<String>,
-        removed: inout Set<ObjectReference>,
+        removed: any KeySet,
         changed: inout Bool,
         denials: inout [String]
     ) throws {
@@ -140,7 +126,7 @@ public enum DeleteRules: Sendable {
         let attributeCount = layout.attributes.count
         for row in 0..<batch.count {
             let reference = ObjectReference(entity: entity, id: batch.id(at: row))
-            var isRemoved = removed.contains(reference)
+            var isRemoved = try removed.contains(reference)
             if !isRemoved {
                 if explicitRemovals.contains(entity) {
                     isRemoved = true
@@ -152,7 +138,7 @@ public enum DeleteRules: Sendable {
             for (position, relationship) in layout.relationships.enumerated() {
                 let targets = references(in: batch, row: row, column: attributeCount + position)
                 guard !targets.isEmpty, let inverse = inverse(of: relationship, in: model) else { continue }
-                for target in targets where removed.contains(target) {
+                for target in targets where try removed.contains(target) {
                     switch inverse.deleteRule {
                     case .cascade: isRemoved = true
                     case .deny:
@@ -162,13 +148,13 @@ public enum DeleteRules: Sendable {
                 }
             }
             guard isRemoved else { continue }
-            if removed.insert(reference).inserted { changed = true }
+            if try removed.insert(reference) { changed = true }
             for (position, relationship) in layout.relationships.enumerated() {
                 let targets = references(in: batch, row: row, column: attributeCount + position)
                 guard !targets.isEmpty else { continue }
                 switch relationship.deleteRule {
                 case .cascade:
-                    for target in targets where removed.insert(target).inserted { changed = true }
+                    for target in targets where try removed.insert(target) { changed = true }
                 case .deny:
                     denials.append(
                         "\(reference) (\(relationship.name), Deny) still has "

@@ -36,8 +36,9 @@ public struct MigrationTransform: RecordTransform {
         functions: ValueExpressionFunctions = ValueExpressionFunctions(),
         collectsRejects: Bool = false,
         validates: Bool = true,
-        removals: [Set<ObjectReference>] = [],
-        graphs: [SourceGraph] = []
+        removals: [RemovedObjects] = [],
+        graphs: [SourceGraph] = [],
+        keySets: KeySetFactory = .inMemory
     ) throws {
         guard plan.isExecutable else {
             throw DecantError(
@@ -54,7 +55,7 @@ public struct MigrationTransform: RecordTransform {
         }
         self.book = LedgerBook(plan.hops.map { MigrationLedger(hop: $0.name) })
         self.collectsRejects = collectsRejects
-        self.validator = validates ? ModelValidator(model: plan.destination, collectsRejects: collectsRejects) : nil
+        self.validator = validates ? ModelValidator(model: plan.destination, collectsRejects: collectsRejects, keySets: keySets) : nil
     }
 
     public mutating func transform(_ batch: RecordBatch, into output: inout TransformOutput) throws {
@@ -224,7 +225,7 @@ struct CompiledHop {
     /// The keys policies found or inserted objects by, in this hop.
     private let keys = KeyRegistry()
     /// Source objects removed on purpose (``DeleteRules``): not mapped, and references to them become nil.
-    var removedObjects: Set<ObjectReference> = []
+    var removedObjects: RemovedObjects = []
     private let destination: ObjectModel
     /// The hop's source version, for key paths through relationships.
     let sourceModel: ObjectModel

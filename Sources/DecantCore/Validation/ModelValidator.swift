@@ -5,9 +5,10 @@ import Foundation
 /// seen, references to objects that do not exist.
 ///
 /// Memory grows only with what the checks must remember: the identities seen (for dangling references) and the keys
-/// of uniqueness constraints, as an identity map does.
+/// of uniqueness constraints. Both live in key sets from `keySets`, which may spill to disk (``KeySetFactory``), as
+/// identity maps do; copies of a validator share them, so a run uses one validator.
 /// ```swift
-/// var validator = ModelValidator(model: v3, collectsRejects: true)
+/// var validator = ModelValidator(model: v3, collectsRejects: true, keySets: .spilling())
 /// let kept = try validator.check(batch, rejects: &rejects)     // the objects that pass
 /// rejects += try validator.finish()                             // dangling references
 /// ```
@@ -47,21 +48,26 @@ public struct ModelValidator {
     /// Whether failing objects are listed (and dropped from the output) rather than stopping the run.
     public let collectsRejects: Bool
     private var checks: [String: EntityChecks] = [:]
-    private var seenKeys: [String: Set<Int64>] = [:]
-    private var seenNames: [String: Set<String>] = [:]
+    /// The identities of the objects seen, scoped by entity.
+    private let seen: any KeySet
     /// References to objects not seen yet: target → the first object and property that pointed at it.
     private var pending: [ObjectReference: (object: String, entity: String, property: String)] = [:]
-    private var uniqueKeys: [String: Set<String>] = [:]
+    /// The values of uniqueness constraints seen, scoped by constraint.
+    private let uniqueKeys: any KeySet
 
     /// Whether a rejected object is dropped (so references to it dangle), as when a migration does not write it;
     /// false when checking a store in place, where it stays.
     public let dropsRejected: Bool
 
-    /// A validator for objects of `model`.
-    public init(model: ObjectModel, collectsRejects: Bool, dropsRejected: Bool = true) {
+    /// A validator for objects of `model`, remembering what it has seen in sets `keySets` makes.
+    public init(
+        model: ObjectModel, collectsRejects: Bool, dropsRejected: Bool = true, keySets: KeySetFactory = .inMemory
+    ) {
         self.model = model
         self.collectsRejects = collectsRejects
         self.dropsRejected = dropsRejected
+        self.seen = keySets.makeKeySet()
+        self.uniqueKeys = keySets.makeKeySet()
     }
 
     private mutating func checks(for layout: RecordLayout) -> EntityChecks {
@@ -109,28 +115,13 @@ public struct ModelValidator {
     }
 
     /// Checks every object of `batch`; returns the batch of the objects that pass (the batch itself when all do).
-    /// - Throws: `.validationFailed` for the first failing object when rejects are not collected.
+    /// - Throws: `.validationFailed` for the first failing object when rejects are not collected; the key sets'
+    ///   errors (`.ioError`).
     public mutating func check(_ batch: RecordBatch, rejects: inout [Reject]) throws -> RecordBatch {
         let entity = batch.layout.entityName
         let entityChecks = checks(for: batch.layout)
         let attributeCount = batch.layout.attributes.count
         var failed: Set<Int> = []
-        // This entity's identities are taken out of the table for the batch, so inserting does not copy the set.
-        var ownKeys = seenKeys.removeValue(forKey: entity) ?? []
-        var ownNames = seenNames.removeValue(forKey: entity) ?? []
-        defer {
-            seenKeys[entity] = ownKeys
-            seenNames[entity] = ownNames
-        }
-        func isSeen(_ reference: ObjectReference) -> Bool {
-            switch reference.id {
-            case .primaryKey(let key):
-                reference.entity == entity ? ownKeys.contains(key) : seenKeys[reference.entity]?.contains(key) == true
-            case .external(let name):
-                reference.entity == entity
-                    ? ownNames.contains(name) : seenNames[reference.entity]?.contains(name) == true
-            }
-        }
         for row in 0..<batch.count {
             let id = batch.id(at: row)
             var failure: Reject?
@@ -141,8 +132,10 @@ public struct ModelValidator {
                         value: value?.text)
                 }
             }
-            func note(_ target: ObjectReference, _ property: String) {
-                if !isSeen(target) && pending[target] == nil { pending[target] = ("\(entity)/\(id)", entity, property) }
+            func note(_ target: ObjectReference, _ property: String) throws {
+                if pending[target] == nil, try !seen.contains(target) {
+                    pending[target] = ("\(entity)/\(id)", entity, property)
+                }
             }
             for check in entityChecks.attributes {
                 let value = batch.value(row: row, attribute: check.position)
@@ -168,7 +161,7 @@ public struct ModelValidator {
                 let cell = batch.cell(row: row, column: attributeCount + check.position)
                 switch cell.kind {
                 case .reference, .externalReference:
-                    note(batch.reference(of: cell), check.name)
+                    try note(batch.reference(of: cell), check.name)
                 case .referenceList:
                     let start = Int(cell.integer)
                     let count = Int(cell.length)
@@ -179,7 +172,9 @@ public struct ModelValidator {
                     if check.maxCount > 0 && count > check.maxCount {
                         fail(check.name, .maxCount, .integer(Int64(count)))
                     }
-                    for offset in 0..<count { note(batch.reference(of: batch.references[start + offset]), check.name) }
+                    for offset in 0..<count {
+                        try note(batch.reference(of: batch.references[start + offset]), check.name)
+                    }
                 case .viaInverse:
                     break
                 default:
@@ -190,9 +185,9 @@ public struct ModelValidator {
                 var parts = constraint.attributes.map { "\(batch.value(row: row, attribute: $0))" }
                 parts += constraint.relationships.map { "\(batch.cell(row: row, column: attributeCount + $0).integer)" }
                 let key = parts.joined(separator: "\u{1F}")
-                var keys = uniqueKeys.removeValue(forKey: constraint.scope) ?? []
-                if !keys.insert(key).inserted { fail(constraint.names.joined(separator: ","), .unique, nil) }
-                uniqueKeys[constraint.scope] = keys
+                if try !uniqueKeys.insert(.text(key), in: constraint.scope) {
+                    fail(constraint.names.joined(separator: ","), .unique, nil)
+                }
             }
             var remembers = failure == nil || !dropsRejected
             if let failure {
@@ -202,11 +197,9 @@ public struct ModelValidator {
                 remembers = !dropsRejected
             }
             if remembers {
-                switch id {
-                case .primaryKey(let key): ownKeys.insert(key)
-                case .external(let name): ownNames.insert(name)
-                }
-                if !pending.isEmpty { pending[ObjectReference(entity: entity, id: id)] = nil }
+                let reference = ObjectReference(entity: entity, id: id)
+                _ = try seen.insert(reference)
+                if !pending.isEmpty { pending[reference] = nil }
             }
         }
         guard !failed.isEmpty else { return batch }
@@ -267,9 +260,13 @@ extension ModelValidator: Sendable {}
 public struct ValidationTransform: RecordTransform {
     private var validator: ModelValidator
 
-    /// A stage checking objects of `model` (see ``ModelValidator/dropsRejected``).
-    public init(model: ObjectModel, collectsRejects: Bool, dropsRejected: Bool = true) {
-        self.validator = ModelValidator(model: model, collectsRejects: collectsRejects, dropsRejected: dropsRejected)
+    /// A stage checking objects of `model` (see ``ModelValidator/dropsRejected``), remembering what it has seen in
+    /// sets `keySets` makes.
+    public init(
+        model: ObjectModel, collectsRejects: Bool, dropsRejected: Bool = true, keySets: KeySetFactory = .inMemory
+    ) {
+        self.validator = ModelValidator(
+            model: model, collectsRejects: collectsRejects, dropsRejected: dropsRejected, keySets: keySets)
     }
 
     public mutating func transform(_ batch: RecordBatch, into output: inout TransformOutput) throws {

@@ -12,8 +12,7 @@ import GRDB
 public final class SpillingIdentityMap: IdentityMap {
     private let bound: Int
     private var memory: [Key: Int64] = [:]
-    private var spill: DatabaseQueue?
-    private var spillFolder: URL?
+    private var spill: SpillDatabase?
     /// Entries moved to the temporary file so far.
     public private(set) var spilledCount = 0
 
@@ -27,11 +26,6 @@ public final class SpillingIdentityMap: IdentityMap {
         self.bound = max(1, bound)
     }
 
-    deinit {
-        spill = nil
-        if let spillFolder { try? FileManager.default.removeItem(at: spillFolder) }
-    }
-
     /// The key `name` has in `scope`, allocating one with `allocate` the first time it is asked for.
     public func key(for name: String, scope: String, allocate: () -> Int64) throws -> Int64 {
         let key = Key(scope: scope, name: name)
@@ -39,7 +33,7 @@ public final class SpillingIdentityMap: IdentityMap {
         if let spill {
             let stored: Int64?
             do {
-                stored = try spill.read { db in
+                stored = try spill.queue.read { db in
                     try Int64.fetchOne(
                         db, sql: "SELECT key FROM identities WHERE scope = ? AND name = ?", arguments: [scope, name])
                 }
@@ -58,8 +52,9 @@ public final class SpillingIdentityMap: IdentityMap {
 
     private func spillMemory() throws {
         do {
-            let queue = try spill ?? openSpill()
-            try queue.write { db in
+            let spill = try self.spill ?? SpillDatabase(prefix: "decant-ids", in: nil, schema: Self.schema)
+            self.spill = spill
+            try spill.queue.write { db in
                 let statement = try db.makeStatement(sql: "INSERT INTO identities (scope, name, key) VALUES (?, ?, ?)")
                 for (key, value) in memory { try statement.execute(arguments: [key.scope, key.name, value]) }
             }
@@ -70,19 +65,8 @@ public final class SpillingIdentityMap: IdentityMap {
         }
     }
 
-    private func openSpill() throws -> DatabaseQueue {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("decant-ids-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        spillFolder = folder
-        let queue = try DatabaseQueue(path: folder.appendingPathComponent("identities.sqlite").path)
-        try queue.write { db in
-            try db.execute(sql: "PRAGMA journal_mode = OFF")
-            try db.execute(
-                sql: "CREATE TABLE identities (scope TEXT, name TEXT, key INTEGER, PRIMARY KEY (scope, name)) WITHOUT ROWID")
-        }
-        spill = queue
-        return queue
-    }
+    private static let schema =
+        "CREATE TABLE identities (scope TEXT, name TEXT, key INTEGER, PRIMARY KEY (scope, name)) WITHOUT ROWID"
 }
 
 @available(*, unavailable)

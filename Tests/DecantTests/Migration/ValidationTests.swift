@@ -295,4 +295,114 @@ struct ValidationTests {
         #expect(error.message.contains("Folder/p2 (notes, Deny) still has Note/p3"))
         #expect(!FileManager.default.fileExists(atPath: denied.path))
     }
+
+    /// `Tag{name (unique), parent (to-one Tag)}`: Tag/p3 repeats Tag/p1's name, Tag/p4 points at a tag that does not
+    /// exist, Tag/p6 at one that comes later; in batches of two.
+    static func tagBatches() throws -> (ObjectModel, [RecordBatch]) {
+        var tag = Entity(name: "Tag")
+        tag.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        tag.uniquenessConstraints = [["name"]]
+        tag.relationships = [Relationship(name: "parent", destination: "Tag")]
+        let model = ObjectModel(versionName: "Tags", entities: [tag])
+        let layout = try #require(RecordLayout(entity: "Tag", in: model))
+        let parents: [Int64: Int64] = [4: 99, 5: 1, 6: 7]
+        var batches: [RecordBatch] = []
+        for (index, name) in ["a", "b", "a", "c", "d", "e", "f"].enumerated() {
+            let key = Int64(index + 1)
+            if index % 2 == 0 { batches.append(RecordBatch(layout: layout)) }
+            batches[batches.count - 1].append(
+                MigrationFixtures.record(
+                    "Tag", key, in: model, ["name": .string(name)],
+                    relationships: ["parent": .toOne(parents[key].map { .pk("Tag", $0) })]))
+        }
+        return (model, batches)
+    }
+
+    @Test func spillingSetsStillFindDuplicatesAndDanglingReferences() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // At most one key in memory: nearly every answer comes from a temporary file.
+        let (model, batches) = try Self.tagBatches()
+        var results: [[Reject]] = []
+        for keySets in [KeySetFactory.inMemory, .spilling(bound: 1, in: folder)] {
+            var validator = ModelValidator(model: model, collectsRejects: true, keySets: keySets)
+            var rejects: [Reject] = []
+            var kept = 0
+            for batch in batches { kept += try validator.check(batch, rejects: &rejects).count }
+            rejects += try validator.finish()
+            #expect(kept == 6)
+            results.append(rejects)
+        }
+        #expect(results[0] == results[1])
+        #expect(results[1].map(\.object) == ["Tag/p3", "Tag/p4"])
+        #expect(results[1].map(\.rule) == ["unique", "dangling"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+
+        // Through StoreValidation, with the store's every rule: the same report, and no temporary file left.
+        let spill = folder.appendingPathComponent("spill", isDirectory: true)
+        try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
+        let (store, bundle) = try Self.store(in: folder)
+        var options = StoreValidation.Options(bundle: bundle)
+        options.rejects = folder.appendingPathComponent("rejects.ndjson")
+        options.keySets = .inMemory
+        let inMemory = try StoreValidation.validate(store: store, options: options)
+        #expect(inMemory.failures["Note.folder dangling"] == 1)
+        options.keySets = .spilling(bound: 1, in: spill)
+        #expect(try StoreValidation.validate(store: store, options: options) == inMemory)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty)
+    }
+
+    @Test func spillingRemovalsApplyTheSameDeleteRules() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let spill = folder.appendingPathComponent("spill", isDirectory: true)
+        try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
+        let (store, bundle, options) = try Self.trash(rule: .cascade, in: folder)
+        var inMemory = options
+        inMemory.keySets = .inMemory
+        let expected = folder.appendingPathComponent("memory.sqlite")
+        let expectedReport = try StoreMigration.migrate(store: store, to: .file(expected), options: inMemory)
+        var spilling = options
+        spilling.keySets = .spilling(bound: 1, in: spill)
+        let output = folder.appendingPathComponent("spilled.sqlite")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: spilling)
+        #expect(report.ledgers == expectedReport.ledgers)
+        #expect(report.ledgers.first?.rows["Note"] == MigrationLedger.Row(read: 4, written: 2, removed: 2))
+        #expect(try MigrationFixtures.read(output, bundle: bundle) == MigrationFixtures.read(expected, bundle: bundle))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty)
+        // Deny still stops the run with a spilling set.
+        let denyFolder = folder.appendingPathComponent("deny", isDirectory: true)
+        try FileManager.default.createDirectory(at: denyFolder, withIntermediateDirectories: true)
+        let (denyStore, _, denyBase) = try Self.trash(rule: .deny, in: denyFolder)
+        var denyOptions = denyBase
+        denyOptions.keySets = .spilling(bound: 1, in: spill)
+        let error = try #require(throws: DecantError.self) {
+            let denied = denyFolder.appendingPathComponent("deny.sqlite")
+            return try StoreMigration.migrate(store: denyStore, to: .file(denied), options: denyOptions)
+        }
+        #expect(error.code == .planNotExecutable)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty)
+    }
+
+    @Test func migrationAndValidationReportProgressWithIncreasingCounts() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (store, bundle, options) = try Self.trash(rule: .nullify, in: folder)
+        var calls: [(entity: String, written: Int)] = []
+        let output = folder.appendingPathComponent("progress.sqlite")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: options) {
+            calls.append(($0, $1))
+        }
+        #expect(Set(calls.map(\.entity)) == ["Folder", "Note"])
+        #expect(zip(calls, calls.dropFirst()).allSatisfy { $0.written < $1.written }, "\(calls)")
+        #expect(calls.last?.written == report.written.values.reduce(0, +))
+
+        var checked: [(entity: String, checked: Int)] = []
+        let validated = try StoreValidation.validate(store: output, options: StoreValidation.Options(bundle: bundle)) {
+            checked.append(($0, $1))
+        }
+        #expect(Set(checked.map(\.entity)) == ["Folder", "Note"])
+        #expect(zip(checked, checked.dropFirst()).allSatisfy { $0.checked < $1.checked }, "\(checked)")
+        #expect(checked.last?.checked == validated.objects.values.reduce(0, +))
+    }
 }

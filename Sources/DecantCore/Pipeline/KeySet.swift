@@ -1,0 +1,106 @@
+/// A key a ``KeySet`` holds: a primary key, or text (an external object id, a uniqueness constraint's values).
+public enum SetKey: Sendable, Hashable {
+    /// An integer key.
+    case integer(Int64)
+    /// A text key.
+    case text(String)
+
+    /// The key of an object identity.
+    public init(_ id: RecordID) {
+        switch id {
+        case .primaryKey(let key): self = .integer(key)
+        case .external(let name): self = .text(name)
+        }
+    }
+}
+
+/// A set of keys that grows with the input, in named scopes (an entity, a uniqueness constraint): the identities a
+/// validator has seen, the objects a migration removes. Inputs of any size use one that spills to disk, as identity
+/// maps do (``IdentityMap``).
+///
+/// ```swift
+/// let seen = keySets.makeKeySet()
+/// if try !seen.insert(.text("milk"), in: "Tag#0") { print("duplicate") }
+/// let known = try seen.contains(ObjectReference(entity: "Note", id: .primaryKey(3)))
+/// ```
+public protocol KeySet: AnyObject {
+    /// How many keys the set holds, in all scopes.
+    var count: Int { get }
+    /// Adds `key` to `scope`; returns whether it was not there yet.
+    func insert(_ key: SetKey, in scope: String) throws -> Bool
+    /// Whether `scope` holds `key`.
+    func contains(_ key: SetKey, in scope: String) throws -> Bool
+}
+
+extension KeySet {
+    /// Whether the set holds no key.
+    public var isEmpty: Bool { count == 0 }
+
+    /// Adds an object's identity, scoped by its entity; returns whether it was not there yet.
+    public func insert(_ reference: ObjectReference) throws -> Bool {
+        try insert(SetKey(reference.id), in: reference.entity)
+    }
+
+    /// Whether the set holds an object's identity, scoped by its entity.
+    public func contains(_ reference: ObjectReference) throws -> Bool {
+        try contains(SetKey(reference.id), in: reference.entity)
+    }
+}
+
+/// A key set held wholly in memory: for small inputs and tests.
+public final class InMemoryKeySet: KeySet {
+    // Integers and text apart: hashing a bare Int64 or String costs about half of hashing a SetKey.
+    private var integers: [String: Set<Int64>] = [:]
+    private var texts: [String: Set<String>] = [:]
+    public private(set) var count = 0
+
+    /// Creates an empty set.
+    public init() {}
+
+    public func insert(_ key: SetKey, in scope: String) -> Bool {
+        let inserted: Bool
+        switch key {
+        case .integer(let value): inserted = integers[scope, default: []].insert(value).inserted
+        case .text(let value): inserted = texts[scope, default: []].insert(value).inserted
+        }
+        if inserted { count += 1 }
+        return inserted
+    }
+
+    public func contains(_ key: SetKey, in scope: String) -> Bool {
+        switch key {
+        case .integer(let value): integers[scope]?.contains(value) == true
+        case .text(let value): texts[scope]?.contains(value) == true
+        }
+    }
+
+    /// Every key, by scope: what a spilling set moves to disk.
+    package func forEach(_ body: (_ scope: String, _ key: SetKey) throws -> Void) rethrows {
+        for (scope, values) in integers { for value in values { try body(scope, .integer(value)) } }
+        for (scope, values) in texts { for value in values { try body(scope, .text(value)) } }
+    }
+}
+
+@available(*, unavailable)
+extension InMemoryKeySet: Sendable {}
+
+/// Makes the ``KeySet``s a job needs: in memory by default; `DecantSQLite` adds `.spilling(bound:in:)`, whose sets
+/// move to a temporary file past a bound.
+///
+/// ```swift
+/// var validator = ModelValidator(model: v3, collectsRejects: true, keySets: .spilling(bound: 100_000))
+/// ```
+public struct KeySetFactory: Sendable {
+    private let make: @Sendable () -> any KeySet
+
+    /// A factory calling `make` for every set.
+    public init(_ make: @escaping @Sendable () -> any KeySet) {
+        self.make = make
+    }
+
+    /// A new, empty set.
+    public func makeKeySet() -> any KeySet { make() }
+
+    /// Sets held wholly in memory (``InMemoryKeySet``).
+    public static let inMemory = KeySetFactory { InMemoryKeySet() }
+}
