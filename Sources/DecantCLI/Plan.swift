@@ -9,11 +9,11 @@ extension DecantCommand {
             discussion: """
                 Prints the store's version (found among the versions of --model by its entity hashes), the \
                 destination (the current version, or --to), the hops between them and for each whether it is \
-                inferred or comes from a mapping file, what happens to every entity and property, the destructive \
+                inferred or comes from a mapping file or an Xcode mapping model, what happens to every entity and property, the destructive \
                 changes (data dropped), and a dry run's count of objects that would be rejected.
 
                 Exits 1 when the plan cannot run, with the reason per entity and property and what to write in a \
-                mapping file instead. --json prints the document described by schemas/plan.schema.json. --diagram \
+                mapping file instead, or the policy class or function (app code) an Xcode mapping model needs. --json prints the document described by schemas/plan.schema.json. --diagram \
                 mermaid|dot draws the hops and per hop the entity mappings, changed properties and destructive changes.
                 """
         )
