@@ -168,14 +168,7 @@ public enum DeleteRules: Sendable {
     }
 
     private static func references(in batch: RecordBatch, row: Int, column: Int) -> [ObjectReference] {
-        let cell = batch.cell(row: row, column: column)
-        switch cell.kind {
-        case .reference, .externalReference: return [batch.reference(of: cell)]
-        case .referenceList:
-            let start = Int(cell.integer)
-            return (0..<Int(cell.length)).map { batch.reference(of: batch.references[start + $0]) }
-        default: return []
-        }
+        SourceGraph.members(batch, row: row, column: column) ?? []
     }
 
     private static func inverse(of relationship: Relationship, in model: ObjectModel) -> Relationship? {
