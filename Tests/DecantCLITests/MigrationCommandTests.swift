@@ -222,6 +222,7 @@ extension MigrationCommandTests {
         let plan = try EndToEndTests.run(["plan", newest.path, "--model", model, "--mapping", mappings])
         #expect(plan.status == 1)
         #expect(plan.stdout.contains("CountryToCountry needs the migration policy Migrations.Country5ToCountry6Policy"))
+        #expect(plan.stdout.contains("Country: transform (policy Migrations.Country5ToCountry6Policy)"))
         let json = try EndToEndTests.run(["plan", newest.path, "--model", model, "--mapping", mappings, "--json"])
         #expect(json.status == 1)
         #expect(json.stdout.contains("Country5ToCountry6Policy"))

@@ -33,6 +33,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         public var filter: String?
         /// `inferred` or the mapping file.
         public var origin: String
+        /// The migration policy class that makes the objects (an Xcode mapping model's custom policy).
+        public var policy: String?
         /// Per property.
         public var properties: [Property]
     }
@@ -110,6 +112,7 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                         destination: mapping.destinationEntity,
                         filter: mapping.filter?.description,
                         origin: origin,
+                        policy: mapping.policy,
                         properties: mapping.attributes.map {
                             Property(
                                 name: $0.name,
@@ -152,7 +155,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                 default:
                     let from = entity.source == entity.destination ? "" : " from \(entity.source ?? "?")"
                     let filter = entity.filter.map { " where \($0)" } ?? ""
-                    lines.append("  \(entity.destination ?? "?")\(from): \(entity.kind)\(filter)")
+                    let policy = entity.policy.map { " (policy \($0))" } ?? ""
+                    lines.append("  \(entity.destination ?? "?")\(from): \(entity.kind)\(filter)\(policy)")
                 }
                 guard entity.kind != "remove" else { continue }
                 for property in entity.properties {
