@@ -92,13 +92,41 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         }
     }
 
+    /// The fetches the expression makes: `fetch('Entity', 'predicate')` and `fetchCount('Entity', 'predicate')` (an
+    /// Xcode mapping model's `FETCH` of source objects), as entity and predicate text.
+    public var fetchRequests: [FetchRequest] {
+        switch self {
+        case .literal, .source: return []
+        case .unary(_, let operand): return operand.fetchRequests
+        case .binary(_, let left, let right): return left.fetchRequests + right.fetchRequests
+        case .call(let name, let arguments):
+            var found = arguments.flatMap(\.fetchRequests)
+            if name == "fetch" || name == "fetchCount", let request = FetchRequest(arguments) { found.insert(request, at: 0) }
+            return found
+        }
+    }
+
+    /// The expression with every call `transform` answers replaced by its answer.
+    public func replacingCalls(_ transform: (String, [ValueExpression]) -> ValueExpression?) -> ValueExpression {
+        switch self {
+        case .literal, .source: return self
+        case .unary(let op, let operand): return .unary(op, operand.replacingCalls(transform))
+        case .binary(let op, let left, let right):
+            return .binary(op, left.replacingCalls(transform), right.replacingCalls(transform))
+        case .call(let name, let arguments):
+            if let answer = transform(name, arguments) { return answer }
+            return .call(name, arguments.map { $0.replacingCalls(transform) })
+        }
+    }
+
     /// Whether the expression is one a relationship takes: `$source…`, `nil`, or `mapped`/`mappedThrough` of a name
     /// and a `$source` key path.
     public var givesObjects: Bool {
         switch self {
         case .source, .literal(.null): return true
+        case .call("fetch", let arguments): return FetchRequest(arguments) != nil
         case .call(let name, let arguments) where name == "mapped" || name == "mappedThrough":
-            guard arguments.count == 2, case .literal(.string) = arguments[0], case .source = arguments[1] else {
+            guard arguments.count == 2, case .literal(.string) = arguments[0], arguments[1].givesObjects else {
                 return false
             }
             return true
@@ -173,3 +201,27 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         }
     }
 }
+
+/// A fetch of source objects in a mapping: every object of `entity` (and its sub-entities) for which `predicate`
+/// (NSPredicate format, over the object's own attributes) holds.
+public struct FetchRequest: Sendable, Hashable {
+    /// The source entity.
+    public var entity: String
+    /// The predicate text (`TRUEPREDICATE` for every object).
+    public var predicate: String
+
+    /// Creates a request.
+    public init(entity: String, predicate: String) {
+        self.entity = entity
+        self.predicate = predicate
+    }
+
+    /// The request two string literal arguments name, if they do.
+    init?(_ arguments: [ValueExpression]) {
+        guard arguments.count == 2, case .literal(.string(let entity)) = arguments[0],
+            case .literal(.string(let predicate)) = arguments[1]
+        else { return nil }
+        self.init(entity: entity, predicate: predicate)
+    }
+}
+

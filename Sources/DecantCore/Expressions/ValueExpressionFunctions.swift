@@ -25,7 +25,9 @@ public import Foundation
 /// For relationships (they give objects, not values): `mapped(mappingName, $source.keyPath)` (the objects the key
 /// path reaches, as the named entity mapping made them: Core Data's
 /// `destinationInstancesForEntityMappingNamed:sourceInstances:`) and `mappedThrough(relationship, $source.keyPath)`
-/// (as whichever mapping made each: `destinationInstancesForSourceRelationshipNamed:sourceInstances:`).
+/// (as whichever mapping made each: `destinationInstancesForSourceRelationshipNamed:sourceInstances:`);
+/// `fetch('Entity', 'predicate')` gives the source objects of an entity a predicate holds for (Core Data's `FETCH`),
+/// and `fetchCount('Entity', 'predicate')` their number, as a value.
 ///
 /// Arguments that are nil make string and number functions return nil (so `??` can supply a default).
 /// ```swift
@@ -88,7 +90,7 @@ public struct ValueExpressionFunctions: Sendable {
     public static let builtInNames: Set<String> = [
         "lowercase", "uppercase", "trim", "substring", "replace", "split", "join", "length", "string", "integer",
         "double", "round", "floor", "ceil", "abs", "now", "parse", "format", "add", "uuid", "if", "call", "mapped",
-        "mappedThrough",
+        "mappedThrough", "fetch", "fetchCount",
     ]
 
     /// Whether `name` is a function this library can call.
@@ -106,8 +108,11 @@ public struct ValueExpressionFunctions: Sendable {
     public func call(_ name: String, _ arguments: [Value]) throws -> Value {
         if let body = custom[name] { return try body(arguments) }
         switch name {
-        case "mapped", "mappedThrough":
+        case "mapped", "mappedThrough", "fetch":
             throw DecantError(.malformedInput, "\(name)(…) gives objects: use it for a relationship, not an attribute")
+        case "fetchCount":
+            throw DecantError(
+                .malformedInput, "fetchCount('Entity', 'predicate') needs literal texts (it is counted before the hop runs)")
         case "call":
             guard arguments.count >= 2, let className = arguments[0].text, let selector = arguments[1].text else {
                 throw DecantError(.malformedInput, "call(class, selector, …) needs a class name and a selector")

@@ -194,6 +194,9 @@ public struct MigrationPlan: Sendable, Hashable {
                     + "(hops: \(hops.map(\.name).joined(separator: ", ")))"
             )
         }
+        for index in hops.indices {
+            hops[index].problems += Self.expressionProblems(of: hops[index].mapping, from: hops[index].source)
+        }
         self.source = bundle.versions[start]
         self.destination = bundle.versions[end]
         self.hops = hops
@@ -219,15 +222,6 @@ public struct MigrationPlan: Sendable, Hashable {
                         message: "\(mapping.name) makes \(name), which \(destination.versionName ?? "?") does not have"))
                 continue
             }
-            let expressions =
-                (mapping.attributes + mapping.relationships).compactMap(\.expression) + [mapping.filter].compactMap { $0 }
-            for text in expressions.flatMap(\.unsupportedParts) {
-                problems.append(
-                    MigrationProblem(
-                        entity: name,
-                        message: "\(mapping.name) has an expression Decant cannot evaluate: \(text)",
-                        advice: "write this mapping as a Decant mapping file, or register app code for it"))
-            }
             let (attributes, relationships) = destination.properties(of: entity)
             let names = Set(attributes.map(\.name) + relationships.map(\.name))
             for property in mapping.attributes + mapping.relationships where !names.contains(property.name) {
@@ -235,6 +229,38 @@ public struct MigrationPlan: Sendable, Hashable {
                     MigrationProblem(
                         entity: name, property: property.name,
                         message: "\(mapping.name) sets \(name).\(property.name), which is not a property of \(name)"))
+            }
+        }
+        return problems
+    }
+
+    /// What stops the expressions of `model` from running against `source`: fetches of entities it does not have or
+    /// with predicates Decant cannot read, and `unsupported(…)` parts of an Xcode mapping model.
+    static func expressionProblems(of model: MappingModel, from source: ObjectModel) -> [MigrationProblem] {
+        var problems: [MigrationProblem] = []
+        for mapping in model.entityMappings {
+            let name = mapping.destinationEntity ?? mapping.sourceEntity ?? mapping.name
+            let expressions =
+                (mapping.attributes + mapping.relationships).compactMap(\.expression) + [mapping.filter].compactMap { $0 }
+            for request in expressions.flatMap(\.fetchRequests) {
+                if source.entity(named: request.entity) == nil {
+                    problems.append(
+                        MigrationProblem(
+                            entity: name,
+                            message: "\(mapping.name) fetches \(request.entity), which \(source.versionName ?? "?") does not have"))
+                } else if let error = Result(catching: { try ObjectPredicate(parsing: request.predicate, source: "FETCH") })
+                    .failure
+                {
+                    problems.append(
+                        MigrationProblem(entity: name, message: "\(mapping.name) fetches with a predicate Decant cannot read: \(error.message)"))
+                }
+            }
+            for text in expressions.flatMap(\.unsupportedParts) {
+                problems.append(
+                    MigrationProblem(
+                        entity: name,
+                        message: "\(mapping.name) has an expression Decant cannot evaluate: \(text)",
+                        advice: "write this mapping as a Decant mapping file, or register app code for it"))
             }
         }
         return problems
@@ -327,5 +353,13 @@ public struct MigrationPlan: Sendable, Hashable {
             let owner = relationship.inverseEntity ?? relationship.destinationEntity
         else { return false }
         return used[owner]?.contains(inverse) == true
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The error, as a ``DecantError`` when it is one.
+    fileprivate var failure: DecantError? {
+        guard case .failure(let error) = self else { return nil }
+        return error as? DecantError ?? DecantError(.malformedInput, "\(error)")
     }
 }

@@ -234,8 +234,30 @@ struct CompiledHop {
     private(set) var targetsByName: [String: Target] = [:]
     /// Key paths of this hop that leave the mapped object, from their source entity.
     private(set) var navigatedPaths: [(entity: String, path: [String])] = []
-    /// What those key paths read from other source objects (collected before the hop runs; see ``SourceGraph``).
-    var graph: SourceGraph
+    /// The fetches of source objects this hop's expressions make.
+    private(set) var fetchRequests: [FetchRequest] = []
+    /// What those key paths read from other source objects, and what the fetches found (collected before the hop
+    /// runs; see ``SourceGraph``). Setting it turns `fetchCount(…)` into the number found.
+    var graph: SourceGraph {
+        didSet {
+            guard !fetchRequests.isEmpty else { return }
+            let graph = self.graph
+            for (source, mappings) in mappingsBySource {
+                mappingsBySource[source] = mappings.map { mapping in
+                    var mapping = mapping
+                    mapping.attributes = mapping.attributes.map { plan in
+                        guard case .expression(let expression) = plan else { return plan }
+                        return .expression(
+                            expression.replacingCalls { name, arguments in
+                                guard name == "fetchCount", let request = FetchRequest(arguments) else { return nil }
+                                return .literal(.integer(Int64(graph.objects(fetchedBy: request).count)))
+                            })
+                    }
+                    return mapping
+                }
+            }
+        }
+    }
 
     init(hop: MigrationPlan.Hop, functions: ValueExpressionFunctions) {
         self.name = hop.name
@@ -274,6 +296,9 @@ struct CompiledHop {
             targetsBySource[from, default: []].append(target)
             targetsByName[mapping.name] = target
             for path in mapping.filter?.sourceKeyPaths ?? [] { navigatedPaths.append((from, path)) }
+            for property in mapping.attributes + mapping.relationships {
+                fetchRequests += property.expression?.fetchRequests ?? []
+            }
             var attributes: [AttributePlan] = []
             var required: [Bool] = []
             for attribute in layout.attributes {
@@ -766,6 +791,11 @@ struct CompiledHop {
     private func sourceObjects(_ expression: ValueExpression, batch: RecordBatch, row: Int) throws -> [ObjectReference] {
         switch expression {
         case .literal(.null): return []
+        case .call("fetch", let arguments):
+            guard let request = FetchRequest(arguments) else {
+                throw DecantError(.malformedInput, "`\(expression)` needs an entity name and a predicate as texts")
+            }
+            return graph.objects(fetchedBy: request)
         case .source(let path):
             switch try navigate(path, batch: batch, row: row) {
             case .objects(let objects, _): return objects

@@ -31,9 +31,29 @@ public struct SourceGraph: Sendable {
     private var inverseFeeds: [String: [(inverse: String, relationship: String)]] = [:]
     private var entries: [ObjectReference: [String: Entry]] = [:]
     private var derived: [ObjectReference: [String: [ObjectReference]]] = [:]
+    /// Per concrete entity, the fetches it answers, with their parsed predicates.
+    private var fetchesByEntity: [String: [(request: FetchRequest, predicate: ObjectPredicate)]] = [:]
+    private var fetched: [FetchRequest: [ObjectReference]] = [:]
 
-    /// Whether any key path leaves the mapped object.
-    public var isEmpty: Bool { needs.isEmpty && inverseFeeds.isEmpty }
+    /// Whether any key path leaves the mapped object, or any fetch is made.
+    public var isEmpty: Bool { needs.isEmpty && inverseFeeds.isEmpty && fetchesByEntity.isEmpty }
+
+    /// The source objects `request` found (empty when the graph was not asked for it).
+    public func objects(fetchedBy request: FetchRequest) -> [ObjectReference] { fetched[request] ?? [] }
+
+    /// Adds `requests` to what the graph collects; requests whose predicate does not parse are left out (the plan
+    /// reports them).
+    public mutating func fetch(_ requests: [FetchRequest], in model: ObjectModel) {
+        for request in Set(requests) {
+            guard let entity = model.entity(named: request.entity),
+                let predicate = try? ObjectPredicate(parsing: request.predicate, source: "FETCH predicate")
+            else { continue }
+            fetched[request] = []
+            for concrete in [entity] + model.descendants(of: entity) {
+                fetchesByEntity[concrete.name, default: []].append((request, predicate))
+            }
+        }
+    }
 
     /// A graph keeping `needs` of `model`'s objects; to-many relationships among them (and `inverseNeeds`, the
     /// mapped objects' own to-many relationships that key paths start with) are also rebuilt from their inverses.
@@ -65,6 +85,15 @@ public struct SourceGraph: Sendable {
         let entity = layout.entityName
         let wanted = needs[entity] ?? []
         let feeds = inverseFeeds[entity] ?? []
+        for (request, predicate) in fetchesByEntity[entity] ?? [] {
+            for row in 0..<batch.count {
+                let holds = predicate.evaluate { path in
+                    guard path.count == 1, let index = layout.attributeIndex(path[0]) else { return .null }
+                    return batch.value(row: row, attribute: index)
+                }
+                if holds { fetched[request, default: []].append(ObjectReference(entity: entity, id: batch.id(at: row))) }
+            }
+        }
         guard !wanted.isEmpty || !feeds.isEmpty else { return }
         let attributeCount = layout.attributes.count
         let attributes = layout.attributes.enumerated().filter { wanted.contains($0.element.name) }
@@ -370,6 +399,7 @@ extension SourceGraph {
         for index in hops.indices {
             let (needs, inverseNeeds) = CompiledHop.keyPathNeeds(of: hops[index].navigatedPaths, in: hops[index].sourceModel)
             var graph = SourceGraph(needs: needs, inverseNeeds: inverseNeeds, model: hops[index].sourceModel)
+            graph.fetch(hops[index].fetchRequests, in: hops[index].sourceModel)
             if !graph.isEmpty {
                 try CompiledHop.forEachInput(of: hops.prefix(index), makeReader: makeReader) { graph.collect($0) }
             }

@@ -156,6 +156,12 @@ extension XcodeMappingModel {
             return .call(
                 "call",
                 [.literal(.string(className)), .literal(.string(selector))] + arguments.map { expression($0, policy: policy) })
+        case .fetch(let request, _, let countOnly):
+            guard case .function(_, "fetchRequestForSourceEntityNamed:predicateString:", let arguments) = request,
+                arguments.count == 2, case .constant(.string(let entity)) = arguments[0],
+                case .constant(.string(let predicate)) = arguments[1]
+            else { return unsupported() }
+            return .call(countOnly ? "fetchCount" : "fetch", [.literal(.string(entity)), .literal(.string(predicate))])
         case .function(.classConstant("_NSPredicateUtilities"), let selector, let arguments):
             let values = arguments.map { expression($0, policy: policy) }
             switch (selector, values.count) {

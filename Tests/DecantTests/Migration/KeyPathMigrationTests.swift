@@ -149,4 +149,60 @@ struct KeyPathMigrationTests {
         #expect(error.message.contains("bad.yaml:6"))
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
+
+    /// `fetch` and `fetchCount` (an Xcode mapping model's `FETCH` in a value expression): source objects a predicate
+    /// holds for, as a relationship's objects or as their number.
+    @Test func fetchesFindSourceObjectsByPredicate() throws {
+        let bundle = Self.shelf()
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = bundle.versions[0]
+        let v2 = bundle.versions[1]
+        let store = folder.appendingPathComponent("shelf1.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store, model: v1,
+            records: [
+                MigrationFixtures.record("Folder", 1, in: v1, ["name": "Work"]),
+                MigrationFixtures.record("Folder", 2, in: v1, ["name": "Home"]),
+                MigrationFixtures.record("Note", 1, in: v1, ["text": "a", "words": 3]),
+                MigrationFixtures.record("Note", 2, in: v1, ["text": "b", "words": 9]),
+                MigrationFixtures.record("Tag", 1, in: v1, ["label": "x"]),
+            ])
+        var options = StoreMigration.Options(bundle: bundle)
+        options.mappings = [
+            try MappingFiles.parse(
+                """
+                source: Shelf 1
+                destination: Shelf 2
+                entities:
+                  Folder:
+                    attributes:
+                      noteCount: "fetchCount('Note', 'words > 4')"
+                  Tag:
+                    relationships:
+                      folder: 'mapped(''FolderToFolder'', fetch(''Folder'', "name BEGINSWITH[c] ''w''"))'
+                """, path: "fetch.yaml")
+        ]
+        let plan = try StoreMigration.plan(store: store, options: options)
+        #expect(plan.plan.isExecutable, "\(plan.plan.problems)")
+        let output = folder.appendingPathComponent("shelf2.sqlite")
+        _ = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        let migrated = try MigrationFixtures.read(output, bundle: bundle)
+        let folders = try #require(migrated["Folder"])
+        #expect(folders.map { MigrationFixtures.value($0, "noteCount", model: v2) } == [.integer(1), .integer(1)])
+        let tag = try #require(migrated["Tag"]?.first)
+        let position = try #require(RecordLayout(entity: "Tag", in: v2)?.relationshipIndex("folder"))
+        #expect(tag.relationships[position] == .toOne(folders[0].reference))
+
+        // A predicate Decant cannot read, or an entity the source lacks, stops the plan.
+        options.mappings = [
+            try MappingFiles.parse(
+                "source: Shelf 1\ndestination: Shelf 2\nentities:\n  Folder:\n    attributes:\n"
+                    + "      noteCount: \"fetchCount('Page', 'words > 4')\"\n",
+                path: "bad-fetch.yaml")
+        ]
+        let refused = try StoreMigration.plan(store: store, options: options)
+        #expect(refused.plan.problems.contains { $0.message.contains("fetches Page") })
+    }
 }
+
