@@ -17,7 +17,9 @@ public import Foundation
 /// to mapped objects, a collection for a to-many. When only one side of a relationship with an inverse is
 /// archived, the other side is filled in.
 ///
-/// Archives are whole-file by nature: the file is decoded into memory, then records are produced entity by entity.
+/// Archives are whole-file by nature: the reader keeps the file's bytes and, for a binary archive, decodes each object
+/// when it needs it (one walk to map objects to entities, then records entity by entity, a batch at a time), so
+/// memory stays near the file's size plus a few integers per object. XML archives are decoded whole on opening.
 /// Every problem is `.malformedInput` naming the file, the object (`$objects[12]`) and the coder key.
 ///
 /// ```swift
@@ -202,17 +204,16 @@ public final class ArchiveReader: RecordReader {
         var entityOfClass: [UInt64: String] = [:]
         var planOfEntity: [String: Int] = [:]
         var leftOut: [String: Int] = [:]
-        entityOfObject = [Int32](repeating: -1, count: archive.objects.count)
-        for index in archive.objects.indices {
-            guard case .dictionary(let entry) = archive.objects[index],
-                case .uid(let classUID)? = entry["$class"]
-            else {
-                if case .dictionary(let entry) = archive.objects[index], entry["$class"] != nil {
-                    _ = try archive.object(at: index)  // throws: $class is not a reference
+        entityOfObject = [Int32](repeating: -1, count: archive.objectCount)
+        for index in 0..<archive.objectCount {
+            let value = try archive.entry(at: index)
+            guard case .dictionary(let entry) = value, case .uid(let classUID)? = entry["$class"] else {
+                if case .dictionary(let entry) = value, entry["$class"] != nil {
+                    _ = try archive.object(at: index, entry: value)  // throws: $class is not a reference
                 }
                 continue
             }
-            let object = try archive.object(at: index)
+            let object = try archive.object(at: index, entry: value)
             let entityName: String
             if let known = entityOfClass[classUID] {
                 entityName = known
