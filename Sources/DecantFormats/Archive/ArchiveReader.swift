@@ -34,6 +34,8 @@ public final class ArchiveReader: RecordReader {
     public let model: ObjectModel
     /// Records per batch.
     public var batchSize = 1000
+    /// How many objects a walk over the archive reads between handing the file's pages back.
+    private static let objectsPerRelease = 8192
     /// Classes and keys left out.
     public private(set) var diagnostics: [Diagnostic] = []
 
@@ -67,25 +69,35 @@ public final class ArchiveReader: RecordReader {
     /// Opens the archive at `url`; the model is `options.version` of `options.bundle`.
     /// - Throws: `.usage` without a model or for a mapping that names an unknown entity, `.fileNotFound`, and
     ///   `.malformedInput` for a damaged archive or a value that does not fit its property.
+    ///
+    /// A binary archive file is mapped rather than read, and the pages each pass has read are handed back as it goes
+    /// (see `MappedFile`), so the process holds the objects it is working on, not the whole file.
     public convenience init(contentsOf url: URL, options: FormatOptions) throws {
-        let data: Data
+        let path = url.displayPath
+        let file: (data: Data, isMapped: Bool)
         do {
-            data = try Data(contentsOf: url)
+            file = try MappedFile.data(contentsOf: url)
         } catch {
             throw DecantError(
-                .fileNotFound, "cannot read the archive", at: Location(path: url.displayPath),
-                underlyingError: error)
+                .fileNotFound, "cannot read the archive", at: Location(path: path), underlyingError: error)
         }
-        try self.init(data: data, path: url.displayPath, options: options)
+        try self.init(path: path, options: options) {
+            try KeyedArchive(data: file.data, isMapped: file.isMapped, path: path, nestingDepth: 0)
+        }
     }
 
     /// Reads an archive from its bytes; `path` is used in error locations.
-    public init(data: Data, path: String, options: FormatOptions) throws {
+    public convenience init(data: Data, path: String, options: FormatOptions) throws {
+        try self.init(path: path, options: options) { try KeyedArchive(data: data, path: path) }
+    }
+
+    /// Checks the model first, then opens the archive with `open`.
+    private init(path: String, options: FormatOptions, open: () throws -> KeyedArchive) throws {
         let model = try options.modelForModelLessInput(at: Location(path: path))
         self.model = model
         self.path = path
         self.options = options
-        self.archive = try KeyedArchive(data: data, path: path)
+        self.archive = try open()
         try checkMapping()
         try planObjects()
         try resolveRelationships()
@@ -100,6 +112,8 @@ public final class ArchiveReader: RecordReader {
         let plan = plans[nextPlan]
         batch.removeAll(newLayout: plan.layout)
         var values = [Value](repeating: .null, count: plan.layout.attributes.count)
+        // The types once per batch: an `Attribute` is a large value, and copying it per field showed in profiles.
+        let types = plan.layout.attributes.map(\.type)
         let end = min(nextRow + max(batchSize, 1), plan.objects.count)
         for row in nextRow..<end {
             let index = plan.objects[row]
@@ -110,15 +124,14 @@ public final class ArchiveReader: RecordReader {
                 else {
                     continue
                 }
-                let attribute = plan.layout.attributes[position]
                 values[position] = try archive.inField(key, of: object) {
                     try value(
-                        of: field, for: attribute, object: object, key: key, entity: plan.layout.entityName)
+                        of: field, for: position, type: types[position], layout: plan.layout, object: object, key: key)
                 }
             }
             batch.beginRecord(id: .external(String(index)))
-            for (value, attribute) in zip(values, plan.layout.attributes) {
-                batch.append(value, as: attribute.type)
+            for (value, type) in zip(values, types) {
+                batch.append(value, as: type)
             }
             for relationship in plan.relationships.isEmpty ? [] : plan.relationships[row] {
                 switch relationship {
@@ -130,6 +143,7 @@ public final class ArchiveReader: RecordReader {
             batch.endRecord()
         }
         nextRow = end
+        archive.releaseResidentPages()
         return true
     }
 
@@ -204,16 +218,27 @@ public final class ArchiveReader: RecordReader {
         var entityOfClass: [UInt64: String] = [:]
         var planOfEntity: [String: Int] = [:]
         var leftOut: [String: Int] = [:]
-        entityOfObject = [Int32](repeating: -1, count: archive.objectCount)
+        // Only relationships look objects' entities up; without any, the table is not worth its memory.
+        let needsEntityOfObject = model.entities.contains { !$0.relationships.isEmpty }
+        entityOfObject = needsEntityOfObject ? [Int32](repeating: -1, count: archive.objectCount) : []
         for index in 0..<archive.objectCount {
-            let value = try archive.entry(at: index)
-            guard case .dictionary(let entry) = value, case .uid(let classUID)? = entry["$class"] else {
-                if case .dictionary(let entry) = value, entry["$class"] != nil {
-                    _ = try archive.object(at: index, entry: value)  // throws: $class is not a reference
-                }
+            if index % Self.objectsPerRelease == 0 { archive.releaseResidentPages() }
+            // Most entries are told from their bytes alone; the rest are decoded, which throws when `$class` is
+            // not a reference to a class dictionary or a field refers outside `$objects`.
+            let object: ArchivedObject
+            switch archive.quickLook(at: index) {
+            case .plain:
                 continue
+            case .object(let classIndex):
+                let (className, classes) = try archive.classDescription(at: classIndex, owner: index)
+                object = ArchivedObject(
+                    index: index, className: className, classes: classes, fields: [:],
+                    classEntry: ArchivedObject.ClassEntry(reference: .uid(UInt64(classIndex)), position: 0))
+            case .unsure:
+                object = try archive.object(at: index)
             }
-            let object = try archive.object(at: index, entry: value)
+            guard object.className != nil, let classIndex = object.classIndex else { continue }
+            let classUID = UInt64(classIndex)
             let entityName: String
             if let known = entityOfClass[classUID] {
                 entityName = known
@@ -241,8 +266,9 @@ public final class ArchiveReader: RecordReader {
                 mappedEntities.append(entityName)
             }
             plans[position].objects.append(index)
-            entityOfObject[index] = Int32(position)
+            if needsEntityOfObject { entityOfObject[index] = Int32(position) }
         }
+        archive.releaseResidentPages()
         let order = Dictionary(uniqueKeysWithValues: model.entities.enumerated().map { ($1.name, $0) })
         plans.sort { (order[$0.layout.entityName] ?? 0) < (order[$1.layout.entityName] ?? 0) }
         for (name, count) in leftOut.sorted(by: { $0.key < $1.key }) {
@@ -299,13 +325,15 @@ public final class ArchiveReader: RecordReader {
 
     /// The value of an attribute from a coder key's value.
     private func value(
-        of field: PropertyListValue, for attribute: Attribute, object: ArchivedObject, key: String,
-        entity: String
+        of field: PropertyListValue, for position: Int, type: AttributeType, layout: RecordLayout,
+        object: ArchivedObject, key: String
     ) throws -> Value {
         let resolved = try ArchiveField.resolve(field, in: archive)
         if case .null = resolved { return .null }
-        if let value = Self.convert(resolved, to: attribute.type) { return value }
-        if attribute.type == .transformable {
+        if let value = Self.convert(resolved, to: type) { return value }
+        let attribute = layout.attributes[position]
+        let entity = layout.entityName
+        if type == .transformable {
             switch resolved {
             case .collection, .dictionary, .object, .nsValue, .string, .integer, .real, .bool, .date,
                 .uuid, .url:
@@ -374,6 +402,7 @@ public final class ArchiveReader: RecordReader {
             rows.reserveCapacity(plan.objects.count)
             for (row, index) in plan.objects.enumerated() {
                 rowOfObject[index] = (planIndex, row)
+                if row % Self.objectsPerRelease == 0 { archive.releaseResidentPages() }
                 let object = try archive.object(at: index)
                 var values = [RelationshipValue?](repeating: nil, count: plan.layout.relationships.count)
                 for (key, field) in object.fields {

@@ -23,6 +23,8 @@ public struct BinaryPropertyList: Sendable {
     /// The index of the top object.
     public let topObject: Int
     let bytes: Data
+    /// Whether `bytes` is a file mapping from ``MappedFile`` whose pages can be handed back.
+    let isMapped: Bool
     let offsetIntSize: Int
     let objectRefSize: Int
     let offsetTableOffset: Int
@@ -31,9 +33,15 @@ public struct BinaryPropertyList: Sendable {
     /// - Throws: ``DecantError`` `.malformedInput` with the byte offset of the first damaged object, or
     ///   `.unsupportedFormat` for a `bplist` version other than `00`.
     public init(data: Data, path: String? = nil, maximumDepth: Int = 512) throws {
+        try self.init(data: data, isMapped: false, path: path, maximumDepth: maximumDepth)
+    }
+
+    /// Opens a list whose bytes may be a file mapping (``MappedFile``): then the check hands pages back as it goes.
+    init(data: Data, isMapped: Bool, path: String?, maximumDepth: Int = 512) throws {
         // A slice keeps its parent's indices; the byte readers below count from 0.
         let bytes = data.startIndex == 0 ? data : Data(data)
         self.bytes = bytes
+        self.isMapped = isMapped && bytes.startIndex == 0 && data.startIndex == 0
         self.path = path
         let count = bytes.count
         func error(_ message: String, at offset: Int) -> DecantError {
@@ -89,11 +97,19 @@ public struct BinaryPropertyList: Sendable {
         self.offsetTableOffset = Int(table)
         let list = self
         try bytes.withUnsafeBytes { raw in
-            var checker = Checker(
-                cursor: Cursor(list: list, bytes: raw), maximumDepth: maximumDepth,
-                maximumValueCount: BinaryPropertyListReader.maximumValueCount(forFileSize: count))
-            _ = try checker.check(list.topObject, depth: 0)
+            let cursor = Cursor(list: list, bytes: raw)
+            let limit = BinaryPropertyListReader.maximumValueCount(forFileSize: count)
+            do {
+                var checker = Checker(
+                    cursor: cursor, maximumDepth: maximumDepth, maximumValueCount: limit, exact: false)
+                _ = try checker.check(list.topObject, depth: 0)
+            } catch is Checker.NeedsExactCheck {
+                var checker = Checker(
+                    cursor: cursor, maximumDepth: maximumDepth, maximumValueCount: limit, exact: true)
+                _ = try checker.check(list.topObject, depth: 0)
+            }
         }
+        releaseResidentPages()
     }
 
     /// The object at `index` and everything it refers to, as a value tree.
@@ -114,6 +130,12 @@ public struct BinaryPropertyList: Sendable {
             var memo: [Int: PropertyListValue]? = [:]
             return try cursor.value(at: topObject, memo: &memo)
         }
+    }
+
+    /// Hands the file pages read so far back to the system when the bytes are a file mapping (they are read again
+    /// from the file cache when needed); does nothing otherwise. Long walks call this every few thousand objects.
+    func releaseResidentPages() {
+        if isMapped { MappedFile.releaseResidentPages(of: bytes) }
     }
 
     /// Runs `body` with a cursor over the bytes, for several look-ups in a row.
@@ -371,25 +393,55 @@ extension BinaryPropertyList {
         }
     }
 
-    /// The check at opening: visits each object reachable from the top once, in the eager parser's order, keeping
-    /// one small integer per object (its tree size, or that it is on the current path) and no values.
+    /// The check at opening: visits each object reachable from the top once, in the eager parser's order, and
+    /// builds no values.
+    ///
+    /// It runs in one of two modes. The quick one keeps two bits per object (visited, on the current path): while no
+    /// array, set or dictionary is reached twice, the tree the top expands to is exactly one value per reference
+    /// followed, so a running count bounds it. Apple's archives share only strings and numbers, so this is the mode
+    /// that finishes. A container reached twice, or a count past the limit, restarts the check in the exact mode,
+    /// which keeps each object's tree size as the eager parser did, so errors are the same in both.
     struct Checker {
         let cursor: Cursor
         let maximumDepth: Int
         let maximumValueCount: Int
-        /// Per object: 0 not visited, `onPath` being visited, else its tree size (capped below `onPath`).
+        let exact: Bool
+        /// Exact mode, per object: 0 not visited, `onPath` being visited, else its tree size (capped below `onPath`).
         var sizes: [UInt32]
         static let onPath = UInt32.max
+        /// Quick mode: the visited objects and those on the current path, one bit each.
+        var visited: [UInt64]
+        var onPathBits: [UInt64]
+        /// Quick mode: the values the top expands to so far.
+        var total = 1
+        /// Objects checked since the file's pages were last handed back.
+        var checkedSinceRelease = 0
 
-        init(cursor: Cursor, maximumDepth: Int, maximumValueCount: Int) {
+        /// Thrown in quick mode when only the exact mode can tell the tree's size.
+        struct NeedsExactCheck: Error {}
+
+        init(cursor: Cursor, maximumDepth: Int, maximumValueCount: Int, exact: Bool) {
             self.cursor = cursor
             self.maximumDepth = maximumDepth
             self.maximumValueCount = maximumValueCount
-            self.sizes = [UInt32](repeating: 0, count: cursor.list.objectCount)
+            self.exact = exact
+            let count = cursor.list.objectCount
+            self.sizes = exact ? [UInt32](repeating: 0, count: count) : []
+            self.visited = exact ? [] : [UInt64](repeating: 0, count: (count + 63) / 64)
+            self.onPathBits = visited
         }
 
-        /// Checks object `index` and its subtree; returns its tree size.
+        mutating func noteChecked() {
+            checkedSinceRelease += 1
+            if checkedSinceRelease == 1 << 14 {
+                checkedSinceRelease = 0
+                cursor.list.releaseResidentPages()
+            }
+        }
+
+        /// Checks object `index` and its subtree; returns its tree size (exact mode; 1 in quick mode).
         mutating func check(_ index: Int, depth: Int) throws -> Int {
+            guard exact else { return try quickCheck(index, depth: depth) }
             let known = sizes[index]
             if known != 0, known != Self.onPath { return Int(known) }
             let offset = try cursor.objectOffset(index)
@@ -400,9 +452,35 @@ extension BinaryPropertyList {
                 throw cursor.error("object \(index) contains itself (reference cycle)", at: offset)
             }
             sizes[index] = Self.onPath
+            noteChecked()
             let size = try checkContents(at: offset, depth: depth)
             sizes[index] = UInt32(min(size, Int(Self.onPath - 1)))
             return size
+        }
+
+        mutating func quickCheck(_ index: Int, depth: Int) throws -> Int {
+            let word = index >> 6
+            let bit = UInt64(1) << UInt64(index & 63)
+            let isOnPath = onPathBits[word] & bit != 0
+            if visited[word] & bit != 0, !isOnPath {
+                // Reached again: fine for a scalar (one value per reference); a container needs the exact count.
+                let kind = try cursor.marker(of: index) >> 4
+                if kind == 0xA || kind == 0xC || kind == 0xD { throw NeedsExactCheck() }
+                return 1
+            }
+            let offset = try cursor.objectOffset(index)
+            guard depth <= maximumDepth else {
+                throw cursor.error("nesting deeper than \(maximumDepth) levels", at: offset)
+            }
+            guard !isOnPath else {
+                throw cursor.error("object \(index) contains itself (reference cycle)", at: offset)
+            }
+            visited[word] |= bit
+            onPathBits[word] |= bit
+            noteChecked()
+            _ = try checkContents(at: offset, depth: depth)
+            onPathBits[word] &= ~bit
+            return 1
         }
 
         mutating func checkContents(at offset: Int, depth: Int) throws -> Int {
@@ -447,7 +525,13 @@ extension BinaryPropertyList {
 
         /// The tree size of a container of the objects in `first` (and `second`), throwing when it passes the
         /// value count limit.
-        func treeSize(of first: References, and second: References?, at offset: Int) throws -> Int {
+        mutating func treeSize(of first: References, and second: References?, at offset: Int) throws -> Int {
+            guard exact else {
+                // Every reference followed is one more value; past the limit only the exact mode can say where.
+                total += first.count + (second?.count ?? 0)
+                if total > maximumValueCount { throw NeedsExactCheck() }
+                return 1
+            }
             var size = 1
             for span in [first, second] {
                 guard let span else { continue }

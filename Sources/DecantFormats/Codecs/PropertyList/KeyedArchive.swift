@@ -59,13 +59,14 @@ public struct KeyedArchive: Sendable {
         try self.init(data: data, path: path, nestingDepth: 0)
     }
 
-    init(data: Data, path: String?, nestingDepth: Int) throws {
+    /// Reads an archive whose bytes may be a file mapping from `MappedFile`.
+    init(data: Data, isMapped: Bool = false, path: String?, nestingDepth: Int) throws {
         guard BinaryPropertyListReader.isBinaryPropertyList(data) else {
             try self.init(
                 propertyList: PropertyListValue.decode(from: data, path: path), path: path, nestingDepth: nestingDepth)
             return
         }
-        let list = try BinaryPropertyList(data: data, path: path)
+        let list = try BinaryPropertyList(data: data, isMapped: isMapped, path: path)
         // The top dictionary is read one level deep: every key but `$objects` is decoded (they are small), and
         // `$objects` stays a span of references into the bytes.
         let (header, objects) = try list.withCursor { cursor -> (PropertyListValue, BinaryPropertyList.References?) in
@@ -179,6 +180,12 @@ public struct KeyedArchive: Sendable {
         }
     }
 
+    /// Hands the file pages read so far back to the system when the archive is a mapped binary file (see
+    /// `MappedFile`). Walks over every object call this every few thousand objects.
+    func releaseResidentPages() {
+        if case .binary(let list, _) = storage { list.releaseResidentPages() }
+    }
+
     /// Whether entry `index` is the string `$null`, without decoding other entries.
     private func isNullString(at index: Int) -> Bool {
         switch storage {
@@ -255,7 +262,112 @@ public struct KeyedArchive: Sendable {
     /// Throws when the index is outside `$objects`, `$class` does not point at a class dictionary
     /// (`{$classname, $classes}`), or a field refers outside `$objects`.
     public func object(at index: Int) throws -> ArchivedObject {
-        try object(at: index, entry: entry(at: index))
+        guard case .binary(let list, let objects) = storage, index >= 0, index < objectCount else {
+            return try object(at: index, entry: entry(at: index))
+        }
+        // Straight from the bytes: the fields are collected without building the entry first.
+        let (fields, classEntry, plain) = try list.withCursor {
+            cursor -> (PropertyListDictionary, ArchivedObject.ClassEntry?, PropertyListValue?) in
+            let reference = try cursor.reference(objects, index)
+            var memo: [Int: PropertyListValue]? = nil
+            guard let (keys, values) = try cursor.entries(of: reference) else {
+                return ([:], nil, try cursor.value(at: reference, memo: &memo))
+            }
+            var fields = PropertyListDictionary(minimumCapacity: keys.count)
+            var classEntry: ArchivedObject.ClassEntry?
+            for item in 0..<keys.count {
+                let key = try cursor.string(at: cursor.reference(keys, item)) ?? ""
+                let value = try cursor.value(at: cursor.reference(values, item), memo: &memo)
+                if key == "$class" {
+                    classEntry = ArchivedObject.ClassEntry(reference: value, position: fields.count)
+                } else {
+                    fields[key] = value
+                }
+            }
+            return (fields, classEntry, nil)
+        }
+        guard let classEntry else {
+            let value = plain ?? .dictionary(fields)
+            return ArchivedObject(index: index, className: nil, classes: [], fields: [:], value: value)
+        }
+        let classIndex = try checkedClassIndex(classEntry.reference, owner: index)
+        let (className, classes) = try classDescription(at: classIndex, owner: index)
+        for (key, field) in fields {
+            try checkReferences(in: field, owner: index, key: key, depth: 0)
+        }
+        return ArchivedObject(
+            index: index, className: className, classes: classes, fields: fields, classEntry: classEntry)
+    }
+
+    /// What a quick look at entry `index` tells: for a binary archive, read straight from the bytes without building
+    /// any value, `.object` when the entry has a `$class` reference and every reference in its fields is inside
+    /// `$objects` (what ``object(at:)`` checks, but for the class dictionary itself), `.plain` for an entry without
+    /// `$class`, and `.unsure` when anything looks wrong or the archive is not binary: then ``object(at:)`` decides
+    /// and names the problem.
+    func quickLook(at index: Int) -> QuickLook {
+        guard case .binary(let list, let objects) = storage, index >= 0, index < objectCount else { return .unsure }
+        let objectCount = UInt64(objectCount)
+        func referencesInside(_ cursor: BinaryPropertyList.Cursor, _ reference: Int, depth: Int) throws -> Bool {
+            let marker = try cursor.marker(of: reference)
+            switch marker >> 4 {
+            case 0x8:
+                let offset = try cursor.objectOffset(reference)
+                return try cursor.scalar(marker: marker, at: offset).uidValue.map { $0 < objectCount } ?? false
+            case 0xA, 0xC:
+                guard depth < 64, let span = try cursor.elements(of: reference) else { return false }
+                for item in 0..<span.count {
+                    guard try referencesInside(cursor, cursor.reference(span, item), depth: depth + 1) else {
+                        return false
+                    }
+                }
+                return true
+            case 0xD:
+                guard depth < 64, let (_, values) = try cursor.entries(of: reference) else { return false }
+                for item in 0..<values.count {
+                    guard try referencesInside(cursor, cursor.reference(values, item), depth: depth + 1) else {
+                        return false
+                    }
+                }
+                return true
+            default:
+                return true
+            }
+        }
+        let look = try? list.withCursor { cursor -> QuickLook in
+            let entry = try cursor.reference(objects, index)
+            guard let (keys, values) = try cursor.entries(of: entry) else { return .plain }
+            var classIndex: Int?
+            for item in 0..<keys.count {
+                let value = try cursor.reference(values, item)
+                if try cursor.isString(cursor.reference(keys, item), "$class") {
+                    let marker = try cursor.marker(of: value)
+                    guard marker >> 4 == 0x8,
+                        let uid = try cursor.scalar(marker: marker, at: cursor.objectOffset(value)).uidValue,
+                        uid != 0, uid < objectCount
+                    else { return .unsure }
+                    classIndex = Int(uid)
+                } else {
+                    guard try referencesInside(cursor, value, depth: 0) else { return .unsure }
+                }
+            }
+            return classIndex.map(QuickLook.object) ?? .plain
+        }
+        return look ?? .unsure
+    }
+
+    /// The answer of ``quickLook(at:)``.
+    enum QuickLook {
+        case plain
+        case object(classIndex: Int)
+        case unsure
+    }
+
+    /// The class dictionary index a `$class` value refers to.
+    private func checkedClassIndex(_ classValue: PropertyListValue, owner index: Int) throws -> Int {
+        guard case .uid(let classUID) = classValue, classUID < UInt64(objectCount), classUID != 0 else {
+            throw error("$class is not a reference to a class dictionary", object: index, key: "$class")
+        }
+        return Int(classUID)
     }
 
     /// ``object(at:)`` for an entry the caller already has.
@@ -264,10 +376,7 @@ public struct KeyedArchive: Sendable {
             return ArchivedObject(index: index, className: nil, classes: [], fields: [:], value: value)
         }
         fields["$class"] = nil
-        guard case .uid(let classUID) = classValue, classUID < UInt64(objectCount), classUID != 0 else {
-            throw error("$class is not a reference to a class dictionary", object: index, key: "$class")
-        }
-        let (className, classes) = try classDescription(at: Int(classUID), owner: index)
+        let (className, classes) = try classDescription(at: checkedClassIndex(classValue, owner: index), owner: index)
         for (key, field) in fields {
             try checkReferences(in: field, owner: index, key: key, depth: 0)
         }

@@ -18,13 +18,14 @@ struct LazyKeyedArchiveTests {
             let note = writer.addObject(
                 className: "NotesApp.LegacyNote",
                 fields: [
-                    "content": text.uid, "date": date.uid, "folder": folder.uid, "pinned": .bool(index.isMultiple(of: 2)),
-                    "wordCount": .integer(Int64(index)),
+                    "content": text.uid, "date": date.uid, "folder": folder.uid,
+                    "pinned": .bool(index.isMultiple(of: 2)), "wordCount": .integer(Int64(index)),
                 ])
             notes.append(note.uid)
         }
         let array = writer.addArray(notes)
-        writer.setObject(folder, className: "LegacyFolder", fields: ["name": writer.addString("shared").uid, "notes": array.uid])
+        let name = writer.addString("shared")
+        writer.setObject(folder, className: "LegacyFolder", fields: ["name": name.uid, "notes": array.uid])
         return try writer.encodedData(root: folder)
     }
 
@@ -72,7 +73,8 @@ struct LazyKeyedArchiveTests {
         #expect(try list.value(at: list.topObject) == BinaryPropertyListReader().read(data))
         // A slice of a larger buffer reads the same.
         let padded = Data([1, 2, 3]) + data
-        #expect(try BinaryPropertyList(data: padded.dropFirst(3)).value(at: list.topObject) == list.value(at: list.topObject))
+        let sliced = try BinaryPropertyList(data: padded.dropFirst(3))
+        #expect(try sliced.value(at: list.topObject) == list.value(at: list.topObject))
     }
 
     @Test func xmlArchivesStillRead() throws {
@@ -126,5 +128,27 @@ struct LazyKeyedArchiveTests {
                 Issue.record("lazy \(ours) but decoded \(theirs)")
             }
         }
+    }
+
+    @Test func aMappedFileReadsLikeItsBytes() throws {
+        // Enough notes that every walk hands the mapped pages back several times on the way.
+        var writer = KeyedArchiveWriter()
+        var notes: [PropertyListValue] = []
+        for index in 0..<20_000 {
+            let text = writer.addString("note \(index)")
+            notes.append(writer.addObject(className: "LegacyNote", fields: ["content": text.uid]).uid)
+        }
+        let root = writer.addArray(notes)
+        let data = try writer.encodedData(root: root)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lazy-\(UUID().uuidString).archive")
+        try data.write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        var options = FormatOptions(bundle: ArchiveTesting.bundle(ArchiveTesting.shapeModel([("content", .string)])))
+        options.classEntities = ["LegacyNote": "Shape"]
+        var mapped = try ArchiveReader(contentsOf: url, options: options)
+        let fromFile = try ArchiveTesting.readAll(&mapped)
+        #expect(fromFile == (try ArchiveTesting.records(data, options: options)))
+        #expect(fromFile["Shape"]?.count == 20_000)
+        #expect(fromFile["Shape"]?.last?.values == [.string("note 19999")])
     }
 }
