@@ -35,7 +35,7 @@ public final class ArchiveReader: RecordReader {
     /// Records per batch.
     public var batchSize = 1000
     /// How many objects a walk over the archive reads between handing the file's pages back.
-    private static let objectsPerRelease = 8192
+    private static let objectsPerRelease = 512
     /// Classes and keys left out.
     public private(set) var diagnostics: [Diagnostic] = []
 
@@ -116,6 +116,7 @@ public final class ArchiveReader: RecordReader {
         let types = plan.layout.attributes.map(\.type)
         let end = min(nextRow + max(batchSize, 1), plan.objects.count)
         for row in nextRow..<end {
+            if row % Self.objectsPerRelease == 0 { archive.releaseResidentPages() }
             let index = plan.objects[row]
             let object = try archive.object(at: index)
             for position in values.indices { values[position] = .null }

@@ -164,6 +164,14 @@ extension BinaryPropertyList {
 
         @inline(__always)
         func readUnsigned(at offset: Int, size: Int) -> UInt64 {
+            // Offsets and references are almost always 1, 2 or 4 bytes: one load each instead of a byte loop.
+            switch size {
+            case 1: return UInt64(bytes[offset])
+            case 2: return UInt64(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+            case 4: return UInt64(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            case 8: return UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            default: break
+            }
             var value: UInt64 = 0
             for index in offset..<(offset + size) {
                 value = value << 8 | UInt64(bytes[index])
@@ -433,7 +441,7 @@ extension BinaryPropertyList {
 
         mutating func noteChecked() {
             checkedSinceRelease += 1
-            if checkedSinceRelease == 1 << 14 {
+            if checkedSinceRelease == 1 << 10 {
                 checkedSinceRelease = 0
                 cursor.list.releaseResidentPages()
             }
