@@ -216,7 +216,8 @@ public final class ArchiveReader: RecordReader {
 
     /// Walks `$objects` once: checks every object's class and references, and lists the mapped ones per entity.
     private func planObjects() throws {
-        var entityOfClass: [UInt64: String] = [:]
+        // Per class dictionary, what its objects become: a plan, or left out (and counted under a name).
+        var classPlans: [Int: (position: Int?, leftOutName: String?)] = [:]
         var planOfEntity: [String: Int] = [:]
         var leftOut: [String: Int] = [:]
         // Only relationships look objects' entities up; without any, the table is not worth its memory.
@@ -226,45 +227,32 @@ public final class ArchiveReader: RecordReader {
             if index % Self.objectsPerRelease == 0 { archive.releaseResidentPages() }
             // Most entries are told from their bytes alone; the rest are decoded, which throws when `$class` is
             // not a reference to a class dictionary or a field refers outside `$objects`.
-            let object: ArchivedObject
+            let classIndex: Int
             switch archive.quickLook(at: index) {
             case .plain:
                 continue
-            case .object(let classIndex):
+            case .object(let found):
+                classIndex = found
+            case .unsure:
+                let object = try archive.object(at: index)
+                guard object.className != nil, let found = object.classIndex else { continue }
+                classIndex = found
+            }
+            let classPlan: (position: Int?, leftOutName: String?)
+            if let known = classPlans[classIndex] {
+                classPlan = known
+            } else {
+                // The first object of a class: its class dictionary is checked here (errors name this object).
                 let (className, classes) = try archive.classDescription(at: classIndex, owner: index)
-                object = ArchivedObject(
+                let object = ArchivedObject(
                     index: index, className: className, classes: classes, fields: [:],
                     classEntry: ArchivedObject.ClassEntry(reference: .uid(UInt64(classIndex)), position: 0))
-            case .unsure:
-                object = try archive.object(at: index)
+                classPlan = plan(forClassOf: object, planOfEntity: &planOfEntity)
+                classPlans[classIndex] = classPlan
             }
-            guard object.className != nil, let classIndex = object.classIndex else { continue }
-            let classUID = UInt64(classIndex)
-            let entityName: String
-            if let known = entityOfClass[classUID] {
-                entityName = known
-            } else {
-                entityName = entity(forClass: object)
-                entityOfClass[classUID] = entityName
-            }
-            guard !entityName.isEmpty else {
-                if let name = object.className, !ArchiveField.isValueClass(object),
-                    !Self.isFoundationClass(name),
-                    options.classEntities[name] != ""
-                {
-                    leftOut[name, default: 0] += 1
-                }
+            guard let position = classPlan.position else {
+                if let name = classPlan.leftOutName { leftOut[name, default: 0] += 1 }
                 continue
-            }
-            let position: Int
-            if let known = planOfEntity[entityName] {
-                position = known
-            } else {
-                guard let layout = RecordLayout(entity: entityName, in: model) else { continue }
-                position = plans.count
-                planOfEntity[entityName] = position
-                plans.append(EntityPlan(layout: layout))
-                mappedEntities.append(entityName)
             }
             plans[position].objects.append(index)
             if needsEntityOfObject { entityOfObject[index] = Int32(position) }
@@ -280,6 +268,28 @@ public final class ArchiveReader: RecordReader {
                         + "\(model.versionName ?? "the model") and are left out (map it with --class \(name)=Entity)",
                     at: Location(path: path)))
         }
+    }
+
+    /// Where the objects of `object`'s class go: the plan of its entity (made on first use), or left out, with the
+    /// class name to report unless it is a Foundation class or mapped to nothing on purpose.
+    private func plan(
+        forClassOf object: ArchivedObject, planOfEntity: inout [String: Int]
+    ) -> (position: Int?, leftOutName: String?) {
+        let entityName = entity(forClass: object)
+        guard !entityName.isEmpty else {
+            if let name = object.className, !ArchiveField.isValueClass(object), !Self.isFoundationClass(name),
+                options.classEntities[name] != ""
+            {
+                return (nil, name)
+            }
+            return (nil, nil)
+        }
+        if let known = planOfEntity[entityName] { return (known, nil) }
+        guard let layout = RecordLayout(entity: entityName, in: model) else { return (nil, nil) }
+        planOfEntity[entityName] = plans.count
+        plans.append(EntityPlan(layout: layout))
+        mappedEntities.append(entityName)
+        return (plans.count - 1, nil)
     }
 
     // MARK: Coder keys → properties

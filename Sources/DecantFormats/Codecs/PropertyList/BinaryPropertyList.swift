@@ -420,6 +420,8 @@ extension BinaryPropertyList {
         /// Quick mode: the visited objects and those on the current path, one bit each.
         var visited: [UInt64]
         var onPathBits: [UInt64]
+        /// Quick mode: the visited objects that are arrays, sets or dictionaries.
+        var containerBits: [UInt64]
         /// Quick mode: the values the top expands to so far.
         var total = 1
         /// Objects checked since the file's pages were last handed back.
@@ -437,6 +439,7 @@ extension BinaryPropertyList {
             self.sizes = exact ? [UInt32](repeating: 0, count: count) : []
             self.visited = exact ? [] : [UInt64](repeating: 0, count: (count + 63) / 64)
             self.onPathBits = visited
+            self.containerBits = visited
         }
 
         mutating func noteChecked() {
@@ -472,8 +475,7 @@ extension BinaryPropertyList {
             let isOnPath = onPathBits[word] & bit != 0
             if visited[word] & bit != 0, !isOnPath {
                 // Reached again: fine for a scalar (one value per reference); a container needs the exact count.
-                let kind = try cursor.marker(of: index) >> 4
-                if kind == 0xA || kind == 0xC || kind == 0xD { throw NeedsExactCheck() }
+                if containerBits[word] & bit != 0 { throw NeedsExactCheck() }
                 return 1
             }
             let offset = try cursor.objectOffset(index)
@@ -485,6 +487,8 @@ extension BinaryPropertyList {
             }
             visited[word] |= bit
             onPathBits[word] |= bit
+            let kind = cursor.bytes[offset] >> 4
+            if kind == 0xA || kind == 0xC || kind == 0xD { containerBits[word] |= bit }
             noteChecked()
             _ = try checkContents(at: offset, depth: depth)
             onPathBits[word] &= ~bit
