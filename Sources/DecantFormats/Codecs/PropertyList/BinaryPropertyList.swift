@@ -22,6 +22,8 @@ public struct BinaryPropertyList: Sendable {
     public let objectCount: Int
     /// The index of the top object.
     public let topObject: Int
+    /// The deepest nesting accepted.
+    public let maximumDepth: Int
     let bytes: Data
     /// Whether `bytes` is a file mapping from ``MappedFile`` whose pages can be handed back.
     let isMapped: Bool
@@ -43,6 +45,7 @@ public struct BinaryPropertyList: Sendable {
         self.bytes = bytes
         self.isMapped = isMapped && bytes.startIndex == 0 && data.startIndex == 0
         self.path = path
+        self.maximumDepth = maximumDepth
         let count = bytes.count
         func error(_ message: String, at offset: Int) -> DecantError {
             DecantError(.malformedInput, message, at: Location(path: path, offset: offset))
@@ -114,9 +117,10 @@ public struct BinaryPropertyList: Sendable {
 
     /// The object at `index` and everything it refers to, as a value tree.
     ///
-    /// Objects shared inside the subtree are decoded once per reference; the check at opening bounds the total.
-    /// - Throws: `.malformedInput` for an index outside the offset table or an object the top does not reach and
-    ///   that is damaged.
+    /// Objects shared inside the subtree are decoded once per reference; the check at opening bounds the total for
+    /// objects the top reaches. Any other object is decoded under the same limits (depth, value count), so a loop or
+    /// a reference bomb there throws too.
+    /// - Throws: `.malformedInput` for an index outside the offset table or a damaged object the top does not reach.
     public func value(at index: Int) throws -> PropertyListValue {
         try withCursor { cursor in
             var memo: [Int: PropertyListValue]? = nil
@@ -367,10 +371,26 @@ extension BinaryPropertyList {
         }
 
         /// Decodes object `index` and its subtree. With a memo, each object is decoded once (shared subtrees are
-        /// shared values); without one, once per reference. Relies on the opening check for cycles and depth.
+        /// shared values); without one, once per reference. The opening check makes this cheap and safe for objects
+        /// the top reaches; for others, nesting past the list's depth and more values than the file-size limit throw.
         func value(at index: Int, memo: inout [Int: PropertyListValue]?) throws -> PropertyListValue {
+            var budget = BinaryPropertyListReader.maximumValueCount(forFileSize: bytes.count)
+            return try value(at: index, memo: &memo, depth: 0, budget: &budget)
+        }
+
+        func value(
+            at index: Int, memo: inout [Int: PropertyListValue]?, depth: Int, budget: inout Int
+        ) throws -> PropertyListValue {
             if let known = memo?[index] { return known }
             let offset = try objectOffset(index)
+            budget -= 1
+            guard depth <= list.maximumDepth, budget >= 0 else {
+                throw error(
+                    depth > list.maximumDepth
+                        ? "nesting deeper than \(list.maximumDepth) levels"
+                        : "shared objects expand to more than the value limit (a reference bomb)",
+                    at: offset)
+            }
             let marker = bytes[offset]
             let value: PropertyListValue
             switch marker >> 4 {
@@ -379,7 +399,8 @@ extension BinaryPropertyList {
                 var elements: [PropertyListValue] = []
                 elements.reserveCapacity(span.count)
                 for item in 0..<span.count {
-                    elements.append(try self.value(at: reference(span, item), memo: &memo))
+                    elements.append(
+                        try self.value(at: reference(span, item), memo: &memo, depth: depth + 1, budget: &budget))
                 }
                 value = marker >> 4 == 0xA ? .array(elements) : .set(elements)
             case 0xD:
@@ -390,7 +411,8 @@ extension BinaryPropertyList {
                     guard let key = try string(at: keyReference) else {
                         throw error("dictionary key (object \(keyReference)) is not a string", at: offset)
                     }
-                    dictionary[key] = try self.value(at: reference(values, item), memo: &memo)
+                    dictionary[key] = try self.value(
+                        at: reference(values, item), memo: &memo, depth: depth + 1, budget: &budget)
                 }
                 value = .dictionary(dictionary)
             default:

@@ -152,3 +152,22 @@ struct LazyKeyedArchiveTests {
         #expect(fromFile["Shape"]?.last?.values == [.string("note 19999")])
     }
 }
+
+/// Objects the top does not reach were never checked; decoding one must still throw rather than loop.
+@Suite("Binary property list objects off the top's tree")
+struct UnreachableObjectTests {
+    @Test func aLoopTheTopDoesNotReachThrows() throws {
+        // Objects: 0 = "a" (top), 1 = array [1] (contains itself, unreachable).
+        var bytes = Array("bplist00".utf8)
+        let offsets = [bytes.count, bytes.count + 2]
+        bytes += [0x51, UInt8(ascii: "a")]
+        bytes += [0xA1, 0x01]
+        let table = bytes.count
+        bytes += offsets.map { UInt8($0) }
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + be(2) + be(0) + be(UInt64(table))
+        let list = try BinaryPropertyList(data: Data(bytes))
+        #expect(try list.value(at: 0) == "a")
+        let error = #expect(throws: DecantError.self) { try list.value(at: 1) }
+        #expect(error?.code == .malformedInput)
+    }
+}
