@@ -2,12 +2,14 @@
 // on the same file, in one run. Prints the time ratio and the peak-memory ratio.
 //
 //   swift run -c release --package-path Benchmarks ArchiveBenchmark [objects]      (default: 200000)
+//   ArchiveBenchmark --generate objects notes.archive      (only write the archive, for profiling)
+//   ArchiveBenchmark --convert notes.archive notes.ndjson  (only Decant's side)
 //
 // The archive holds `objects` LegacyNote objects {content: NSString, date: NSDate, wordCount, pinned} in an NSArray,
 // written by Decant's KeyedArchiveWriter in the layout Foundation's NSKeyedArchiver writes (strings inline, one
-// NSDate object per note, one class dictionary per class). NDJSON output is not in this branch yet, so Decant
-// converts the archive into a SQLite store (streamed from the decoded archive); Python unarchives it with
-// `unserializeNSKeyedArchiver` and writes each note as one JSON line, the closest it gets to the same job.
+// NSDate object per note, one class dictionary per class). Decant converts the archive to NDJSON
+// (`decant convert notes.archive notes.ndjson`, one JSON object per note); Python unarchives it with
+// `unserializeNSKeyedArchiver` and writes each note as one JSON line: the same job.
 // Python runs in its own venv, created on first use at Benchmarks/.build/archive-venv
 // (`pip install NSKeyedUnArchiver==1.5.2`). Each side runs in a child process measured with `/usr/bin/time`
 // (wall time, maximum resident set size).
@@ -125,6 +127,12 @@ if arguments.first == "--convert", arguments.count == 3 {
     exit(0)
 }
 
+if arguments.first == "--generate", arguments.count == 3, let count = Int(arguments[1]) {
+    // For profiling one side alone: write the archive and stop.
+    try generate(count: count, at: URL(fileURLWithPath: arguments[2]))
+    exit(0)
+}
+
 let count = arguments.compactMap(Int.init).first ?? 200_000
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("decant-archive-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -142,11 +150,11 @@ let lines = (try? String(contentsOf: folder.appendingPathComponent("notes.ndjson
     .split(separator: "\n").count ?? 0
 guard lines == count else { throw BenchmarkError("Python wrote \(lines) lines, not \(count)") }
 let ours = try measure(
-    CommandLine.arguments[0], ["--convert", archive.path, folder.appendingPathComponent("notes.sqlite").path])
+    CommandLine.arguments[0], ["--convert", archive.path, folder.appendingPathComponent("notes-decant.ndjson").path])
 
 print("                          time        peak RSS")
 print(String(format: "Python NSKeyedUnArchiver  %7.2f s   %8.1f MiB", theirs.seconds, theirs.peakMiB))
-print(String(format: "Decant (→ SQLite store)   %7.2f s   %8.1f MiB", ours.seconds, ours.peakMiB))
+print(String(format: "Decant (→ NDJSON)         %7.2f s   %8.1f MiB", ours.seconds, ours.peakMiB))
 print(
     String(
         format: "Decant is %.1f× faster, with %.3f of the peak memory (targets: ≥ 20×, ≤ 0.1)",

@@ -65,7 +65,8 @@ enum ArchiveField {
 
     /// Resolves an object of `$objects` by its class chain.
     static func resolve(_ object: ArchivedObject, in archive: KeyedArchive) throws -> ArchiveField {
-        let reference = PropertyListValue.uid(UInt64(object.index))
+        // The typed readers take the object as resolved, rather than a reference to look up and decode again.
+        let reference = KeyedArchive.Resolved.object(object)
         func its(_ name: String) -> Bool { object.isKind(of: name) }
         if its("NSString") || its("NSMutableString") {
             return try archive.string(reference).map(ArchiveField.string) ?? .null

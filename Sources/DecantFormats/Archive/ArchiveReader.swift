@@ -17,7 +17,9 @@ public import Foundation
 /// to mapped objects, a collection for a to-many. When only one side of a relationship with an inverse is
 /// archived, the other side is filled in.
 ///
-/// Archives are whole-file by nature: the file is decoded into memory, then records are produced entity by entity.
+/// Archives are whole-file by nature: the reader keeps the file's bytes and, for a binary archive, decodes each object
+/// when it needs it (one walk to map objects to entities, then records entity by entity, a batch at a time), so
+/// memory stays near the file's size plus a few integers per object. XML archives are decoded whole on opening.
 /// Every problem is `.malformedInput` naming the file, the object (`$objects[12]`) and the coder key.
 ///
 /// ```swift
@@ -32,6 +34,8 @@ public final class ArchiveReader: RecordReader {
     public let model: ObjectModel
     /// Records per batch.
     public var batchSize = 1000
+    /// How many objects a walk over the archive reads between handing the file's pages back.
+    private static let objectsPerRelease = 512
     /// Classes and keys left out.
     public private(set) var diagnostics: [Diagnostic] = []
 
@@ -65,25 +69,35 @@ public final class ArchiveReader: RecordReader {
     /// Opens the archive at `url`; the model is `options.version` of `options.bundle`.
     /// - Throws: `.usage` without a model or for a mapping that names an unknown entity, `.fileNotFound`, and
     ///   `.malformedInput` for a damaged archive or a value that does not fit its property.
+    ///
+    /// A binary archive file is mapped rather than read, and the pages each pass has read are handed back as it goes
+    /// (see `MappedFile`), so the process holds the objects it is working on, not the whole file.
     public convenience init(contentsOf url: URL, options: FormatOptions) throws {
-        let data: Data
+        let path = url.displayPath
+        let file: (data: Data, isMapped: Bool)
         do {
-            data = try Data(contentsOf: url)
+            file = try MappedFile.data(contentsOf: url)
         } catch {
             throw DecantError(
-                .fileNotFound, "cannot read the archive", at: Location(path: url.displayPath),
-                underlyingError: error)
+                .fileNotFound, "cannot read the archive", at: Location(path: path), underlyingError: error)
         }
-        try self.init(data: data, path: url.displayPath, options: options)
+        try self.init(path: path, options: options) {
+            try KeyedArchive(data: file.data, isMapped: file.isMapped, path: path, nestingDepth: 0)
+        }
     }
 
     /// Reads an archive from its bytes; `path` is used in error locations.
-    public init(data: Data, path: String, options: FormatOptions) throws {
+    public convenience init(data: Data, path: String, options: FormatOptions) throws {
+        try self.init(path: path, options: options) { try KeyedArchive(data: data, path: path) }
+    }
+
+    /// Checks the model first, then opens the archive with `open`.
+    private init(path: String, options: FormatOptions, open: () throws -> KeyedArchive) throws {
         let model = try options.modelForModelLessInput(at: Location(path: path))
         self.model = model
         self.path = path
         self.options = options
-        self.archive = try KeyedArchive(data: data, path: path)
+        self.archive = try open()
         try checkMapping()
         try planObjects()
         try resolveRelationships()
@@ -98,8 +112,11 @@ public final class ArchiveReader: RecordReader {
         let plan = plans[nextPlan]
         batch.removeAll(newLayout: plan.layout)
         var values = [Value](repeating: .null, count: plan.layout.attributes.count)
+        // The types once per batch: an `Attribute` is a large value, and copying it per field showed in profiles.
+        let types = plan.layout.attributes.map(\.type)
         let end = min(nextRow + max(batchSize, 1), plan.objects.count)
         for row in nextRow..<end {
+            if row % Self.objectsPerRelease == 0 { archive.releaseResidentPages() }
             let index = plan.objects[row]
             let object = try archive.object(at: index)
             for position in values.indices { values[position] = .null }
@@ -108,15 +125,14 @@ public final class ArchiveReader: RecordReader {
                 else {
                     continue
                 }
-                let attribute = plan.layout.attributes[position]
                 values[position] = try archive.inField(key, of: object) {
                     try value(
-                        of: field, for: attribute, object: object, key: key, entity: plan.layout.entityName)
+                        of: field, for: position, type: types[position], layout: plan.layout, object: object, key: key)
                 }
             }
             batch.beginRecord(id: .external(String(index)))
-            for (value, attribute) in zip(values, plan.layout.attributes) {
-                batch.append(value, as: attribute.type)
+            for (value, type) in zip(values, types) {
+                batch.append(value, as: type)
             }
             for relationship in plan.relationships.isEmpty ? [] : plan.relationships[row] {
                 switch relationship {
@@ -128,6 +144,7 @@ public final class ArchiveReader: RecordReader {
             batch.endRecord()
         }
         nextRow = end
+        archive.releaseResidentPages()
         return true
     }
 
@@ -199,49 +216,48 @@ public final class ArchiveReader: RecordReader {
 
     /// Walks `$objects` once: checks every object's class and references, and lists the mapped ones per entity.
     private func planObjects() throws {
-        var entityOfClass: [UInt64: String] = [:]
+        // Per class dictionary, what its objects become: a plan, or left out (and counted under a name).
+        var classPlans: [Int: (position: Int?, leftOutName: String?)] = [:]
         var planOfEntity: [String: Int] = [:]
         var leftOut: [String: Int] = [:]
-        entityOfObject = [Int32](repeating: -1, count: archive.objects.count)
-        for index in archive.objects.indices {
-            guard case .dictionary(let entry) = archive.objects[index],
-                case .uid(let classUID)? = entry["$class"]
-            else {
-                if case .dictionary(let entry) = archive.objects[index], entry["$class"] != nil {
-                    _ = try archive.object(at: index)  // throws: $class is not a reference
-                }
+        // Only relationships look objects' entities up; without any, the table is not worth its memory.
+        let needsEntityOfObject = model.entities.contains { !$0.relationships.isEmpty }
+        entityOfObject = needsEntityOfObject ? [Int32](repeating: -1, count: archive.objectCount) : []
+        for index in 0..<archive.objectCount {
+            if index % Self.objectsPerRelease == 0 { archive.releaseResidentPages() }
+            // Most entries are told from their bytes alone; the rest are decoded, which throws when `$class` is
+            // not a reference to a class dictionary or a field refers outside `$objects`.
+            let classIndex: Int
+            switch archive.quickLook(at: index) {
+            case .plain:
                 continue
+            case .object(let found):
+                classIndex = found
+            case .unsure:
+                let object = try archive.object(at: index)
+                guard object.className != nil, let found = object.classIndex else { continue }
+                classIndex = found
             }
-            let object = try archive.object(at: index)
-            let entityName: String
-            if let known = entityOfClass[classUID] {
-                entityName = known
+            let classPlan: (position: Int?, leftOutName: String?)
+            if let known = classPlans[classIndex] {
+                classPlan = known
             } else {
-                entityName = entity(forClass: object)
-                entityOfClass[classUID] = entityName
+                // The first object of a class: its class dictionary is checked here (errors name this object).
+                let (className, classes) = try archive.classDescription(at: classIndex, owner: index)
+                let object = ArchivedObject(
+                    index: index, className: className, classes: classes, fields: [:],
+                    classEntry: ArchivedObject.ClassEntry(reference: .uid(UInt64(classIndex)), position: 0))
+                classPlan = plan(forClassOf: object, planOfEntity: &planOfEntity)
+                classPlans[classIndex] = classPlan
             }
-            guard !entityName.isEmpty else {
-                if let name = object.className, !ArchiveField.isValueClass(object),
-                    !Self.isFoundationClass(name),
-                    options.classEntities[name] != ""
-                {
-                    leftOut[name, default: 0] += 1
-                }
+            guard let position = classPlan.position else {
+                if let name = classPlan.leftOutName { leftOut[name, default: 0] += 1 }
                 continue
-            }
-            let position: Int
-            if let known = planOfEntity[entityName] {
-                position = known
-            } else {
-                guard let layout = RecordLayout(entity: entityName, in: model) else { continue }
-                position = plans.count
-                planOfEntity[entityName] = position
-                plans.append(EntityPlan(layout: layout))
-                mappedEntities.append(entityName)
             }
             plans[position].objects.append(index)
-            entityOfObject[index] = Int32(position)
+            if needsEntityOfObject { entityOfObject[index] = Int32(position) }
         }
+        archive.releaseResidentPages()
         let order = Dictionary(uniqueKeysWithValues: model.entities.enumerated().map { ($1.name, $0) })
         plans.sort { (order[$0.layout.entityName] ?? 0) < (order[$1.layout.entityName] ?? 0) }
         for (name, count) in leftOut.sorted(by: { $0.key < $1.key }) {
@@ -252,6 +268,28 @@ public final class ArchiveReader: RecordReader {
                         + "\(model.versionName ?? "the model") and are left out (map it with --class \(name)=Entity)",
                     at: Location(path: path)))
         }
+    }
+
+    /// Where the objects of `object`'s class go: the plan of its entity (made on first use), or left out, with the
+    /// class name to report unless it is a Foundation class or mapped to nothing on purpose.
+    private func plan(
+        forClassOf object: ArchivedObject, planOfEntity: inout [String: Int]
+    ) -> (position: Int?, leftOutName: String?) {
+        let entityName = entity(forClass: object)
+        guard !entityName.isEmpty else {
+            if let name = object.className, !ArchiveField.isValueClass(object), !Self.isFoundationClass(name),
+                options.classEntities[name] != ""
+            {
+                return (nil, name)
+            }
+            return (nil, nil)
+        }
+        if let known = planOfEntity[entityName] { return (known, nil) }
+        guard let layout = RecordLayout(entity: entityName, in: model) else { return (nil, nil) }
+        planOfEntity[entityName] = plans.count
+        plans.append(EntityPlan(layout: layout))
+        mappedEntities.append(entityName)
+        return (plans.count - 1, nil)
     }
 
     // MARK: Coder keys → properties
@@ -298,13 +336,15 @@ public final class ArchiveReader: RecordReader {
 
     /// The value of an attribute from a coder key's value.
     private func value(
-        of field: PropertyListValue, for attribute: Attribute, object: ArchivedObject, key: String,
-        entity: String
+        of field: PropertyListValue, for position: Int, type: AttributeType, layout: RecordLayout,
+        object: ArchivedObject, key: String
     ) throws -> Value {
         let resolved = try ArchiveField.resolve(field, in: archive)
         if case .null = resolved { return .null }
-        if let value = Self.convert(resolved, to: attribute.type) { return value }
-        if attribute.type == .transformable {
+        if let value = Self.convert(resolved, to: type) { return value }
+        let attribute = layout.attributes[position]
+        let entity = layout.entityName
+        if type == .transformable {
             switch resolved {
             case .collection, .dictionary, .object, .nsValue, .string, .integer, .real, .bool, .date,
                 .uuid, .url:
@@ -373,6 +413,7 @@ public final class ArchiveReader: RecordReader {
             rows.reserveCapacity(plan.objects.count)
             for (row, index) in plan.objects.enumerated() {
                 rowOfObject[index] = (planIndex, row)
+                if row % Self.objectsPerRelease == 0 { archive.releaseResidentPages() }
                 let object = try archive.object(at: index)
                 var values = [RelationshipValue?](repeating: nil, count: plan.layout.relationships.count)
                 for (key, field) in object.fields {

@@ -69,7 +69,7 @@ public struct ArchiveSurvey: Sendable, Hashable, Encodable {
         var byName: [String: ArchivedClass] = [:]
         var keyCounts: [String: [String: Int]] = [:]
         var kindCounts: [String: [String: [String: Int]]] = [:]
-        for index in archive.objects.indices {
+        for index in 0..<archive.objectCount {
             let object = try archive.object(at: index)
             guard let name = object.className else { continue }
             let isValueClass = ArchiveField.isValueClass(object)

@@ -17,7 +17,29 @@ public struct ArchivedObject: Sendable, Hashable {
     /// The object's coder keys and values, without `$class`, as written (references stay `.uid`).
     public var fields: PropertyListDictionary
     /// The raw `$objects` entry.
-    public var value: PropertyListValue
+    ///
+    /// An object read from a binary archive keeps only its fields and its `$class`, and puts the entry back together
+    /// when asked: most readers never look at it.
+    public var value: PropertyListValue {
+        get {
+            if let storedValue { return storedValue }
+            guard let classEntry else { return .dictionary(fields) }
+            var pairs = Array(zip(fields.keys, fields.values))
+            pairs.insert(("$class", classEntry.reference), at: min(max(classEntry.position, 0), pairs.count))
+            return .dictionary(PropertyListDictionary(pairs))
+        }
+        set { storedValue = newValue }
+    }
+    /// The entry as given, when it was given whole.
+    private var storedValue: PropertyListValue?
+    /// `$class` as written and its position among the entry's keys.
+    var classEntry: ClassEntry?
+
+    /// The `$class` value of an entry and where it stood among the keys.
+    struct ClassEntry: Sendable, Hashable {
+        var reference: PropertyListValue
+        var position: Int
+    }
 
     /// Creates an object description; ``KeyedArchive/object(at:)`` is the usual way to get one.
     public init(
@@ -31,7 +53,24 @@ public struct ArchivedObject: Sendable, Hashable {
         self.className = className
         self.classes = classes
         self.fields = fields
-        self.value = value
+        self.storedValue = value
+        if case .dictionary(let entry) = value, let reference = entry["$class"] {
+            self.classEntry = ClassEntry(reference: reference, position: entry.keys.firstIndex(of: "$class") ?? 0)
+        }
+    }
+
+    /// An object read from a binary archive: its fields and `$class`, the entry rebuilt only when asked for.
+    init(index: Int, className: String, classes: [String], fields: PropertyListDictionary, classEntry: ClassEntry) {
+        self.index = index
+        self.className = className
+        self.classes = classes
+        self.fields = fields
+        self.classEntry = classEntry
+    }
+
+    /// The `$objects` index of the object's class dictionary, when `$class` is a reference.
+    var classIndex: Int? {
+        classEntry?.reference.uidValue.map { Int(truncatingIfNeeded: $0) }
     }
 
     /// The value stored under the coder key `key`.
@@ -40,5 +79,16 @@ public struct ArchivedObject: Sendable, Hashable {
     /// Whether the object's class or one of its superclasses is named `className`.
     public func isKind(of className: String) -> Bool {
         self.className == className || classes.contains(className)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.index == rhs.index && lhs.className == rhs.className && lhs.classes == rhs.classes
+            && lhs.fields == rhs.fields && lhs.value == rhs.value
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(index)
+        hasher.combine(className)
+        hasher.combine(fields)
     }
 }

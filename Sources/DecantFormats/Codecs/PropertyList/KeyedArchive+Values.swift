@@ -60,6 +60,11 @@ extension KeyedArchive {
 
     func string(_ value: PropertyListValue?, wrapping: Int) throws -> String? {
         guard let resolved = try resolve(value) else { return nil }
+        return try string(resolved, wrapping: wrapping)
+    }
+
+    /// ``string(_:)`` of a value already resolved (what callers that hold the object use).
+    func string(_ resolved: Resolved, wrapping: Int = 0) throws -> String? {
         switch resolved {
         case .inline(.string(let string)):
             return string
@@ -123,6 +128,11 @@ extension KeyedArchive {
 
     func data(_ value: PropertyListValue?, wrapping: Int) throws -> Data? {
         guard let resolved = try resolve(value) else { return nil }
+        return try data(resolved, wrapping: wrapping)
+    }
+
+    /// ``data(_:)`` of a value already resolved.
+    func data(_ resolved: Resolved, wrapping: Int = 0) throws -> Data? {
         switch resolved {
         case .inline(.data(let data)):
             return data
@@ -141,6 +151,11 @@ extension KeyedArchive {
     /// A date as seconds since 2001-01-01: an `NSDate` object (`NS.time`) or an inline date.
     public func date(_ value: PropertyListValue?) throws -> Double? {
         guard let resolved = try resolve(value) else { return nil }
+        return try date(resolved)
+    }
+
+    /// ``date(_:)`` of a value already resolved.
+    func date(_ resolved: Resolved) throws -> Double? {
         switch resolved {
         case .inline(.date(let date)):
             return date
@@ -162,6 +177,11 @@ extension KeyedArchive {
     /// A UUID: an `NSUUID` object (`NS.uuidbytes`, 16 bytes).
     public func uuid(_ value: PropertyListValue?) throws -> UUID? {
         guard let resolved = try resolve(value) else { return nil }
+        return try uuid(resolved)
+    }
+
+    /// ``uuid(_:)`` of a value already resolved.
+    func uuid(_ resolved: Resolved) throws -> UUID? {
         guard case .object(let object) = resolved, object.fields.contains("NS.uuidbytes") else {
             throw mismatch("a UUID", resolved)
         }
@@ -186,6 +206,11 @@ extension KeyedArchive {
 
     func url(_ value: PropertyListValue?, wrapping: Int) throws -> String? {
         guard let resolved = try resolve(value) else { return nil }
+        return try url(resolved, wrapping: wrapping)
+    }
+
+    /// ``url(_:)`` of a value already resolved.
+    func url(_ resolved: Resolved, wrapping: Int = 0) throws -> String? {
         guard case .object(let object) = resolved, object.fields.contains("NS.relative") else {
             throw mismatch("a URL", resolved)
         }
@@ -215,6 +240,11 @@ extension KeyedArchive {
     /// object with none of these keys is empty.
     public func elements(_ value: PropertyListValue?) throws -> [PropertyListValue]? {
         guard let resolved = try resolve(value) else { return nil }
+        return try elements(resolved)
+    }
+
+    /// ``elements(_:)`` of a value already resolved.
+    func elements(_ resolved: Resolved) throws -> [PropertyListValue]? {
         switch resolved {
         case .inline(.array(let elements)), .inline(.set(let elements)):
             return elements
@@ -251,6 +281,11 @@ extension KeyedArchive {
         _ value: PropertyListValue?
     ) throws -> [(key: PropertyListValue, value: PropertyListValue)]? {
         guard let resolved = try resolve(value) else { return nil }
+        return try dictionaryEntries(resolved)
+    }
+
+    /// ``dictionaryEntries(_:)`` of a value already resolved.
+    func dictionaryEntries(_ resolved: Resolved) throws -> [(key: PropertyListValue, value: PropertyListValue)]? {
         switch resolved {
         case .inline(.dictionary(let dictionary)):
             return dictionary.map { (key: .string($0.key), value: $0.value) }

@@ -1,5 +1,6 @@
 import DecantCore
 public import Foundation
+import Synchronization
 
 /// An NSKeyedArchiver archive read as an index-addressed object graph, without Foundation's unarchiver.
 ///
@@ -26,14 +27,77 @@ public struct KeyedArchive: Sendable {
     public let version: Int64
     /// The `$top` dictionary as written: usually `{root: UID}`, sometimes several keys or inline scalars.
     public let top: PropertyListDictionary
-    /// The `$objects` array as written.
-    public let objects: [PropertyListValue]
     /// 0 for an archive read from a file, 1 for an archive nested in a data value of it, and so on.
     public let nestingDepth: Int
+    /// The number of entries in `$objects`.
+    public let objectCount: Int
+    private let storage: Storage
+    private let classCache = ClassCache()
 
-    /// Reads an archive from binary or XML property-list bytes.
+    /// Where the `$objects` entries are.
+    private enum Storage: Sendable {
+        /// Decoded (XML archives, and archives built from a property-list value).
+        case tree([PropertyListValue])
+        /// In the bytes of a binary property list: the references of the `$objects` array.
+        case binary(BinaryPropertyList, objects: BinaryPropertyList.References)
+    }
+
+    /// The `$objects` array as written, every entry decoded.
+    ///
+    /// A binary archive decodes its entries on each use of this property; large archives are better walked with
+    /// ``objectCount`` and ``entry(at:)`` or ``object(at:)``.
+    public var objects: [PropertyListValue] {
+        switch storage {
+        case .tree(let objects): objects
+        // The entries were checked on opening, so decoding them cannot fail.
+        case .binary: (0..<objectCount).map { (try? entry(at: $0)) ?? .null }
+        }
+    }
+
+    /// Reads an archive from binary or XML property-list bytes; a binary one is read lazily.
     public init(data: Data, path: String? = nil) throws {
-        try self.init(propertyList: PropertyListValue.decode(from: data, path: path), path: path)
+        try self.init(data: data, path: path, nestingDepth: 0)
+    }
+
+    /// Reads an archive whose bytes may be a file mapping from `MappedFile`.
+    init(data: Data, isMapped: Bool = false, path: String?, nestingDepth: Int) throws {
+        guard BinaryPropertyListReader.isBinaryPropertyList(data) else {
+            try self.init(
+                propertyList: PropertyListValue.decode(from: data, path: path), path: path, nestingDepth: nestingDepth)
+            return
+        }
+        let list = try BinaryPropertyList(data: data, isMapped: isMapped, path: path)
+        // The top dictionary is read one level deep: every key but `$objects` is decoded (they are small), and
+        // `$objects` stays a span of references into the bytes.
+        let (header, objects) = try list.withCursor { cursor -> (PropertyListValue, BinaryPropertyList.References?) in
+            guard let (keys, values) = try cursor.entries(of: list.topObject) else {
+                return (try list.value(at: list.topObject), nil)
+            }
+            var header = PropertyListDictionary(minimumCapacity: keys.count)
+            var objects: BinaryPropertyList.References?
+            for item in 0..<keys.count {
+                let keyReference = try cursor.reference(keys, item)
+                guard let key = try cursor.string(at: keyReference) else { continue }
+                let valueReference = try cursor.reference(values, item)
+                if key == "$objects" {
+                    let isArray = try cursor.marker(of: valueReference) >> 4 == 0xA
+                    objects = isArray ? try cursor.elements(of: valueReference) : nil
+                    header[key] = .array([])
+                } else {
+                    header[key] = try list.value(at: valueReference)
+                }
+            }
+            return (.dictionary(header), objects)
+        }
+        let (archiver, version, top) = try Self.checkHeader(header, path: path)
+        guard let objects, objects.count > 0 else {
+            throw DecantError(
+                .malformedInput, "keyed archive has no non-empty $objects array",
+                at: Location(path: path, keyPath: "$objects"))
+        }
+        try self.init(
+            path: path, archiverName: archiver, version: version, top: top, nestingDepth: nestingDepth,
+            objectCount: objects.count, storage: .binary(list, objects: objects))
     }
 
     /// Reads an archive from an already decoded property list, checking `$archiver`, `$version`, `$top` and
@@ -43,6 +107,37 @@ public struct KeyedArchive: Sendable {
     }
 
     init(propertyList: PropertyListValue, path: String?, nestingDepth: Int) throws {
+        let (archiver, version, top) = try Self.checkHeader(propertyList, path: path)
+        guard case .array(let objects)? = propertyList["$objects"], !objects.isEmpty else {
+            throw DecantError(
+                .malformedInput, "keyed archive has no non-empty $objects array",
+                at: Location(path: path, keyPath: "$objects"))
+        }
+        try self.init(
+            path: path, archiverName: archiver, version: version, top: top, nestingDepth: nestingDepth,
+            objectCount: objects.count, storage: .tree(objects))
+    }
+
+    private init(
+        path: String?, archiverName: String, version: Int64, top: PropertyListDictionary, nestingDepth: Int,
+        objectCount: Int, storage: Storage
+    ) throws {
+        self.path = path
+        self.archiverName = archiverName
+        self.version = version
+        self.top = top
+        self.nestingDepth = nestingDepth
+        self.objectCount = objectCount
+        self.storage = storage
+        for (key, value) in top {
+            try checkReferences(in: value, owner: nil, key: "$top.\(key)", depth: 0)
+        }
+    }
+
+    /// Checks `$archiver`, `$version` and `$top` of an archive's top-level value.
+    private static func checkHeader(
+        _ propertyList: PropertyListValue, path: String?
+    ) throws -> (String, Int64, PropertyListDictionary) {
         func failure(_ message: String, key: String? = nil) -> DecantError {
             DecantError(.malformedInput, message, at: Location(path: path, keyPath: key))
         }
@@ -64,22 +159,42 @@ public struct KeyedArchive: Sendable {
         guard case .dictionary(let top)? = archive["$top"] else {
             throw failure("keyed archive has no $top dictionary", key: "$top")
         }
-        guard case .array(let objects)? = archive["$objects"], !objects.isEmpty else {
-            throw failure("keyed archive has no non-empty $objects array", key: "$objects")
+        return (archiver, version, top)
+    }
+
+    /// The `$objects` entry at `index` as written (an object is a dictionary of its coder keys and `$class`).
+    ///
+    /// Throws when the index is outside `$objects`.
+    public func entry(at index: Int) throws -> PropertyListValue {
+        guard index >= 0, index < objectCount else {
+            throw error("object index \(index) is outside $objects (\(objectCount) entries)", object: nil, key: nil)
         }
-        self.path = path
-        self.archiverName = archiver
-        self.version = version
-        self.top = top
-        self.objects = objects
-        self.nestingDepth = nestingDepth
-        for (key, value) in top {
-            try checkReferences(in: value, owner: nil, key: "$top.\(key)", depth: 0)
+        switch storage {
+        case .tree(let objects):
+            return objects[index]
+        case .binary(let list, let objects):
+            return try list.withCursor { cursor in
+                var memo: [Int: PropertyListValue]? = nil
+                return try cursor.value(at: cursor.reference(objects, index), memo: &memo)
+            }
         }
     }
 
-    /// The number of entries in `$objects`.
-    public var objectCount: Int { objects.count }
+    /// Hands the file pages read so far back to the system when the archive is a mapped binary file (see
+    /// `MappedFile`). Walks over every object call this every few thousand objects.
+    func releaseResidentPages() {
+        if case .binary(let list, _) = storage { list.releaseResidentPages() }
+    }
+
+    /// Whether entry `index` is the string `$null`, without decoding other entries.
+    private func isNullString(at index: Int) -> Bool {
+        switch storage {
+        case .tree(let objects):
+            return objects[index] == .string("$null")
+        case .binary(let list, let objects):
+            return (try? list.withCursor { try $0.isString($0.reference(objects, index), "$null") }) ?? false
+        }
+    }
 
     /// The keys of `$top`, in archive order.
     public var topKeys: [String] { top.keys }
@@ -108,7 +223,7 @@ public struct KeyedArchive: Sendable {
 
     /// Whether the entry at `index` stands for nil: index 0, or an entry equal to the string `$null`.
     public func isNull(at index: Int) -> Bool {
-        index == 0 || (objects.indices.contains(index) && objects[index] == .string("$null"))
+        index == 0 || (index > 0 && index < objectCount && isNullString(at: index))
     }
 
     /// The object index a `.uid` value refers to, or `nil` for UID 0 or a `$null` entry.
@@ -118,9 +233,9 @@ public struct KeyedArchive: Sendable {
         guard case .uid(let uid) = value else {
             throw error("expected an object reference, found an inline \(value.kindName)", object: nil, key: nil)
         }
-        guard uid < UInt64(objects.count) else {
+        guard uid < UInt64(objectCount) else {
             throw error(
-                "reference \(uid) is past the end of $objects (\(objects.count) entries)",
+                "reference \(uid) is past the end of $objects (\(objectCount) entries)",
                 object: nil,
                 key: nil
             )
@@ -147,18 +262,121 @@ public struct KeyedArchive: Sendable {
     /// Throws when the index is outside `$objects`, `$class` does not point at a class dictionary
     /// (`{$classname, $classes}`), or a field refers outside `$objects`.
     public func object(at index: Int) throws -> ArchivedObject {
-        guard objects.indices.contains(index) else {
-            throw error("object index \(index) is outside $objects (\(objects.count) entries)", object: nil, key: nil)
+        guard case .binary(let list, let objects) = storage, index >= 0, index < objectCount else {
+            return try object(at: index, entry: entry(at: index))
         }
-        let value = objects[index]
+        // Straight from the bytes: the fields are collected without building the entry first.
+        let (fields, classEntry, plain) = try list.withCursor {
+            cursor -> (PropertyListDictionary, ArchivedObject.ClassEntry?, PropertyListValue?) in
+            let reference = try cursor.reference(objects, index)
+            var memo: [Int: PropertyListValue]? = nil
+            guard let (keys, values) = try cursor.entries(of: reference) else {
+                return ([:], nil, try cursor.value(at: reference, memo: &memo))
+            }
+            var fields = PropertyListDictionary(minimumCapacity: keys.count)
+            var classEntry: ArchivedObject.ClassEntry?
+            for item in 0..<keys.count {
+                let key = try cursor.string(at: cursor.reference(keys, item)) ?? ""
+                let value = try cursor.value(at: cursor.reference(values, item), memo: &memo)
+                if key == "$class" {
+                    classEntry = ArchivedObject.ClassEntry(reference: value, position: fields.count)
+                } else {
+                    fields[key] = value
+                }
+            }
+            return (fields, classEntry, nil)
+        }
+        guard let classEntry else {
+            let value = plain ?? .dictionary(fields)
+            return ArchivedObject(index: index, className: nil, classes: [], fields: [:], value: value)
+        }
+        let classIndex = try checkedClassIndex(classEntry.reference, owner: index)
+        let (className, classes) = try classDescription(at: classIndex, owner: index)
+        for (key, field) in fields {
+            try checkReferences(in: field, owner: index, key: key, depth: 0)
+        }
+        return ArchivedObject(
+            index: index, className: className, classes: classes, fields: fields, classEntry: classEntry)
+    }
+
+    /// What a quick look at entry `index` tells: for a binary archive, read straight from the bytes without building
+    /// any value, `.object` when the entry has a `$class` reference and every reference in its fields is inside
+    /// `$objects` (what ``object(at:)`` checks, but for the class dictionary itself), `.plain` for an entry without
+    /// `$class`, and `.unsure` when anything looks wrong or the archive is not binary: then ``object(at:)`` decides
+    /// and names the problem.
+    func quickLook(at index: Int) -> QuickLook {
+        guard case .binary(let list, let objects) = storage, index >= 0, index < objectCount else { return .unsure }
+        let objectCount = UInt64(objectCount)
+        func referencesInside(_ cursor: BinaryPropertyList.Cursor, _ reference: Int, depth: Int) throws -> Bool {
+            let marker = try cursor.marker(of: reference)
+            switch marker >> 4 {
+            case 0x8:
+                let offset = try cursor.objectOffset(reference)
+                return try cursor.scalar(marker: marker, at: offset).uidValue.map { $0 < objectCount } ?? false
+            case 0xA, 0xC:
+                guard depth < 64, let span = try cursor.elements(of: reference) else { return false }
+                for item in 0..<span.count {
+                    guard try referencesInside(cursor, cursor.reference(span, item), depth: depth + 1) else {
+                        return false
+                    }
+                }
+                return true
+            case 0xD:
+                guard depth < 64, let (_, values) = try cursor.entries(of: reference) else { return false }
+                for item in 0..<values.count {
+                    guard try referencesInside(cursor, cursor.reference(values, item), depth: depth + 1) else {
+                        return false
+                    }
+                }
+                return true
+            default:
+                return true
+            }
+        }
+        let look = try? list.withCursor { cursor -> QuickLook in
+            let entry = try cursor.reference(objects, index)
+            guard let (keys, values) = try cursor.entries(of: entry) else { return .plain }
+            var classIndex: Int?
+            for item in 0..<keys.count {
+                let value = try cursor.reference(values, item)
+                if try cursor.isString(cursor.reference(keys, item), "$class") {
+                    let marker = try cursor.marker(of: value)
+                    guard marker >> 4 == 0x8,
+                        let uid = try cursor.scalar(marker: marker, at: cursor.objectOffset(value)).uidValue,
+                        uid != 0, uid < objectCount
+                    else { return .unsure }
+                    classIndex = Int(uid)
+                } else {
+                    guard try referencesInside(cursor, value, depth: 0) else { return .unsure }
+                }
+            }
+            return classIndex.map(QuickLook.object) ?? .plain
+        }
+        return look ?? .unsure
+    }
+
+    /// The answer of ``quickLook(at:)``.
+    enum QuickLook {
+        case plain
+        case object(classIndex: Int)
+        case unsure
+    }
+
+    /// The class dictionary index a `$class` value refers to.
+    private func checkedClassIndex(_ classValue: PropertyListValue, owner index: Int) throws -> Int {
+        guard case .uid(let classUID) = classValue, classUID < UInt64(objectCount), classUID != 0 else {
+            throw error("$class is not a reference to a class dictionary", object: index, key: "$class")
+        }
+        return Int(classUID)
+    }
+
+    /// ``object(at:)`` for an entry the caller already has.
+    func object(at index: Int, entry value: PropertyListValue) throws -> ArchivedObject {
         guard case .dictionary(var fields) = value, let classValue = fields["$class"] else {
             return ArchivedObject(index: index, className: nil, classes: [], fields: [:], value: value)
         }
         fields["$class"] = nil
-        guard case .uid(let classUID) = classValue, classUID < UInt64(objects.count), classUID != 0 else {
-            throw error("$class is not a reference to a class dictionary", object: index, key: "$class")
-        }
-        let (className, classes) = try classDescription(at: Int(classUID), owner: index)
+        let (className, classes) = try classDescription(at: checkedClassIndex(classValue, owner: index), owner: index)
         for (key, field) in fields {
             try checkReferences(in: field, owner: index, key: key, depth: 0)
         }
@@ -167,14 +385,16 @@ public struct KeyedArchive: Sendable {
 
     /// Checks that every object in the archive resolves: each `$class`, and each reference in each field.
     public func validate() throws {
-        for index in objects.indices {
+        for index in 0..<objectCount {
             _ = try object(at: index)
         }
     }
 
     /// Reads the class dictionary at `classIndex`: its `$classname` and `$classes` chain.
+    /// Class dictionaries are shared by all objects of a class, so each is decoded once and remembered.
     func classDescription(at classIndex: Int, owner: Int) throws -> (String, [String]) {
-        guard case .dictionary(let description) = objects[classIndex],
+        if let known = classCache.descriptions.withLock({ $0[classIndex] }) { return known }
+        guard case .dictionary(let description) = try entry(at: classIndex),
             case .string(let name)? = description["$classname"]
         else {
             throw error(
@@ -196,15 +416,16 @@ public struct KeyedArchive: Sendable {
             }
             chain = strings.isEmpty ? chain : strings
         }
+        classCache.descriptions.withLock { $0[classIndex] = (name, chain) }
         return (name, chain)
     }
 
     func checkReferences(in value: PropertyListValue, owner: Int?, key: String, depth: Int) throws {
         switch value {
         case .uid(let uid):
-            guard uid < UInt64(objects.count) else {
+            guard uid < UInt64(objectCount) else {
                 throw error(
-                    "reference \(uid) is past the end of $objects (\(objects.count) entries)",
+                    "reference \(uid) is past the end of $objects (\(objectCount) entries)",
                     object: owner,
                     key: key
                 )
@@ -230,4 +451,9 @@ public struct KeyedArchive: Sendable {
             at: Location(path: path, object: object.map { "$objects[\($0)]" }, keyPath: key)
         )
     }
+}
+
+/// The class descriptions an archive has decoded, by `$objects` index; shared by copies of the archive.
+private final class ClassCache: Sendable {
+    let descriptions = Mutex<[Int: (String, [String])]>([:])
 }

@@ -12,10 +12,19 @@ public struct PropertyListDictionary: Sendable, Hashable, Sequence, ExpressibleB
     public private(set) var keys: [String] = []
     /// The values, parallel to ``keys``.
     public private(set) var values: [PropertyListValue] = []
+    /// Key → position, kept only past ``indexThreshold`` keys; smaller dictionaries (an archived object's handful
+    /// of coder keys) are searched in order, which saves a hash table per dictionary.
     private var positions: [String: Int] = [:]
+    private static let indexThreshold = 16
 
     /// Creates an empty dictionary.
     public init() {}
+
+    /// Creates an empty dictionary with room for `minimumCapacity` entries.
+    public init(minimumCapacity: Int) {
+        keys.reserveCapacity(minimumCapacity)
+        values.reserveCapacity(minimumCapacity)
+    }
 
     /// Creates a dictionary from key-value pairs in order; a repeated key keeps its first position and last value.
     public init(_ pairs: some Sequence<(String, PropertyListValue)>) {
@@ -33,28 +42,38 @@ public struct PropertyListDictionary: Sendable, Hashable, Sequence, ExpressibleB
     /// Whether the dictionary has no entries.
     public var isEmpty: Bool { keys.isEmpty }
 
+    private func position(of key: String) -> Int? {
+        keys.count > Self.indexThreshold ? positions[key] : keys.firstIndex(of: key)
+    }
+
     /// The value for `key`; setting `nil` removes the entry, setting a new key appends it.
     public subscript(key: String) -> PropertyListValue? {
-        get { positions[key].map { values[$0] } }
+        get { position(of: key).map { values[$0] } }
         set {
-            if let position = positions[key] {
+            if let position = position(of: key) {
                 if let newValue {
                     values[position] = newValue
                 } else {
                     keys.remove(at: position)
                     values.remove(at: position)
-                    positions = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+                    positions =
+                        keys.count > Self.indexThreshold
+                        ? Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) }) : [:]
                 }
             } else if let newValue {
-                positions[key] = keys.count
                 keys.append(key)
                 values.append(newValue)
+                if keys.count == Self.indexThreshold + 1 {
+                    positions = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+                } else if keys.count > Self.indexThreshold {
+                    positions[key] = keys.count - 1
+                }
             }
         }
     }
 
     /// Whether `key` has an entry.
-    public func contains(_ key: String) -> Bool { positions[key] != nil }
+    public func contains(_ key: String) -> Bool { position(of: key) != nil }
 
     /// Iterates over the entries in insertion order.
     public func makeIterator() -> some IteratorProtocol<(key: String, value: PropertyListValue)> {

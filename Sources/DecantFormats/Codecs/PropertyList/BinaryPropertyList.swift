@@ -1,0 +1,584 @@
+import DecantCore
+public import Foundation
+
+/// A binary property list (`bplist00`) kept as its bytes and offset table, its objects decoded on demand by index.
+///
+/// ```swift
+/// let list = try BinaryPropertyList(data: data, path: "notes.archive")
+/// let top = try list.value(at: list.topObject)   // the whole tree, as BinaryPropertyListReader returns it
+/// ```
+///
+/// Opening a list checks every object reachable from the top once, without building values: offsets, counts,
+/// markers and references are in bounds, no object contains itself, nesting stays within `maximumDepth`, and the tree
+/// the top object expands to (shared objects counted once per reference) holds at most
+/// ``BinaryPropertyListReader/maximumValueCount(forFileSize:)`` values. The errors are the ones
+/// ``BinaryPropertyListReader`` throws. Once open, decoding an object reachable from the top succeeds and costs at
+/// most that many values, and the list holds only the file's bytes: nothing decoded is kept, so a reader that looks
+/// at objects one at a time (a large keyed archive) stays small.
+public struct BinaryPropertyList: Sendable {
+    /// The file name put into error locations.
+    public let path: String?
+    /// The number of objects in the offset table.
+    public let objectCount: Int
+    /// The index of the top object.
+    public let topObject: Int
+    /// The deepest nesting accepted.
+    public let maximumDepth: Int
+    let bytes: Data
+    /// Whether `bytes` is a file mapping from ``MappedFile`` whose pages can be handed back.
+    let isMapped: Bool
+    let offsetIntSize: Int
+    let objectRefSize: Int
+    let offsetTableOffset: Int
+
+    /// Opens and checks the binary property list in `data`; `path` only labels errors.
+    /// - Throws: ``DecantError`` `.malformedInput` with the byte offset of the first damaged object, or
+    ///   `.unsupportedFormat` for a `bplist` version other than `00`.
+    public init(data: Data, path: String? = nil, maximumDepth: Int = 512) throws {
+        try self.init(data: data, isMapped: false, path: path, maximumDepth: maximumDepth)
+    }
+
+    /// Opens a list whose bytes may be a file mapping (``MappedFile``): then the check hands pages back as it goes.
+    init(data: Data, isMapped: Bool, path: String?, maximumDepth: Int = 512) throws {
+        // A slice keeps its parent's indices; the byte readers below count from 0.
+        let bytes = data.startIndex == 0 ? data : Data(data)
+        self.bytes = bytes
+        self.isMapped = isMapped && bytes.startIndex == 0 && data.startIndex == 0
+        self.path = path
+        self.maximumDepth = maximumDepth
+        let count = bytes.count
+        func error(_ message: String, at offset: Int) -> DecantError {
+            DecantError(.malformedInput, message, at: Location(path: path, offset: offset))
+        }
+        let headerLength = 8
+        let trailerLength = 32
+        guard count >= 6, bytes.prefix(6).elementsEqual(Array("bplist".utf8)) else {
+            throw error("not a binary property list (no bplist header)", at: 0)
+        }
+        guard count >= headerLength, bytes[6] == UInt8(ascii: "0"), bytes[7] == UInt8(ascii: "0") else {
+            throw DecantError(
+                .unsupportedFormat,
+                "binary property list version other than 00",
+                at: Location(path: path, offset: 6)
+            )
+        }
+        guard count >= headerLength + 1 + trailerLength else {
+            throw error("file of \(count) bytes is too short for a binary property list", at: count)
+        }
+        let trailer = count - trailerLength
+        let offsetIntSize = Int(bytes[trailer + 6])
+        let objectRefSize = Int(bytes[trailer + 7])
+        guard (1...8).contains(offsetIntSize) else {
+            throw error("offset size \(offsetIntSize) in the trailer is not 1 to 8", at: trailer + 6)
+        }
+        guard (1...8).contains(objectRefSize) else {
+            throw error("object reference size \(objectRefSize) in the trailer is not 1 to 8", at: trailer + 7)
+        }
+        func trailerField(_ offset: Int) -> UInt64 {
+            (offset..<(offset + 8)).reduce(0) { $0 << 8 | UInt64(bytes[$1]) }
+        }
+        let objects = trailerField(trailer + 8)
+        let top = trailerField(trailer + 16)
+        let table = trailerField(trailer + 24)
+        // Each object needs at least one byte, so the count cannot exceed the object area.
+        guard objects >= 1, objects <= UInt64(trailer) else {
+            throw error("object count \(objects) in the trailer is impossible for this file size", at: trailer + 8)
+        }
+        guard top < objects else {
+            throw error("top object \(top) is not below the object count \(objects)", at: trailer + 16)
+        }
+        let tableLength = Int(objects).multipliedReportingOverflow(by: offsetIntSize)
+        guard table >= UInt64(headerLength + 1), table <= UInt64(trailer), !tableLength.overflow,
+            Int(table) + tableLength.partialValue <= trailer
+        else {
+            throw error("offset table at \(table) does not fit between the objects and the trailer", at: trailer + 24)
+        }
+        self.offsetIntSize = offsetIntSize
+        self.objectRefSize = objectRefSize
+        self.objectCount = Int(objects)
+        self.topObject = Int(top)
+        self.offsetTableOffset = Int(table)
+        let list = self
+        try bytes.withUnsafeBytes { raw in
+            let cursor = Cursor(list: list, bytes: raw)
+            let limit = BinaryPropertyListReader.maximumValueCount(forFileSize: count)
+            do {
+                var checker = Checker(
+                    cursor: cursor, maximumDepth: maximumDepth, maximumValueCount: limit, exact: false)
+                _ = try checker.check(list.topObject, depth: 0)
+            } catch is Checker.NeedsExactCheck {
+                var checker = Checker(
+                    cursor: cursor, maximumDepth: maximumDepth, maximumValueCount: limit, exact: true)
+                _ = try checker.check(list.topObject, depth: 0)
+            }
+        }
+        releaseResidentPages()
+    }
+
+    /// The object at `index` and everything it refers to, as a value tree.
+    ///
+    /// Objects shared inside the subtree are decoded once per reference; the check at opening bounds the total for
+    /// objects the top reaches. Any other object is decoded under the same limits (depth, value count), so a loop or
+    /// a reference bomb there throws too.
+    /// - Throws: `.malformedInput` for an index outside the offset table or a damaged object the top does not reach.
+    public func value(at index: Int) throws -> PropertyListValue {
+        try withCursor { cursor in
+            var memo: [Int: PropertyListValue]? = nil
+            return try cursor.value(at: index, memo: &memo)
+        }
+    }
+
+    /// The top object's tree, decoding each shared object once (what ``BinaryPropertyListReader`` returns).
+    func topValue() throws -> PropertyListValue {
+        try withCursor { cursor in
+            var memo: [Int: PropertyListValue]? = [:]
+            return try cursor.value(at: topObject, memo: &memo)
+        }
+    }
+
+    /// Hands the file pages read so far back to the system when the bytes are a file mapping (they are read again
+    /// from the file cache when needed); does nothing otherwise. Long walks call this every few thousand objects.
+    func releaseResidentPages() {
+        if isMapped { MappedFile.releaseResidentPages(of: bytes) }
+    }
+
+    /// Runs `body` with a cursor over the bytes, for several look-ups in a row.
+    func withCursor<T>(_ body: (Cursor) throws -> T) rethrows -> T {
+        try bytes.withUnsafeBytes { raw in try body(Cursor(list: self, bytes: raw)) }
+    }
+}
+
+extension BinaryPropertyList {
+    /// A container's items as a span of object references in the file: `count` references from byte `start`.
+    struct References: Sendable {
+        var start: Int
+        var count: Int
+    }
+
+    /// Reads objects from the bytes. Every read is bounds-checked, so a cursor is safe on any object, checked or not.
+    struct Cursor {
+        let list: BinaryPropertyList
+        let bytes: UnsafeRawBufferPointer
+
+        var offsetTableOffset: Int { list.offsetTableOffset }
+
+        func error(_ message: String, at offset: Int) -> DecantError {
+            DecantError(.malformedInput, message, at: Location(path: list.path, offset: offset))
+        }
+
+        @inline(__always)
+        func readUnsigned(at offset: Int, size: Int) -> UInt64 {
+            // Offsets and references are almost always 1, 2 or 4 bytes: one load each instead of a byte loop.
+            switch size {
+            case 1: return UInt64(bytes[offset])
+            case 2: return UInt64(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+            case 4: return UInt64(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            case 8: return UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            default: break
+            }
+            var value: UInt64 = 0
+            for index in offset..<(offset + size) {
+                value = value << 8 | UInt64(bytes[index])
+            }
+            return value
+        }
+
+        /// Reads `size` bytes at `offset` as a big-endian unsigned integer, checking they lie in the object area.
+        func unsigned(at offset: Int, size: Int, objectStart: Int) throws -> UInt64 {
+            guard offset >= 0, size <= offsetTableOffset, offset <= offsetTableOffset - size else {
+                throw error("object runs past the end of the object area", at: objectStart)
+            }
+            return readUnsigned(at: offset, size: size)
+        }
+
+        func objectOffset(_ index: Int) throws -> Int {
+            guard index >= 0, index < list.objectCount else {
+                throw error("object \(index) is not below the object count \(list.objectCount)", at: offsetTableOffset)
+            }
+            let entry = offsetTableOffset + index * list.offsetIntSize
+            let offset = readUnsigned(at: entry, size: list.offsetIntSize)
+            guard offset >= 8, offset < UInt64(offsetTableOffset) else {
+                throw error("object \(index) has offset \(offset), outside the object area", at: entry)
+            }
+            return Int(offset)
+        }
+
+        /// The marker byte of object `index`.
+        func marker(of index: Int) throws -> UInt8 {
+            bytes[try objectOffset(index)]
+        }
+
+        /// Reads the count in a marker's low nibble, or the integer object after it when the nibble is 0xF.
+        /// Returns the count and the offset of the first byte after it.
+        func count(marker: UInt8, at offset: Int) throws -> (Int, Int) {
+            let nibble = Int(marker & 0x0F)
+            guard nibble == 0x0F else { return (nibble, offset + 1) }
+            let intMarker = try unsigned(at: offset + 1, size: 1, objectStart: offset)
+            guard intMarker & 0xF0 == 0x10, intMarker & 0x0F <= 3 else {
+                throw error("long count does not start with an integer marker", at: offset + 1)
+            }
+            let size = 1 << Int(intMarker & 0x0F)
+            let value = try unsigned(at: offset + 2, size: size, objectStart: offset)
+            guard value <= UInt64(offsetTableOffset) else {
+                throw error("count \(value) is larger than the file", at: offset)
+            }
+            return (Int(value), offset + 2 + size)
+        }
+
+        /// Checks that `count` items of `width` bytes starting at `start` lie in the object area.
+        func checkSpan(_ start: Int, count: Int, width: Int, objectStart: Int) throws {
+            let length = count.multipliedReportingOverflow(by: width)
+            guard !length.overflow, start <= offsetTableOffset, length.partialValue <= offsetTableOffset - start else {
+                throw error("object of \(count) items runs past the end of the object area", at: objectStart)
+            }
+        }
+
+        /// The reference at position `item` of a span, checked against the object count.
+        @inline(__always)
+        func reference(_ span: References, _ item: Int) throws -> Int {
+            let at = span.start + item * list.objectRefSize
+            let reference = readUnsigned(at: at, size: list.objectRefSize)
+            guard reference < UInt64(list.objectCount) else {
+                throw error("reference \(reference) is not below the object count \(list.objectCount)", at: at)
+            }
+            return Int(reference)
+        }
+
+        /// The reference span of an array or set (`0xA`, `0xC`) at `offset`, bounds-checked.
+        func elementReferences(marker: UInt8, at offset: Int) throws -> References {
+            let (length, start) = try count(marker: marker, at: offset)
+            try checkSpan(start, count: length, width: list.objectRefSize, objectStart: offset)
+            return References(start: start, count: length)
+        }
+
+        /// The key and value reference spans of a dictionary (`0xD`) at `offset`, bounds-checked.
+        func dictionaryReferences(marker: UInt8, at offset: Int) throws -> (keys: References, values: References) {
+            let (length, start) = try count(marker: marker, at: offset)
+            try checkSpan(start, count: length, width: list.objectRefSize, objectStart: offset)
+            let valueStart = start + length * list.objectRefSize
+            try checkSpan(valueStart, count: length, width: list.objectRefSize, objectStart: offset)
+            return (References(start: start, count: length), References(start: valueStart, count: length))
+        }
+
+        /// The elements of array or set `index`, or `nil` when it is another kind of object.
+        func elements(of index: Int) throws -> References? {
+            let offset = try objectOffset(index)
+            let marker = bytes[offset]
+            guard marker >> 4 == 0xA || marker >> 4 == 0xC else { return nil }
+            return try elementReferences(marker: marker, at: offset)
+        }
+
+        /// The keys and values of dictionary `index`, or `nil` when it is another kind of object.
+        func entries(of index: Int) throws -> (keys: References, values: References)? {
+            let offset = try objectOffset(index)
+            let marker = bytes[offset]
+            guard marker >> 4 == 0xD else { return nil }
+            return try dictionaryReferences(marker: marker, at: offset)
+        }
+
+        /// String object `index`, or `nil` when it is another kind of object.
+        func string(at index: Int) throws -> String? {
+            let offset = try objectOffset(index)
+            let marker = bytes[offset]
+            guard marker >> 4 == 0x5 || marker >> 4 == 0x6 else { return nil }
+            return try scalar(marker: marker, at: offset).stringValue
+        }
+
+        /// Whether object `index` is the string `text` (compared as bytes when it is ASCII, without a `String`).
+        func isString(_ index: Int, _ text: StaticString) throws -> Bool {
+            let offset = try objectOffset(index)
+            let marker = bytes[offset]
+            guard marker >> 4 == 0x5 else {
+                if marker >> 4 == 0x6 { return try string(at: index) == text.description }
+                return false
+            }
+            let (length, start) = try count(marker: marker, at: offset)
+            guard length == text.utf8CodeUnitCount else { return false }
+            try checkSpan(start, count: length, width: 1, objectStart: offset)
+            return text.withUTF8Buffer { expected in
+                expected.indices.allSatisfy { bytes[start + $0] == expected[$0] }
+            }
+        }
+
+        /// Decodes a non-container object (anything but arrays, sets and dictionaries).
+        func scalar(marker: UInt8, at offset: Int) throws -> PropertyListValue {
+            let nibble = Int(marker & 0x0F)
+            switch marker >> 4 {
+            case 0x0:
+                switch marker {
+                case 0x00, 0x0F: return .null
+                case 0x08: return .bool(false)
+                case 0x09: return .bool(true)
+                default: throw error(String(format: "unknown marker 0x%02X", marker), at: offset)
+                }
+            case 0x1:
+                return .integer(try integer(nibble: nibble, at: offset))
+            case 0x2:
+                switch nibble {
+                case 2:
+                    let bits = try unsigned(at: offset + 1, size: 4, objectStart: offset)
+                    return .real(Double(Float(bitPattern: UInt32(bits))))
+                case 3:
+                    return .real(Double(bitPattern: try unsigned(at: offset + 1, size: 8, objectStart: offset)))
+                default:
+                    throw error("real of \(1 << nibble) bytes is not supported", at: offset)
+                }
+            case 0x3:
+                guard marker == 0x33 else { throw error(String(format: "unknown marker 0x%02X", marker), at: offset) }
+                return .date(Double(bitPattern: try unsigned(at: offset + 1, size: 8, objectStart: offset)))
+            case 0x4:
+                let (length, start) = try count(marker: marker, at: offset)
+                try checkSpan(start, count: length, width: 1, objectStart: offset)
+                return .data(Data(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])))
+            case 0x5:
+                let (length, start) = try count(marker: marker, at: offset)
+                try checkSpan(start, count: length, width: 1, objectStart: offset)
+                let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
+                guard slice.allSatisfy({ $0 < 0x80 }) else {
+                    throw error("ASCII string contains a byte above 0x7F", at: offset)
+                }
+                return .string(String(decoding: slice, as: UTF8.self))
+            case 0x6:
+                let (length, start) = try count(marker: marker, at: offset)
+                try checkSpan(start, count: length, width: 2, objectStart: offset)
+                let units = (0..<length).map { UInt16(bytes[start + 2 * $0]) << 8 | UInt16(bytes[start + 2 * $0 + 1]) }
+                return .string(String(decoding: units, as: UTF16.self))
+            case 0x8:
+                guard nibble < 8 else { throw error("UID of \(nibble + 1) bytes is too long", at: offset) }
+                return .uid(try unsigned(at: offset + 1, size: nibble + 1, objectStart: offset))
+            default:
+                throw error(String(format: "unknown marker 0x%02X", marker), at: offset)
+            }
+        }
+
+        func integer(nibble: Int, at offset: Int) throws -> Int64 {
+            switch nibble {
+            case 0, 1, 2:
+                return Int64(try unsigned(at: offset + 1, size: 1 << nibble, objectStart: offset))
+            case 3:
+                return Int64(bitPattern: try unsigned(at: offset + 1, size: 8, objectStart: offset))
+            case 4:
+                let high = try unsigned(at: offset + 1, size: 8, objectStart: offset)
+                let low = Int64(bitPattern: try unsigned(at: offset + 9, size: 8, objectStart: offset))
+                // A 128-bit two's-complement value fits 64 bits when the high half only extends the sign.
+                guard (high == 0 && low >= 0) || (high == UInt64.max && low < 0) else {
+                    throw error("16-byte integer does not fit in 64 signed bits", at: offset)
+                }
+                return low
+            default:
+                throw error("integer of \(1 << nibble) bytes is not supported", at: offset)
+            }
+        }
+
+        /// Decodes object `index` and its subtree. With a memo, each object is decoded once (shared subtrees are
+        /// shared values); without one, once per reference. The opening check makes this cheap and safe for objects
+        /// the top reaches; for others, nesting past the list's depth and more values than the file-size limit throw.
+        func value(at index: Int, memo: inout [Int: PropertyListValue]?) throws -> PropertyListValue {
+            var budget = BinaryPropertyListReader.maximumValueCount(forFileSize: bytes.count)
+            return try value(at: index, memo: &memo, depth: 0, budget: &budget)
+        }
+
+        func value(
+            at index: Int, memo: inout [Int: PropertyListValue]?, depth: Int, budget: inout Int
+        ) throws -> PropertyListValue {
+            if let known = memo?[index] { return known }
+            let offset = try objectOffset(index)
+            budget -= 1
+            guard depth <= list.maximumDepth, budget >= 0 else {
+                throw error(
+                    depth > list.maximumDepth
+                        ? "nesting deeper than \(list.maximumDepth) levels"
+                        : "shared objects expand to more than the value limit (a reference bomb)",
+                    at: offset)
+            }
+            let marker = bytes[offset]
+            let value: PropertyListValue
+            switch marker >> 4 {
+            case 0xA, 0xC:
+                let span = try elementReferences(marker: marker, at: offset)
+                var elements: [PropertyListValue] = []
+                elements.reserveCapacity(span.count)
+                for item in 0..<span.count {
+                    elements.append(
+                        try self.value(at: reference(span, item), memo: &memo, depth: depth + 1, budget: &budget))
+                }
+                value = marker >> 4 == 0xA ? .array(elements) : .set(elements)
+            case 0xD:
+                let (keys, values) = try dictionaryReferences(marker: marker, at: offset)
+                var dictionary = PropertyListDictionary(minimumCapacity: keys.count)
+                for item in 0..<keys.count {
+                    let keyReference = try reference(keys, item)
+                    guard let key = try string(at: keyReference) else {
+                        throw error("dictionary key (object \(keyReference)) is not a string", at: offset)
+                    }
+                    dictionary[key] = try self.value(
+                        at: reference(values, item), memo: &memo, depth: depth + 1, budget: &budget)
+                }
+                value = .dictionary(dictionary)
+            default:
+                value = try scalar(marker: marker, at: offset)
+            }
+            memo?[index] = value
+            return value
+        }
+    }
+
+    /// The check at opening: visits each object reachable from the top once, in the eager parser's order, and
+    /// builds no values.
+    ///
+    /// It runs in one of two modes. The quick one keeps two bits per object (visited, on the current path): while no
+    /// array, set or dictionary is reached twice, the tree the top expands to is exactly one value per reference
+    /// followed, so a running count bounds it. Apple's archives share only strings and numbers, so this is the mode
+    /// that finishes. A container reached twice, or a count past the limit, restarts the check in the exact mode,
+    /// which keeps each object's tree size as the eager parser did, so errors are the same in both.
+    struct Checker {
+        let cursor: Cursor
+        let maximumDepth: Int
+        let maximumValueCount: Int
+        let exact: Bool
+        /// Exact mode, per object: 0 not visited, `onPath` being visited, else its tree size (capped below `onPath`).
+        var sizes: [UInt32]
+        static let onPath = UInt32.max
+        /// Quick mode: the visited objects and those on the current path, one bit each.
+        var visited: [UInt64]
+        var onPathBits: [UInt64]
+        /// Quick mode: the visited objects that are arrays, sets or dictionaries.
+        var containerBits: [UInt64]
+        /// Quick mode: the values the top expands to so far.
+        var total = 1
+        /// Objects checked since the file's pages were last handed back.
+        var checkedSinceRelease = 0
+
+        /// Thrown in quick mode when only the exact mode can tell the tree's size.
+        struct NeedsExactCheck: Error {}
+
+        init(cursor: Cursor, maximumDepth: Int, maximumValueCount: Int, exact: Bool) {
+            self.cursor = cursor
+            self.maximumDepth = maximumDepth
+            self.maximumValueCount = maximumValueCount
+            self.exact = exact
+            let count = cursor.list.objectCount
+            self.sizes = exact ? [UInt32](repeating: 0, count: count) : []
+            self.visited = exact ? [] : [UInt64](repeating: 0, count: (count + 63) / 64)
+            self.onPathBits = visited
+            self.containerBits = visited
+        }
+
+        mutating func noteChecked() {
+            checkedSinceRelease += 1
+            if checkedSinceRelease == 1 << 10 {
+                checkedSinceRelease = 0
+                cursor.list.releaseResidentPages()
+            }
+        }
+
+        /// Checks object `index` and its subtree; returns its tree size (exact mode; 1 in quick mode).
+        mutating func check(_ index: Int, depth: Int) throws -> Int {
+            guard exact else { return try quickCheck(index, depth: depth) }
+            let known = sizes[index]
+            if known != 0, known != Self.onPath { return Int(known) }
+            let offset = try cursor.objectOffset(index)
+            guard depth <= maximumDepth else {
+                throw cursor.error("nesting deeper than \(maximumDepth) levels", at: offset)
+            }
+            guard known != Self.onPath else {
+                throw cursor.error("object \(index) contains itself (reference cycle)", at: offset)
+            }
+            sizes[index] = Self.onPath
+            noteChecked()
+            let size = try checkContents(at: offset, depth: depth)
+            sizes[index] = UInt32(min(size, Int(Self.onPath - 1)))
+            return size
+        }
+
+        mutating func quickCheck(_ index: Int, depth: Int) throws -> Int {
+            let word = index >> 6
+            let bit = UInt64(1) << UInt64(index & 63)
+            let isOnPath = onPathBits[word] & bit != 0
+            if visited[word] & bit != 0, !isOnPath {
+                // Reached again: fine for a scalar (one value per reference); a container needs the exact count.
+                if containerBits[word] & bit != 0 { throw NeedsExactCheck() }
+                return 1
+            }
+            let offset = try cursor.objectOffset(index)
+            guard depth <= maximumDepth else {
+                throw cursor.error("nesting deeper than \(maximumDepth) levels", at: offset)
+            }
+            guard !isOnPath else {
+                throw cursor.error("object \(index) contains itself (reference cycle)", at: offset)
+            }
+            visited[word] |= bit
+            onPathBits[word] |= bit
+            let kind = cursor.bytes[offset] >> 4
+            if kind == 0xA || kind == 0xC || kind == 0xD { containerBits[word] |= bit }
+            noteChecked()
+            _ = try checkContents(at: offset, depth: depth)
+            onPathBits[word] &= ~bit
+            return 1
+        }
+
+        mutating func checkContents(at offset: Int, depth: Int) throws -> Int {
+            let marker = cursor.bytes[offset]
+            switch marker >> 4 {
+            case 0xA, 0xC:
+                // Like the eager parser: every reference is checked before the first child, and no list is built.
+                let span = try cursor.elementReferences(marker: marker, at: offset)
+                for item in 0..<span.count { _ = try cursor.reference(span, item) }
+                for item in 0..<span.count { _ = try check(try cursor.reference(span, item), depth: depth + 1) }
+                return try treeSize(of: span, and: nil, at: offset)
+            case 0xD:
+                let (keys, values) = try cursor.dictionaryReferences(marker: marker, at: offset)
+                for item in 0..<keys.count { _ = try cursor.reference(keys, item) }
+                for item in 0..<values.count { _ = try cursor.reference(values, item) }
+                for item in 0..<keys.count {
+                    let keyReference = try cursor.reference(keys, item)
+                    _ = try check(keyReference, depth: depth + 1)
+                    let keyKind = try cursor.marker(of: keyReference) >> 4
+                    guard keyKind == 0x5 || keyKind == 0x6 else {
+                        throw cursor.error("dictionary key (object \(keyReference)) is not a string", at: offset)
+                    }
+                    _ = try check(try cursor.reference(values, item), depth: depth + 1)
+                }
+                return try treeSize(of: keys, and: values, at: offset)
+            case 0x4, 0x6:
+                let (length, start) = try cursor.count(marker: marker, at: offset)
+                try cursor.checkSpan(start, count: length, width: marker >> 4 == 0x4 ? 1 : 2, objectStart: offset)
+                return 1
+            case 0x5:
+                let (length, start) = try cursor.count(marker: marker, at: offset)
+                try cursor.checkSpan(start, count: length, width: 1, objectStart: offset)
+                for position in start..<(start + length) where cursor.bytes[position] >= 0x80 {
+                    throw cursor.error("ASCII string contains a byte above 0x7F", at: offset)
+                }
+                return 1
+            default:
+                _ = try cursor.scalar(marker: marker, at: offset)
+                return 1
+            }
+        }
+
+        /// The tree size of a container of the objects in `first` (and `second`), throwing when it passes the
+        /// value count limit.
+        mutating func treeSize(of first: References, and second: References?, at offset: Int) throws -> Int {
+            guard exact else {
+                // Every reference followed is one more value; past the limit only the exact mode can say where.
+                total += first.count + (second?.count ?? 0)
+                if total > maximumValueCount { throw NeedsExactCheck() }
+                return 1
+            }
+            var size = 1
+            for span in [first, second] {
+                guard let span else { continue }
+                for item in 0..<span.count {
+                    size += Int(sizes[try cursor.reference(span, item)])
+                    guard size <= maximumValueCount else {
+                        throw cursor.error(
+                            "shared objects expand to more than \(maximumValueCount) values (a reference bomb)",
+                            at: offset)
+                    }
+                }
+            }
+            return size
+        }
+    }
+}
