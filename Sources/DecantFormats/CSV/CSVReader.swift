@@ -464,8 +464,10 @@ public final class CSVReader: EntityNamingReader {
         }
 
         /// A field of a non-textual type read straight from its bytes where it has the one plain spelling the
-        /// writer gives it: digits for integers, `true`/`false`, a ISO 8601 date; nil for anything else.
-        private static func fastParsed(_ bytes: UnsafeRawBufferPointer, as type: AttributeType) -> CSVValueText.Parsed? {
+        /// writer gives it: digits for integers, `true`/`false`, an ISO 8601 date; nil for anything else.
+        private static func fastParsed(
+            _ bytes: UnsafeRawBufferPointer, as type: AttributeType
+        ) -> CSVValueText.Parsed? {
             switch type {
             case .integer16, .integer32, .integer64:
                 return plainInteger(bytes).map(CSVValueText.Parsed.integer)

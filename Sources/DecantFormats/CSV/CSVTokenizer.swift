@@ -223,6 +223,42 @@ final class CSVTokenizer {
             let chunk = self.chunk
             let end = chunk.count
             while position < end {
+                // Inside a field, the bytes up to the next one that matters are copied at once.
+                if state == .unquoted || state == .quoted {
+                    let runStart = position
+                    var characters = 0
+                    if state == .unquoted {
+                        while position < end {
+                            let byte = chunk[position]
+                            if byte == delimiter || byte == 0x0A || byte == 0x0D || byte == 0x22 { break }
+                            if byte & 0xC0 != 0x80 { characters += 1 }
+                            position += 1
+                        }
+                    } else {
+                        while position < end {
+                            let byte = chunk[position]
+                            if byte == 0x22 || byte == 0x0A || byte == 0x0D { break }
+                            if byte & 0xC0 != 0x80 { characters += 1 }
+                            position += 1
+                        }
+                    }
+                    if position > runStart {
+                        storage.append(contentsOf: chunk[runStart..<position])
+                        column += characters
+                        afterCR = false
+                        if storage.count > Self.maximumRecordBytes {
+                            if state == .quoted {
+                                throw failure(
+                                    "the quoted field that starts here runs past \(Self.maximumRecordBytes >> 20) MiB "
+                                        + "(a quote not closed or not doubled?)", line: fieldLine, column: fieldColumn)
+                            }
+                            throw failure(
+                                "a record longer than \(Self.maximumRecordBytes >> 20) MiB", line: recordLine,
+                                column: nil)
+                        }
+                        if position == end { continue }
+                    }
+                }
                 let byte = chunk[position]
                 let atLine = line
                 let atColumn = column

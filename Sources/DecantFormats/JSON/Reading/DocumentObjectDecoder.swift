@@ -78,10 +78,10 @@ struct DocumentObjectDecoder {
             }
             switch slot {
             case .attribute(let index)?:
-                let attribute = layout.attributes[index]
                 do {
-                    cells[index] = try values.cell(for: member.node.value, attribute: attribute)
+                    cells[index] = try values.cell(for: member.node.value, type: layout.attributes[index].type)
                 } catch {
+                    let attribute = layout.attributes[index]
                     throw DecantError(
                         .malformedInput,
                         "the \(attribute.type.modelName) attribute \(attribute.name) expects \(error.expected)",
