@@ -306,10 +306,15 @@ public final class CSVReader: EntityNamingReader {
         let defaults: [Int: CSVValueText.Parsed]
         let width: Int
         var exhausted = false
+        /// Per layout attribute: its type, and whether a field of that type is the value's text.
+        let types: [AttributeType]
+        let textual: [Bool]
 
         init(input: EntityInput, reader: CSVReader) throws {
             self.input = input
             self.reader = reader
+            types = input.layout.attributes.map(\.type)
+            textual = types.map(CSVValueText.isTextual)
             self.entity = reader.model.entity(named: input.layout.entityName)
             let name = input.layout.entityName
             tokenizer = try CSVTokenizer(
@@ -356,15 +361,19 @@ public final class CSVReader: EntityNamingReader {
                         at: Location(path: input.path, line: line, entity: name))
                 }
                 let id = try identity(line: line)
-                let object = "\(name)/\(id)"
                 batch.beginRecord(id: id)
-                for (index, attribute) in layout.attributes.enumerated() {
+                for index in 0..<types.count {
                     guard let column = input.columns.attributeColumns[index] else {
                         (defaults[index] ?? .null).append(to: &batch)
                         continue
                     }
-                    try appendAttribute(attribute, column: column, object: object, to: &batch)
+                    try appendAttribute(index, column: column, id: id, to: &batch)
                 }
+                if layout.relationships.isEmpty {
+                    batch.endRecord()
+                    continue
+                }
+                let object = "\(name)/\(id)"
                 for (index, relationship) in layout.relationships.enumerated() {
                     if let column = input.columns.relationshipColumns[index] {
                         if isNil(column, textual: false) {
@@ -408,6 +417,7 @@ public final class CSVReader: EntityNamingReader {
             switch reader.identities.mode(of: name) {
             case .explicit:
                 guard let column = input.columns.idColumn else { return .external("\(name):\(line)") }
+                if let key = tokenizer.withBytes(column, Self.primaryKey) { return .primaryKey(key) }
                 return try reader.identities.id(
                     of: name, text: CSVValueText.trimmingSpaces(tokenizer.text(column)),
                     at: tokenizerLocation(column, keyPath: CSVColumns.idHeader))
@@ -420,6 +430,61 @@ public final class CSVReader: EntityNamingReader {
                     of: name, text: tokenizer.text(column), at: tokenizerLocation(column, keyPath: attribute.name))
             case .implicit:
                 return .external("\(name):\(line)")
+            }
+        }
+
+        /// The key of an id written `p12` exactly (no spaces, no leading zero, a positive Int64), read from its bytes
+        /// as ``CSVIdentities/recordID(_:)`` reads it from text; nil for anything else.
+        private static func primaryKey(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+            guard bytes.count > 1, bytes.count <= 19, bytes[0] == UInt8(ascii: "p"), bytes[1] != UInt8(ascii: "0")
+            else { return nil }
+            var key: Int64 = 0
+            for byte in bytes[1...] {
+                guard byte >= 0x30 && byte <= 0x39 else { return nil }
+                key = key * 10 + Int64(byte - 0x30)
+            }
+            return key
+        }
+
+        /// An integer written as decimal digits with an optional minus sign (at most 18 digits, so it fits), read
+        /// from its bytes; nil for anything else, which then takes the general path.
+        private static func plainInteger(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+            var index = 0
+            let negative = bytes.first == UInt8(ascii: "-")
+            if negative { index = 1 }
+            guard bytes.count > index, bytes.count - index <= 18 else { return nil }
+            var value: Int64 = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                guard byte >= 0x30 && byte <= 0x39 else { return nil }
+                value = value * 10 + Int64(byte - 0x30)
+                index += 1
+            }
+            return negative ? -value : value
+        }
+
+        /// A field of a non-textual type read straight from its bytes where it has the one plain spelling the
+        /// writer gives it: digits for integers, `true`/`false`, an ISO 8601 date; nil for anything else.
+        private static func fastParsed(
+            _ bytes: UnsafeRawBufferPointer, as type: AttributeType
+        ) -> CSVValueText.Parsed? {
+            switch type {
+            case .integer16, .integer32, .integer64:
+                return plainInteger(bytes).map(CSVValueText.Parsed.integer)
+            case .boolean:
+                if bytes.elementsEqual("true".utf8) { return .integer(1) }
+                if bytes.elementsEqual("false".utf8) { return .integer(0) }
+                return plainInteger(bytes).map(CSVValueText.Parsed.integer)
+            case .date:
+                // What parseDate reads as ISO 8601: at least ten bytes with dashes at 4 and 7, nothing to trim.
+                guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+                    let first = bytes.first, first != 0x20, first != 0x09, let last = bytes.last, last != 0x20,
+                    last != 0x09,
+                    case .success(let seconds) = ExactDate.referenceSeconds(isoUTF8: bytes)
+                else { return nil }
+                return .real(seconds)
+            default:
+                return nil
             }
         }
 
@@ -444,29 +509,41 @@ public final class CSVReader: EntityNamingReader {
         }
 
         private func appendAttribute(
-            _ attribute: Attribute, column: Int, object: String, to batch: inout RecordBatch
+            _ index: Int, column: Int, id: RecordID, to batch: inout RecordBatch
         ) throws {
-            let type = attribute.type
-            if isNil(column, textual: CSVValueText.isTextual(type)) {
+            let type = types[index]
+            if isNil(column, textual: textual[index]) {
                 return batch.appendNull()
             }
             switch type {
             case .string, .uri, .undefined, .objectID, .composite:
                 tokenizer.withBytes(column) { batch.appendText(utf8: $0) }
-            default:
-                let text = tokenizer.text(column)
-                guard let value = CSVValueText.parse(text, as: type) else {
-                    var location = tokenizer.location(ofField: column)
-                    location.object = object
-                    location.keyPath = attribute.name
-                    let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
-                    throw DecantError(
-                        .malformedInput,
-                        "expected \(CSVValueText.expectation(for: type)) for \(type.modelName) attribute "
-                            + "\(attribute.name), found \(shown.debugDescription)", at: location)
+            case .integer16, .integer32, .integer64, .boolean, .date:
+                if let value = tokenizer.withBytes(column, { Self.fastParsed($0, as: type) }) {
+                    return value.append(to: &batch)
                 }
-                value.append(to: &batch)
+                try appendParsed(index, column: column, id: id, to: &batch)
+            default:
+                try appendParsed(index, column: column, id: id, to: &batch)
             }
+        }
+
+        /// Appends a field of a non-textual type parsed from its text.
+        private func appendParsed(_ index: Int, column: Int, id: RecordID, to batch: inout RecordBatch) throws {
+            let type = types[index]
+            let text = tokenizer.text(column)
+            guard let value = CSVValueText.parse(text, as: type) else {
+                let attribute = input.layout.attributes[index]
+                var location = tokenizer.location(ofField: column)
+                location.object = "\(input.layout.entityName)/\(id)"
+                location.keyPath = attribute.name
+                let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+                throw DecantError(
+                    .malformedInput,
+                    "expected \(CSVValueText.expectation(for: type)) for \(type.modelName) attribute "
+                        + "\(attribute.name), found \(shown.debugDescription)", at: location)
+            }
+            value.append(to: &batch)
         }
     }
 

@@ -163,6 +163,16 @@ final class CSVTokenizer {
     /// Reads the next record into ``fields`` and ``storage``; returns false at the end of the file.
     /// - Throws: `.malformedInput` for a broken quote, invalid UTF-8 or an oversized record; `.ioError`.
     func nextRecord() throws -> Bool {
+        // The scan works on local copies of the state (no exclusivity checks or reference counting per byte) and
+        // stores them back when it leaves, however it leaves.
+        var storage: [UInt8] = []
+        var fields: [Field] = []
+        swap(&storage, &self.storage)
+        swap(&fields, &self.fields)
+        defer {
+            swap(&storage, &self.storage)
+            swap(&fields, &self.fields)
+        }
         storage.removeAll(keepingCapacity: true)
         fields.removeAll(keepingCapacity: true)
         // Skip blank lines (and the LF of a CRLF that ended the previous record, which nextByte already counted).
@@ -170,110 +180,185 @@ final class CSVTokenizer {
             _ = try nextByte()
         }
         guard try peekByte() != nil else { return false }
+        var line = self.line
+        var column = self.column
+        var afterCR = self.afterCR
+        var position = self.position
+        defer {
+            self.line = line
+            self.column = column
+            self.afterCR = afterCR
+            self.position = position
+        }
         recordLine = line
+        let delimiter = self.delimiter
         var state = State.fieldStart
         var fieldStart = 0
         var fieldLine = line
         var fieldColumn = column
         var quoted = false
         while true {
-            let atLine = line
-            let atColumn = column
-            guard let byte = try nextByte() else {
-                if state == .quoted {
-                    throw failure(
-                        "the quoted field that starts here has no closing quote before the end of the file "
-                            + "(a truncated file, or a quote not doubled)", line: fieldLine, column: fieldColumn)
-                }
-                if state == .fieldStart {
-                    fields.append(
-                        Field(start: storage.count, end: storage.count, quoted: false, line: atLine, column: atColumn))
-                } else {
-                    fields.append(
-                        Field(
-                            start: fieldStart, end: storage.count, quoted: quoted, line: fieldLine, column: fieldColumn)
-                    )
-                }
-                break
-            }
-            switch state {
-            case .fieldStart:
-                fieldStart = storage.count
-                fieldLine = atLine
-                fieldColumn = atColumn
-                quoted = false
-                if byte == 0x22 {
-                    quoted = true
-                    state = .quoted
-                } else if byte == delimiter {
-                    fields.append(
-                        Field(start: fieldStart, end: fieldStart, quoted: false, line: atLine, column: atColumn))
-                } else if byte == 0x0A || byte == 0x0D {
-                    fields.append(
-                        Field(start: fieldStart, end: fieldStart, quoted: false, line: atLine, column: atColumn))
-                    return try finishRecord()
-                } else {
-                    storage.append(byte)
-                    state = .unquoted
-                }
-            case .unquoted:
-                if byte == delimiter {
-                    fields.append(
-                        Field(
-                            start: fieldStart, end: storage.count, quoted: false, line: fieldLine, column: fieldColumn))
-                    state = .fieldStart
-                } else if byte == 0x0A || byte == 0x0D {
-                    fields.append(
-                        Field(
-                            start: fieldStart, end: storage.count, quoted: false, line: fieldLine, column: fieldColumn))
-                    return try finishRecord()
-                } else if byte == 0x22 {
-                    throw failure(
-                        "a quote inside an unquoted field: quote the whole field and double the quotes inside it",
-                        line: atLine, column: atColumn)
-                } else {
-                    storage.append(byte)
-                }
-            case .quoted:
-                if byte == 0x22 {
-                    state = .quoteClosed
-                } else {
-                    storage.append(byte)
-                    if storage.count > Self.maximumRecordBytes {
+            if position == chunk.count {
+                self.position = position
+                let more = try refill()
+                position = self.position
+                if !more {
+                    if state == .quoted {
                         throw failure(
-                            "the quoted field that starts here runs past \(Self.maximumRecordBytes >> 20) MiB "
-                                + "(a quote not closed or not doubled?)", line: fieldLine, column: fieldColumn)
+                            "the quoted field that starts here has no closing quote before the end of the file "
+                                + "(a truncated file, or a quote not doubled)", line: fieldLine, column: fieldColumn)
+                    }
+                    if state == .fieldStart {
+                        fields.append(
+                            Field(start: storage.count, end: storage.count, quoted: false, line: line, column: column))
+                    } else {
+                        fields.append(
+                            Field(
+                                start: fieldStart, end: storage.count, quoted: quoted, line: fieldLine,
+                                column: fieldColumn))
+                    }
+                    return try finishRecord(storage: storage, fields: fields)
+                }
+            }
+            let chunk = self.chunk
+            let end = chunk.count
+            while position < end {
+                // Inside a field, the bytes up to the next one that matters are copied at once.
+                if state == .unquoted || state == .quoted {
+                    let runStart = position
+                    var characters = 0
+                    if state == .unquoted {
+                        while position < end {
+                            let byte = chunk[position]
+                            if byte == delimiter || byte == 0x0A || byte == 0x0D || byte == 0x22 { break }
+                            if byte & 0xC0 != 0x80 { characters += 1 }
+                            position += 1
+                        }
+                    } else {
+                        while position < end {
+                            let byte = chunk[position]
+                            if byte == 0x22 || byte == 0x0A || byte == 0x0D { break }
+                            if byte & 0xC0 != 0x80 { characters += 1 }
+                            position += 1
+                        }
+                    }
+                    if position > runStart {
+                        storage.append(contentsOf: chunk[runStart..<position])
+                        column += characters
+                        afterCR = false
+                        if storage.count > Self.maximumRecordBytes {
+                            if state == .quoted {
+                                throw failure(
+                                    "the quoted field that starts here runs past \(Self.maximumRecordBytes >> 20) MiB "
+                                        + "(a quote not closed or not doubled?)", line: fieldLine, column: fieldColumn)
+                            }
+                            throw failure(
+                                "a record longer than \(Self.maximumRecordBytes >> 20) MiB", line: recordLine,
+                                column: nil)
+                        }
+                        if position == end { continue }
                     }
                 }
-            case .quoteClosed:
-                if byte == 0x22 {
-                    storage.append(byte)
-                    state = .quoted
-                } else if byte == delimiter {
-                    fields.append(
-                        Field(start: fieldStart, end: storage.count, quoted: true, line: fieldLine, column: fieldColumn)
-                    )
-                    state = .fieldStart
-                } else if byte == 0x0A || byte == 0x0D {
-                    fields.append(
-                        Field(start: fieldStart, end: storage.count, quoted: true, line: fieldLine, column: fieldColumn)
-                    )
-                    return try finishRecord()
+                let byte = chunk[position]
+                let atLine = line
+                let atColumn = column
+                position += 1
+                if byte == 0x0A {
+                    if !afterCR {
+                        line += 1
+                        column = 1
+                    }
+                    afterCR = false
+                } else if byte == 0x0D {
+                    line += 1
+                    column = 1
+                    afterCR = true
                 } else {
+                    afterCR = false
+                    if byte & 0xC0 != 0x80 { column += 1 }
+                }
+                switch state {
+                case .fieldStart:
+                    fieldStart = storage.count
+                    fieldLine = atLine
+                    fieldColumn = atColumn
+                    quoted = false
+                    if byte == 0x22 {
+                        quoted = true
+                        state = .quoted
+                    } else if byte == delimiter {
+                        fields.append(
+                            Field(start: fieldStart, end: fieldStart, quoted: false, line: atLine, column: atColumn))
+                    } else if byte == 0x0A || byte == 0x0D {
+                        fields.append(
+                            Field(start: fieldStart, end: fieldStart, quoted: false, line: atLine, column: atColumn))
+                        return try finishRecord(storage: storage, fields: fields)
+                    } else {
+                        storage.append(byte)
+                        state = .unquoted
+                    }
+                case .unquoted:
+                    if byte == delimiter {
+                        fields.append(
+                            Field(
+                                start: fieldStart, end: storage.count, quoted: false, line: fieldLine,
+                                column: fieldColumn))
+                        state = .fieldStart
+                    } else if byte == 0x0A || byte == 0x0D {
+                        fields.append(
+                            Field(
+                                start: fieldStart, end: storage.count, quoted: false, line: fieldLine,
+                                column: fieldColumn))
+                        return try finishRecord(storage: storage, fields: fields)
+                    } else if byte == 0x22 {
+                        throw failure(
+                            "a quote inside an unquoted field: quote the whole field and double the quotes inside it",
+                            line: atLine, column: atColumn)
+                    } else {
+                        storage.append(byte)
+                    }
+                case .quoted:
+                    if byte == 0x22 {
+                        state = .quoteClosed
+                    } else {
+                        storage.append(byte)
+                        if storage.count > Self.maximumRecordBytes {
+                            throw failure(
+                                "the quoted field that starts here runs past \(Self.maximumRecordBytes >> 20) MiB "
+                                    + "(a quote not closed or not doubled?)", line: fieldLine, column: fieldColumn)
+                        }
+                    }
+                case .quoteClosed:
+                    if byte == 0x22 {
+                        storage.append(byte)
+                        state = .quoted
+                    } else if byte == delimiter {
+                        fields.append(
+                            Field(
+                                start: fieldStart, end: storage.count, quoted: true, line: fieldLine,
+                                column: fieldColumn))
+                        state = .fieldStart
+                    } else if byte == 0x0A || byte == 0x0D {
+                        fields.append(
+                            Field(
+                                start: fieldStart, end: storage.count, quoted: true, line: fieldLine,
+                                column: fieldColumn))
+                        return try finishRecord(storage: storage, fields: fields)
+                    } else {
+                        throw failure(
+                            "text after the closing quote of a field: expected the delimiter or the end of the line "
+                                + "(a quote inside a quoted field is written twice)", line: atLine, column: atColumn)
+                    }
+                }
+                if state == .unquoted && storage.count > Self.maximumRecordBytes {
                     throw failure(
-                        "text after the closing quote of a field: expected the delimiter or the end of the line "
-                            + "(a quote inside a quoted field is written twice)", line: atLine, column: atColumn)
+                        "a record longer than \(Self.maximumRecordBytes >> 20) MiB", line: recordLine, column: nil)
                 }
             }
-            if state == .unquoted && storage.count > Self.maximumRecordBytes {
-                throw failure(
-                    "a record longer than \(Self.maximumRecordBytes >> 20) MiB", line: recordLine, column: nil)
-            }
         }
-        return try finishRecord()
     }
 
-    private func finishRecord() throws -> Bool {
+    private func finishRecord(storage: [UInt8], fields: [Field]) throws -> Bool {
         if let bad = UTF8Validation.firstInvalidByte(in: storage) {
             let index = fields.firstIndex { $0.start <= bad && bad < max($0.end, $0.start + 1) } ?? 0
             let field =
@@ -290,7 +375,12 @@ final class CSVTokenizer {
 enum UTF8Validation {
     /// The offset of the first byte that starts an invalid sequence, or nil when all of `bytes` is valid UTF-8.
     static func firstInvalidByte(in bytes: [UInt8]) -> Int? {
-        bytes.withUnsafeBufferPointer { buffer in
+        bytes.withUnsafeBytes { firstInvalidByte(in: $0) }
+    }
+
+    /// The offset of the first byte that starts an invalid sequence, or nil when all of `buffer` is valid UTF-8.
+    static func firstInvalidByte(in buffer: UnsafeRawBufferPointer) -> Int? {
+        do {
             var index = 0
             let count = buffer.count
             while index < count {

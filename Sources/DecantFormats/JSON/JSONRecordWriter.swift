@@ -56,6 +56,8 @@ public final class JSONRecordWriter: RecordWriter {
     private var output = JSONOutput()
     private var objectCount = 0
     private var plans: ModelPlan
+    /// Per entity name, the JSON bytes that do not change from object to object.
+    private var spellings: [String: ObjectSpelling] = [:]
     private enum State { case open, finished, abandoned }
     private var state = State.open
     private static let flushThreshold = 1 << 16
@@ -107,12 +109,13 @@ public final class JSONRecordWriter: RecordWriter {
                 .usage, "the model \(model.versionName ?? "(unnamed)") has no entity \(name) laid out as this batch is",
                 at: Location(path: displayPath, entity: name))
         }
+        let spelling = spelling(for: plan.layout)
         for row in 0..<batch.count {
             switch style {
             case .document: output.append(objectCount == 0 ? "\n    " : ",\n    ")
             case .lines: break
             }
-            try appendObject(row: row, of: batch, plan: plan)
+            try appendObject(row: row, of: batch, plan: plan, spelling: spelling)
             if style == .lines { output.append("\n") }
             objectCount += 1
             if output.bytes.count >= Self.flushThreshold { try flush() }
@@ -160,29 +163,77 @@ public final class JSONRecordWriter: RecordWriter {
 
     // MARK: Objects
 
-    private func appendObject(row: Int, of batch: RecordBatch, plan: EntityPlan) throws {
+    /// The JSON bytes of an entity's objects that are the same in every object: the start of `"@id"` up to the
+    /// entity name and its slash, and per property `,"name":`.
+    private struct ObjectSpelling {
+        var idPrefix: [UInt8]
+        var attributeKeys: [[UInt8]]
+        var attributeTypes: [AttributeType]
+        var relationshipKeys: [[UInt8]]
+
+        init(layout: RecordLayout) {
+            func key(_ name: String) -> [UInt8] {
+                var output = JSONOutput()
+                output.append(",")
+                output.appendString(name)
+                output.append(":")
+                return output.bytes
+            }
+            var prefix = JSONOutput()
+            prefix.append("{\"@id\":")
+            prefix.appendString(layout.entityName + "/")
+            prefix.bytes.removeLast()  // the closing quote: the id follows
+            idPrefix = prefix.bytes
+            attributeKeys = layout.attributes.map { key($0.name) }
+            attributeTypes = layout.attributes.map(\.type)
+            relationshipKeys = layout.relationships.map { key($0.name) }
+        }
+    }
+
+    private func spelling(for layout: RecordLayout) -> ObjectSpelling {
+        if let spelling = spellings[layout.entityName] { return spelling }
+        let spelling = ObjectSpelling(layout: layout)
+        spellings[layout.entityName] = spelling
+        return spelling
+    }
+
+    private func appendObject(row: Int, of batch: RecordBatch, plan: EntityPlan, spelling: ObjectSpelling) throws {
         let layout = plan.layout
-        let id = "\(layout.entityName)/\(batch.id(at: row))"
-        output.append("{\"@id\":")
-        output.appendString(id)
-        for (index, attribute) in layout.attributes.enumerated() {
-            output.append(",")
-            output.appendString(attribute.name)
-            output.append(":")
-            try appendAttribute(batch.cell(row: row, column: index), of: batch, attribute: attribute) { problem in
-                // The value came from the input, whose path the writer does not know: the place is the object.
-                DecantError(
-                    .malformedInput, "the \(attribute.type.modelName) attribute \(attribute.name) holds \(problem)",
-                    at: Location(entity: layout.entityName, object: id, keyPath: attribute.name))
+        // `"Entity/p12"` or `"Entity/<external id>"`, spelled as `Entity/\(RecordID)` is.
+        output.bytes.append(contentsOf: spelling.idPrefix)
+        let identity = batch.identities[row]
+        if identity.kind == .integer {
+            output.bytes.append(UInt8(ascii: "p"))
+            output.appendInteger(identity.integer)
+            output.bytes.append(UInt8(ascii: "\""))
+        } else {
+            var body = JSONOutput()
+            body.appendString(batch.id(at: row).description)
+            output.bytes.append(contentsOf: body.bytes.dropFirst())
+        }
+        let width = batch.width
+        let attributeCount = layout.attributes.count
+        try batch.cells.withUnsafeBufferPointer { cells in
+            let first = row * width
+            for index in 0..<attributeCount {
+                output.bytes.append(contentsOf: spelling.attributeKeys[index])
+                try appendAttribute(cells[first + index], of: batch, type: spelling.attributeTypes[index]) { problem in
+                    // The value came from the input, whose path the writer does not know: the place is the object.
+                    let attribute = layout.attributes[index]
+                    return DecantError(
+                        .malformedInput, "the \(attribute.type.modelName) attribute \(attribute.name) holds \(problem)",
+                        at: Location(
+                            entity: layout.entityName, object: "\(layout.entityName)/\(batch.id(at: row))",
+                            keyPath: attribute.name))
+                }
             }
         }
-        let attributeCount = layout.attributes.count
+        guard !layout.relationships.isEmpty else { return output.append("}") }
+        let id = "\(layout.entityName)/\(batch.id(at: row))"
         for (index, relationship) in layout.relationships.enumerated() {
             let cell = batch.cell(row: row, column: attributeCount + index)
             if cell.kind == .viaInverse { continue }
-            output.append(",")
-            output.appendString(relationship.name)
-            output.append(":")
+            output.bytes.append(contentsOf: spelling.relationshipKeys[index])
             switch cell.kind {
             case .reference, .externalReference:
                 let reference = batch.reference(of: cell)
@@ -221,24 +272,24 @@ public final class JSONRecordWriter: RecordWriter {
 
     /// Appends one attribute value; `mismatch` makes the error for a value the attribute's type cannot have.
     private func appendAttribute(
-        _ cell: RecordBatch.Cell, of batch: RecordBatch, attribute: Attribute, mismatch: (String) -> DecantError
+        _ cell: RecordBatch.Cell, of batch: RecordBatch, type: AttributeType, mismatch: (String) -> DecantError
     ) throws {
         if cell.kind == .null {
             output.append("null")
             return
         }
         let real = Double(bitPattern: UInt64(bitPattern: cell.integer))
-        switch (attribute.type, cell.kind) {
+        switch (type, cell.kind) {
         case (.integer16, .integer), (.integer32, .integer), (.integer64, .integer):
-            output.appendRaw(String(cell.integer))
+            output.appendInteger(cell.integer)
         case (.integer16, .real), (.integer32, .real), (.integer64, .real):
             // A whole number stored as a real reads as that integer.
             guard real.rounded() == real, real.magnitude < 9.2e18 else { throw mismatch("the fraction \(real)") }
-            output.appendRaw(String(Int64(real)))
+            output.appendInteger(Int64(real))
         case (.boolean, .integer):
             output.append(cell.integer != 0 ? "true" : "false")
         case (.double, .integer), (.float, .integer):
-            output.appendRaw(String(cell.integer))
+            output.appendInteger(cell.integer)
         case (.double, .real), (.float, .real):
             output.appendDouble(real)
         case (.decimal, .integer):
@@ -255,7 +306,12 @@ public final class JSONRecordWriter: RecordWriter {
         case (.date, .real):
             appendDate(real)
         case (.string, .text), (.uri, .text):
-            output.appendString(try string(of: cell, in: batch, mismatch: mismatch))
+            let valid = batch.withBytes(of: cell) { text in
+                guard UTF8Validation.firstInvalidByte(in: text) == nil else { return false }
+                output.appendString(raw: text)
+                return true
+            }
+            guard valid else { throw mismatch("text that is not valid UTF-8") }
         case (.binary, .blob), (.transformable, .blob):
             output.append("\"")
             output.appendRaw(batch.withBytes(of: cell) { Data($0) }.base64EncodedString())
@@ -273,9 +329,11 @@ public final class JSONRecordWriter: RecordWriter {
     }
 
     private func appendDate(_ seconds: Double) {
-        if let text = ExactDate.text(referenceSeconds: seconds) {
-            output.appendString(text)
+        output.bytes.append(UInt8(ascii: "\""))
+        if ExactDate.appendText(referenceSeconds: seconds, to: &output.bytes) {
+            output.bytes.append(UInt8(ascii: "\""))
         } else {
+            output.bytes.removeLast()
             output.appendDouble(seconds)
         }
     }

@@ -10,7 +10,7 @@ struct JSONNode: Sendable {
 
 /// A JSON value. Numbers keep their text, so a reader can decide how to read it exactly (an Int64, a Double, a
 /// decimal) without a round trip through Double.
-indirect enum JSONValue: Sendable {
+enum JSONValue: Sendable {
     case null
     case bool(Bool)
     case number(String)

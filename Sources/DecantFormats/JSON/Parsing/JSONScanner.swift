@@ -323,12 +323,29 @@ final class JSONScanner {
                 throw failure(
                     "control character U+\(String(format: "%04X", byte)) in a string (write it as an escape, like \\n)")
             case 0x20..<0x80:
-                scratch.append(byte)
-                advance()
+                appendPlainRun()
             default:
                 try appendUTF8Sequence(lead: byte)
             }
         }
+    }
+
+    /// Appends the run of printable ASCII at the cursor (no quote, no backslash) that the buffer holds, at once: on
+    /// one line, one column per byte.
+    private func appendPlainRun() {
+        let start = index
+        let end = buffer.withUnsafeBufferPointer { bytes in
+            var end = start
+            while end < bytes.count {
+                let byte = bytes[end]
+                guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { break }
+                end += 1
+            }
+            return end
+        }
+        scratch.append(contentsOf: buffer[start..<end])
+        column += end - start
+        index = end
     }
 
     /// Appends one multi-byte UTF-8 sequence (Unicode table 3-7), or throws naming its first byte.
@@ -425,6 +442,7 @@ final class JSONScanner {
     }
 
     private func parseNumber() throws -> String {
+        if let text = plainNumber() { return text }
         scratch.removeAll(keepingCapacity: true)
         func take() throws {
             guard scratch.count < Self.maximumNumberLength else {
@@ -463,5 +481,43 @@ final class JSONScanner {
             guard try digits() > 0 else { throw try unexpected(expected: "a digit in the exponent") }
         }
         return String(decoding: scratch, as: UTF8.self)
+    }
+
+    /// A valid number that ends inside the buffer (the byte after it is there to see), read at once; nil for
+    /// anything else, which the byte-by-byte path then reads (and reports).
+    private func plainNumber() -> String? {
+        let start = index
+        let found: Int? = buffer.withUnsafeBufferPointer { bytes in
+            var end = start
+            func digits() -> Int {
+                let first = end
+                while end < bytes.count, JSONNumberSyntax.isDigit(bytes[end]) { end += 1 }
+                return end - first
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "-") { end += 1 }
+            guard end < bytes.count, JSONNumberSyntax.isDigit(bytes[end]) else { return nil }
+            if bytes[end] == UInt8(ascii: "0") {
+                end += 1
+                if end < bytes.count, JSONNumberSyntax.isDigit(bytes[end]) { return nil }
+            } else {
+                _ = digits()
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: ".") {
+                end += 1
+                guard digits() > 0 else { return nil }
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "e") || bytes[end] == UInt8(ascii: "E") {
+                end += 1
+                if end < bytes.count, bytes[end] == UInt8(ascii: "+") || bytes[end] == UInt8(ascii: "-") { end += 1 }
+                guard digits() > 0 else { return nil }
+            }
+            guard end < bytes.count, end - start <= Self.maximumNumberLength else { return nil }
+            return end
+        }
+        guard let end = found else { return nil }
+        let text = String(decoding: buffer[start..<end], as: UTF8.self)
+        column += end - start
+        index = end
+        return text
     }
 }

@@ -46,36 +46,54 @@ struct DocumentObjectDecoder {
             if plan.carriedByInverse[index] { return .viaInverse }
             return layout.relationships[index].isToMany ? .toMany([]) : .toOne(nil)
         }
-        var seen = Set<String>()
+        // Which properties the object named: a key named twice is an error (an unknown key is one at once).
+        var seen = [Bool](repeating: false, count: layout.attributes.count + layout.relationships.count)
         for member in members where member.key != "@id" {
-            var place = here
-            place.line = member.node.line
-            place.column = member.node.column
-            place.keyPath = member.key
-            var keyPlace = place
-            keyPlace.line = member.line
-            keyPlace.column = member.column
-            guard seen.insert(member.key).inserted else {
-                throw DecantError(.malformedInput, "the key \(member.key) appears twice", at: keyPlace)
+            // Where the value starts, and where its key does.
+            func place() -> Location {
+                var place = here
+                place.line = member.node.line
+                place.column = member.node.column
+                place.keyPath = member.key
+                return place
             }
-            switch plan.slots[member.key] {
+            func keyPlace() -> Location {
+                var place = place()
+                place.line = member.line
+                place.column = member.column
+                return place
+            }
+            let slot = plan.slots[member.key]
+            let position: Int? =
+                switch slot {
+                case .attribute(let index)?: index
+                case .relationship(let index)?: layout.attributes.count + index
+                case nil: nil
+                }
+            if let position {
+                guard !seen[position] else {
+                    throw DecantError(.malformedInput, "the key \(member.key) appears twice", at: keyPlace())
+                }
+                seen[position] = true
+            }
+            switch slot {
             case .attribute(let index)?:
-                let attribute = layout.attributes[index]
                 do {
-                    cells[index] = try values.cell(for: member.node.value, attribute: attribute)
+                    cells[index] = try values.cell(for: member.node.value, type: layout.attributes[index].type)
                 } catch {
+                    let attribute = layout.attributes[index]
                     throw DecantError(
                         .malformedInput,
                         "the \(attribute.type.modelName) attribute \(attribute.name) expects \(error.expected)",
-                        at: place)
+                        at: place())
                 }
             case .relationship(let index)?:
-                relationships[index] = try relationship(member.node, index: index, plan: plan, at: place)
+                relationships[index] = try relationship(member.node, index: index, plan: plan, at: place())
             case nil:
                 throw DecantError(
                     .malformedInput,
                     "unknown key \(member.key): \(reference.entity) has no attribute or relationship "
-                        + "of that name", at: keyPlace)
+                        + "of that name", at: keyPlace())
             }
         }
         return (

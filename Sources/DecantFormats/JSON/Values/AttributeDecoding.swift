@@ -25,11 +25,16 @@ struct AttributeDecoder {
 
     /// The cell `value` gives `attribute`.
     func cell(for value: JSONValue, attribute: Attribute) throws(ValueMismatch) -> CellValue {
+        try cell(for: value, type: attribute.type)
+    }
+
+    /// The cell `value` gives an attribute of `type`.
+    func cell(for value: JSONValue, type: AttributeType) throws(ValueMismatch) -> CellValue {
         if case .null = value { return .null }
         let found = value.kindDescription
-        switch attribute.type {
+        switch type {
         case .integer16, .integer32, .integer64:
-            return .integer(try integer(value, attribute.type, found: found))
+            return .integer(try integer(value, type, found: found))
         case .boolean:
             switch value {
             case .bool(let flag): return .integer(flag ? 1 : 0)
@@ -68,7 +73,7 @@ struct AttributeDecoder {
             throw ValueMismatch(
                 expected: "base64 data, found \(value.stringValue == nil ? found : "a string that is not base64")")
         default:
-            throw ValueMismatch(expected: "null: \(attribute.type.modelName) attributes are not stored, found \(found)")
+            throw ValueMismatch(expected: "null: \(type.modelName) attributes are not stored, found \(found)")
         }
     }
 

@@ -104,6 +104,23 @@ extension ObjectReference {
 extension RecordID {
     /// Reads an identity as ``description`` writes it: `p12` is primary key 12, anything else is external.
     init(jsonText text: String) {
+        // The usual form, `p` and 1 to 18 digits without a leading zero, read from the bytes.
+        let utf8 = text.utf8
+        if utf8.count >= 2, utf8.count <= 19, utf8.first == UInt8(ascii: "p") {
+            var key: Int64 = 0
+            var plain = true
+            for byte in utf8.dropFirst() {
+                guard JSONNumberSyntax.isDigit(byte) else {
+                    plain = false
+                    break
+                }
+                key = key * 10 + Int64(byte - 0x30)
+            }
+            if plain, utf8.count == 2 || utf8.dropFirst().first != UInt8(ascii: "0") {
+                self = .primaryKey(key)
+                return
+            }
+        }
         if text.hasPrefix("p"), let key = Int64(text.dropFirst()), "p\(key)" == text {
             self = .primaryKey(key)
         } else {

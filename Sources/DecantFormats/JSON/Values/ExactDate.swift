@@ -48,11 +48,83 @@ enum ExactDate {
         return text
     }
 
+    /// Appends the ISO 8601 text of ``text(referenceSeconds:)`` for `seconds` to `output` and returns true, or
+    /// returns false (appending nothing) when there is none.
+    ///
+    /// Dates from 2001 on whose shortest text is plain decimals (`700000000.25`, no exponent) are written straight
+    /// from those digits: the ISO text then denotes the very decimal number that reads back as `seconds`, so it needs
+    /// no check. Everything else goes through ``text(referenceSeconds:)``.
+    static func appendText(referenceSeconds seconds: Double, to output: inout [UInt8]) -> Bool {
+        if seconds.sign == .plus, seconds < 1e12 {
+            var shortest = seconds.description
+            let written: Bool? = shortest.withUTF8 { digits in
+                var integer: Int64 = 0
+                var index = 0
+                while index < digits.count, JSONNumberSyntax.isDigit(digits[index]) {
+                    integer = integer * 10 + Int64(digits[index] - 0x30)
+                    index += 1
+                }
+                guard index > 0, index < digits.count, digits[index] == UInt8(ascii: ".") else { return nil }
+                let fractionStart = index + 1
+                var fractionEnd = fractionStart
+                while fractionEnd < digits.count, JSONNumberSyntax.isDigit(digits[fractionEnd]) { fractionEnd += 1 }
+                guard fractionEnd == digits.count, fractionEnd > fractionStart else { return nil }
+                while fractionEnd > fractionStart, digits[fractionEnd - 1] == UInt8(ascii: "0") { fractionEnd -= 1 }
+                guard fractionEnd - fractionStart <= maximumFractionDigits else { return nil }
+                let unix = integer + referenceOffset
+                let days = floorDivide(unix, 86_400)
+                let secondOfDay = unix - days * 86_400
+                let (year, month, day) = civil(fromDays: days)
+                guard (1...9999).contains(year) else { return false }
+                appendDigits(year, 4, to: &output)
+                output.append(UInt8(ascii: "-"))
+                appendDigits(month, 2, to: &output)
+                output.append(UInt8(ascii: "-"))
+                appendDigits(day, 2, to: &output)
+                output.append(UInt8(ascii: "T"))
+                appendDigits(secondOfDay / 3600, 2, to: &output)
+                output.append(UInt8(ascii: ":"))
+                appendDigits(secondOfDay / 60 % 60, 2, to: &output)
+                output.append(UInt8(ascii: ":"))
+                appendDigits(secondOfDay % 60, 2, to: &output)
+                if fractionEnd > fractionStart {
+                    output.append(UInt8(ascii: "."))
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[fractionStart..<fractionEnd]))
+                }
+                output.append(UInt8(ascii: "Z"))
+                return true
+            }
+            if let written { return written }
+        }
+        guard let text = text(referenceSeconds: seconds) else { return false }
+        output.append(contentsOf: text.utf8)
+        return true
+    }
+
+    /// Appends a non-negative `value` of at most `width` digits with leading zeros.
+    @inline(__always)
+    private static func appendDigits(_ value: Int64, _ width: Int, to output: inout [UInt8]) {
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            output.append(0x30 + UInt8(truncatingIfNeeded: rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
     /// Reads an ISO 8601 date: `YYYY-MM-DD`, optionally followed by `T` (or a space) and `hh:mm`, `hh:mm:ss` or
     /// `hh:mm:ss.fraction`, and by `Z` or an offset (`+02:00`, `+0200`, `+02`). Without an offset the time is UTC.
     /// Returns seconds since 2001-01-01T00:00:00Z, the Double nearest to the exact instant the text denotes.
     static func referenceSeconds(iso text: String) -> Result<Double, ISODateError> {
-        var scanner = ISOScanner(Array(text.utf8))
+        var text = text
+        return text.withUTF8 { referenceSeconds(isoUTF8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// ``referenceSeconds(iso:)`` of UTF-8 bytes.
+    static func referenceSeconds(isoUTF8 bytes: UnsafeRawBufferPointer) -> Result<Double, ISODateError> {
+        var scanner = ISOScanner(bytes)
         guard let year = scanner.number(digits: 4), scanner.take(UInt8(ascii: "-")),
             let month = scanner.number(digits: 2), scanner.take(UInt8(ascii: "-")),
             let day = scanner.number(digits: 2)
@@ -62,7 +134,7 @@ enum ExactDate {
         var hour: Int64 = 0
         var minute: Int64 = 0
         var second: Int64 = 0
-        var fraction = ""
+        var fraction = 0..<0
         var offset: Int64 = 0
         if scanner.take(UInt8(ascii: "T")) || scanner.take(UInt8(ascii: "t")) || scanner.take(UInt8(ascii: " ")) {
             guard let h = scanner.number(digits: 2), scanner.take(UInt8(ascii: ":")), let m = scanner.number(digits: 2)
@@ -96,7 +168,38 @@ enum ExactDate {
         guard scanner.isAtEnd else { return .failure(.syntax) }
         let days = days(fromCivil: year, month, day)
         let whole = days * 86_400 + hour * 3600 + minute * 60 + second - offset - referenceOffset
-        return .success(compose(whole: whole, fraction: fraction))
+        return .success(compose(whole: whole, fractionDigits: UnsafeRawBufferPointer(rebasing: bytes[fraction])))
+    }
+
+    /// Powers of ten that Doubles hold exactly.
+    private static let exactPowersOfTen: [Double] = (0...22).map { (exponent: Int) -> Double in
+        var power = 1.0
+        for _ in 0..<exponent { power *= 10 }
+        return power
+    }
+
+    /// `whole + 0.digits`, rounded once to the nearest Double.
+    ///
+    /// When `whole` and the digits make an integer `n` below 2^53 over `10^k` (k ≤ 22), both are exact Doubles and
+    /// one IEEE division rounds `n / 10^k` correctly, exactly as reading the decimal text does; otherwise the
+    /// decimal text is read (``compose(whole:fraction:)``).
+    static func compose(whole: Int64, fractionDigits digits: UnsafeRawBufferPointer) -> Double {
+        var count = digits.count
+        while count > 0, digits[count - 1] == UInt8(ascii: "0") { count -= 1 }
+        if count <= 15, whole.magnitude < 1 << 53 {
+            var numerator = whole
+            var overflow = false
+            for index in 0..<count {
+                let (scaled, high) = numerator.multipliedReportingOverflow(by: 10)
+                let (next, low) = scaled.addingReportingOverflow(Int64(digits[index] - 0x30))
+                overflow = overflow || high || low
+                numerator = next
+            }
+            if !overflow, numerator.magnitude <= 1 << 53 {
+                return Double(numerator) / exactPowersOfTen[count]
+            }
+        }
+        return compose(whole: whole, fraction: String(decoding: digits, as: UTF8.self))
     }
 
     /// `whole + 0.fraction`, computed as decimal text and rounded once to the nearest Double.
@@ -167,10 +270,10 @@ enum ISODateError: Error {
 
 /// A cursor over the bytes of an ISO 8601 date.
 private struct ISOScanner {
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     var index = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     var isAtEnd: Bool { index == bytes.count }
 
@@ -191,10 +294,11 @@ private struct ISOScanner {
         return value
     }
 
-    mutating func digits() -> String {
+    /// The range of the digits at the cursor.
+    mutating func digits() -> Range<Int> {
         let start = index
         while index < bytes.count, JSONNumberSyntax.isDigit(bytes[index]) { index += 1 }
-        return String(decoding: bytes[start..<index], as: UTF8.self)
+        return start..<index
     }
 
     mutating func sign() -> Int64? {

@@ -40,6 +40,46 @@ struct JSONOutput {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Appends valid UTF-8 from raw memory as a JSON string, copying the runs that need no escape at once.
+    mutating func appendString(raw utf8: UnsafeRawBufferPointer) {
+        bytes.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for index in 0..<utf8.count {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            if runStart < index { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<index])) }
+            runStart = index + 1
+            switch byte {
+            case UInt8(ascii: "\""): append("\\\"")
+            case UInt8(ascii: "\\"): append("\\\\")
+            case 0x0A: append("\\n")
+            case 0x0D: append("\\r")
+            case 0x09: append("\\t")
+            case 0x08: append("\\b")
+            case 0x0C: append("\\f")
+            default:
+                append("\\u00")
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        if runStart < utf8.count { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart...])) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends an integer in decimal, without going through a String.
+    mutating func appendInteger(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        guard magnitude >= 10 else { return bytes.append(0x30 + UInt8(truncatingIfNeeded: magnitude)) }
+        let start = bytes.count
+        while magnitude > 0 {
+            bytes.append(0x30 + UInt8(truncatingIfNeeded: magnitude % 10))
+            magnitude /= 10
+        }
+        bytes[start...].reverse()
+    }
+
     /// Appends a finite Double as its shortest round-trip text, or a non-finite one as the string `NaN`,
     /// `Infinity` or `-Infinity` (JSON numbers cannot hold them).
     mutating func appendDouble(_ value: Double) {
