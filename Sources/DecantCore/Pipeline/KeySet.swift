@@ -49,35 +49,62 @@ extension KeySet {
 
 /// A key set held wholly in memory: for small inputs and tests.
 public final class InMemoryKeySet: KeySet {
-    // Integers and text apart: hashing a bare Int64 or String costs about half of hashing a SetKey.
-    private var integers: [String: Set<Int64>] = [:]
-    private var texts: [String: Set<String>] = [:]
+    // Integers and text apart: hashing a bare Int64 or String costs about half of hashing a SetKey. Scopes are
+    // numbered, and the last one is remembered: consecutive keys nearly always share their scope (an entity).
+    private var scopes: [String: Int] = [:]
+    private var names: [String] = []
+    private var integers: [Set<Int64>] = []
+    private var texts: [Set<String>] = []
+    private var lastScope = ""
+    private var lastIndex = -1
     public private(set) var count = 0
 
     /// Creates an empty set.
     public init() {}
 
+    private func index(of scope: String, creating: Bool) -> Int? {
+        if lastIndex >= 0 && scope == lastScope { return lastIndex }
+        let index: Int
+        if let known = scopes[scope] {
+            index = known
+        } else {
+            guard creating else { return nil }
+            index = names.count
+            scopes[scope] = index
+            names.append(scope)
+            integers.append([])
+            texts.append([])
+        }
+        lastScope = scope
+        lastIndex = index
+        return index
+    }
+
     public func insert(_ key: SetKey, in scope: String) -> Bool {
+        guard let index = index(of: scope, creating: true) else { return false }
         let inserted: Bool
         switch key {
-        case .integer(let value): inserted = integers[scope, default: []].insert(value).inserted
-        case .text(let value): inserted = texts[scope, default: []].insert(value).inserted
+        case .integer(let value): inserted = integers[index].insert(value).inserted
+        case .text(let value): inserted = texts[index].insert(value).inserted
         }
         if inserted { count += 1 }
         return inserted
     }
 
     public func contains(_ key: SetKey, in scope: String) -> Bool {
+        guard let index = index(of: scope, creating: false) else { return false }
         switch key {
-        case .integer(let value): integers[scope]?.contains(value) == true
-        case .text(let value): texts[scope]?.contains(value) == true
+        case .integer(let value): return integers[index].contains(value)
+        case .text(let value): return texts[index].contains(value)
         }
     }
 
     /// Every key, by scope: what a spilling set moves to disk.
     package func forEach(_ body: (_ scope: String, _ key: SetKey) throws -> Void) rethrows {
-        for (scope, values) in integers { for value in values { try body(scope, .integer(value)) } }
-        for (scope, values) in texts { for value in values { try body(scope, .text(value)) } }
+        for (index, scope) in names.enumerated() {
+            for value in integers[index] { try body(scope, .integer(value)) }
+            for value in texts[index] { try body(scope, .text(value)) }
+        }
     }
 }
 

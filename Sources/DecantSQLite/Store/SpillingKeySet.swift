@@ -22,12 +22,19 @@ public final class SpillingKeySet: KeySet {
 
     /// Creates a set that keeps at most `bound` keys in memory and spills to a folder it makes in `directory` (the
     /// system's temporary directory when nil).
-    public init(bound: Int = 500_000, in directory: URL? = nil) {
+    public init(bound: Int = 4_000_000, in directory: URL? = nil) {
         self.bound = max(1, bound)
         self.directory = directory
     }
 
     public func insert(_ key: SetKey, in scope: String) throws -> Bool {
+        if spill == nil {
+            // Nothing on disk yet: one lookup in memory answers.
+            guard memory.insert(key, in: scope) else { return false }
+            count += 1
+            if memory.count > bound { try spillMemory() }
+            return true
+        }
         if memory.contains(key, in: scope) { return false }
         if spill != nil, try spilled(key, in: scope) { return false }
         _ = memory.insert(key, in: scope)
@@ -81,7 +88,7 @@ extension SpillingKeySet: Sendable {}
 extension KeySetFactory {
     /// Sets that keep at most `bound` keys each in memory and spill the rest to a temporary file in `directory`
     /// (the system's temporary directory when nil) (``SpillingKeySet``).
-    public static func spilling(bound: Int = 500_000, in directory: URL? = nil) -> KeySetFactory {
+    public static func spilling(bound: Int = 4_000_000, in directory: URL? = nil) -> KeySetFactory {
         KeySetFactory { SpillingKeySet(bound: bound, in: directory) }
     }
 }
