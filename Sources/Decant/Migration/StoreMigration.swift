@@ -34,7 +34,7 @@ public enum StoreMigration: Sendable {
         public var functions = ValueExpressionFunctions()
         /// The formats.
         public var registry: FormatRegistry = .builtIn
-        /// Where the sets that grow with the store (the objects a hop removes) are kept: by default up to 500,000
+        /// Where the sets that grow with the store (the objects a hop removes) are kept: by default up to 4,000,000
         /// keys each in memory and the rest in a temporary file.
         public var keySets: KeySetFactory = .spilling()
 

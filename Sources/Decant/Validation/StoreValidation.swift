@@ -26,7 +26,7 @@ public enum StoreValidation: Sendable {
         /// The formats.
         public var registry: FormatRegistry = .builtIn
         /// Where the sets that grow with the store (the identities seen, the values of uniqueness constraints) are
-        /// kept: by default up to 500,000 keys each in memory and the rest in a temporary file.
+        /// kept: by default up to 4,000,000 keys each in memory and the rest in a temporary file.
         public var keySets: KeySetFactory = .spilling()
 
         /// Options for `bundle`.
