@@ -156,12 +156,15 @@ final class JSONScanner {
             try body(UnsafeBufferPointer(rebasing: bytes[start..<end]))
         }
         guard done else { return false }
-        // One column per character: every byte that does not continue a UTF-8 sequence.
-        var characters = 0
-        buffer.withUnsafeBufferPointer { bytes in
-            for position in start..<end where bytes[position] & 0xC0 != 0x80 { characters += 1 }
+        // Before a line feed the column does not matter (the line feed starts the next line at column 1); at the
+        // end of the input it is one per character: every byte that does not continue a UTF-8 sequence.
+        if end == buffer.count {
+            var characters = 0
+            buffer.withUnsafeBufferPointer { bytes in
+                for position in start..<end where bytes[position] & 0xC0 != 0x80 { characters += 1 }
+            }
+            column += characters
         }
-        column += characters
         index = end
         return true
     }

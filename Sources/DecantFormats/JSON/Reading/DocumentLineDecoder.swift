@@ -338,7 +338,7 @@ private struct LineCursor {
     mutating func takeWord(_ word: StaticString) -> Bool {
         let count = word.utf8CodeUnitCount
         guard bytes.count - position >= count,
-            UnsafeBufferPointer(start: word.utf8Start, count: count).elementsEqual(bytes[position..<position + count])
+            memcmp(word.utf8Start, bytes.baseAddress! + position, count) == 0
         else { return false }
         position += count
         return true
@@ -346,8 +346,8 @@ private struct LineCursor {
 
     /// `"key":` where the key is `name`.
     mutating func takeKey(_ name: StaticString) -> Bool {
-        guard let key = key(),
-            key.elementsEqual(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        guard let key = key(), key.count == name.utf8CodeUnitCount,
+            memcmp(name.utf8Start, key.baseAddress!, key.count) == 0
         else { return false }
         skipBlanks()
         return true
