@@ -95,6 +95,32 @@ public struct RecordBatch: Sendable {
         references.removeAll(keepingCapacity: true)
     }
 
+    /// How far a batch's storage reaches: taken before appending a record, to drop that record again with
+    /// ``rollBack(to:)`` (a reader that gives up on a record halfway).
+    public struct Mark: Sendable {
+        fileprivate var cells: Int
+        fileprivate var identities: Int
+        fileprivate var bytes: Int
+        fileprivate var references: Int
+        fileprivate var entityNames: Int
+    }
+
+    /// Where the storage ends now.
+    public var mark: Mark {
+        Mark(
+            cells: cells.count, identities: identities.count, bytes: bytes.count, references: references.count,
+            entityNames: entityNames.count)
+    }
+
+    /// Drops everything appended since `mark` was taken (which must be after the last ``endRecord()``).
+    public mutating func rollBack(to mark: Mark) {
+        cells.removeSubrange(mark.cells...)
+        identities.removeSubrange(mark.identities...)
+        bytes.removeSubrange(mark.bytes...)
+        references.removeSubrange(mark.references...)
+        entityNames.removeSubrange(mark.entityNames...)
+    }
+
     // MARK: Appending
 
     /// Starts a record with a primary-key identity.

@@ -30,6 +30,12 @@ public final class JSONRecordReader: EntityNamingReader {
     private let style: JSONRecordWriter.Style
     private var sink: BatchSink
     private var decoder: DocumentObjectDecoder?
+    /// Decant's NDJSON lines of the usual form, read straight into batches (see ``DocumentLineDecoder``).
+    private var lineDecoder: DocumentLineDecoder?
+    /// Whether lines of Decant's form go to ``lineDecoder`` first (tests compare with it off).
+    var readsLinesDirectly = true
+    /// How many lines went straight into batches (for tests).
+    var linesReadDirectly: Int { lineDecoder?.decodedLines ?? 0 }
     private var importer: PlainObjectImporter?
     /// Where the reader is in the input's outer structure.
     private enum Position {
@@ -108,6 +114,7 @@ public final class JSONRecordReader: EntityNamingReader {
         if let header {
             model = try header.resolveModel(bundle: options.bundle, at: Location(path: path))
             decoder = DocumentObjectDecoder(model: model, path: path)
+            if style == .lines { lineDecoder = DocumentLineDecoder(model: model) }
         } else {
             model = try options.modelForModelLessInput(at: Location(path: path))
             let entity = try Self.entity(for: model, options: options, path: path)
@@ -122,6 +129,14 @@ public final class JSONRecordReader: EntityNamingReader {
 
     public func nextBatch(into batch: inout RecordBatch) throws -> Bool {
         while !sink.hasReady {
+            if readsLinesDirectly, let lineDecoder, pendingLine == nil, case .lines = position {
+                try scanner.skipWhitespace()
+                if try scanner.peek() != nil,
+                    try scanner.withBufferedLine({ lineDecoder.decode($0, into: &sink) })
+                {
+                    continue
+                }
+            }
             guard let node = try nextObject() else {
                 try importer?.verifyComplete()
                 sink.flush()

@@ -109,6 +109,66 @@ final class JSONScanner {
         }
     }
 
+    /// The longest line ``withBufferedLine(_:)`` gathers into the buffer.
+    static let maximumBufferedLine = 1 << 20
+
+    /// Calls `body` with the bytes from the cursor to the end of its line (the line feed, or the end of the input,
+    /// not included), gathered into the buffer; when `body` returns true it has read them all, and the cursor moves
+    /// to the line feed. Returns false, without moving, when `body` does or when the line is longer than
+    /// ``maximumBufferedLine``: the caller then reads the line value by value.
+    func withBufferedLine(_ body: (UnsafeBufferPointer<UInt8>) throws -> Bool) throws -> Bool {
+        var searched = index
+        var end: Int
+        while true {
+            end = buffer.withUnsafeBufferPointer { bytes in
+                guard searched < bytes.count, let base = bytes.baseAddress,
+                    let found = memchr(base + searched, 0x0A, bytes.count - searched)
+                else { return -1 }
+                return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+            }
+            if end >= 0 { break }
+            if exhausted || handle == nil {
+                end = buffer.count
+                break
+            }
+            guard buffer.count - index < Self.maximumBufferedLine else { return false }
+            // Keep the line's start and read on.
+            let data: Data?
+            do {
+                data = try handle?.read(upToCount: Self.chunkSize)
+            } catch {
+                throw DecantError(
+                    .ioError, "cannot read the file", at: Location(path: path, line: line, column: column),
+                    underlyingError: error)
+            }
+            buffer.removeSubrange(0..<index)
+            index = 0
+            searched = buffer.count
+            guard let data, !data.isEmpty else {
+                exhausted = true
+                end = buffer.count
+                break
+            }
+            buffer.append(contentsOf: data)
+        }
+        let start = index
+        let done = try buffer.withUnsafeBufferPointer { bytes in
+            try body(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        }
+        guard done else { return false }
+        // Before a line feed the column does not matter (the line feed starts the next line at column 1); at the
+        // end of the input it is one per character: every byte that does not continue a UTF-8 sequence.
+        if end == buffer.count {
+            var characters = 0
+            buffer.withUnsafeBufferPointer { bytes in
+                for position in start..<end where bytes[position] & 0xC0 != 0x80 { characters += 1 }
+            }
+            column += characters
+        }
+        index = end
+        return true
+    }
+
     private func skipByteOrderMark() throws {
         guard try peek() == 0xEF else { return }
         advance()

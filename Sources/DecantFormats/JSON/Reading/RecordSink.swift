@@ -44,11 +44,14 @@ struct DecodedRecord {
 }
 
 /// Collects records into one batch per entity and hands out batches that are full, then, at the end, the rest.
+///
+/// Each entity has a slot (in the order its first record came): a reader that knows the slot fills that entity's
+/// batch in place with ``withBatch(slot:_:)``.
 struct BatchSink {
     let batchSize: Int
-    private var pending: [String: RecordBatch] = [:]
-    /// Entities in the order their first record came, for the final flush.
-    private var order: [String] = []
+    /// Per slot: the batch being filled.
+    private var pending: [RecordBatch] = []
+    private var slots: [String: Int] = [:]
     private var ready: [RecordBatch] = []
     private var readyIndex = 0
 
@@ -59,45 +62,47 @@ struct BatchSink {
     /// Whether a full batch is waiting.
     var hasReady: Bool { readyIndex < ready.count }
 
+    /// The slot of `layout`'s entity.
+    mutating func slot(for entity: String, layout: RecordLayout) -> Int {
+        if let slot = slots[entity] { return slot }
+        pending.append(RecordBatch(layout: layout))
+        slots[entity] = pending.count - 1
+        return pending.count - 1
+    }
+
+    /// Lets `body` append (whole records) to the batch of `slot`; a batch that is full then becomes ready.
+    mutating func withBatch<R>(slot: Int, _ body: (inout RecordBatch) throws -> R) rethrows -> R {
+        let result = try body(&pending[slot])
+        if pending[slot].count >= batchSize {
+            let layout = pending[slot].layout
+            ready.append(pending[slot])
+            pending[slot] = RecordBatch(layout: layout)
+        }
+        return result
+    }
+
     /// Adds a record of `layout`'s entity.
     mutating func append(_ record: DecodedRecord, layout: RecordLayout) {
-        var batch: RecordBatch
-        if let existing = pending.removeValue(forKey: record.entity) {
-            batch = existing
-        } else {
-            batch = RecordBatch(layout: layout)
-            if !order.contains(record.entity) { order.append(record.entity) }
-        }
-        batch.beginRecord(id: record.id)
-        for cell in record.cells {
-            switch cell {
-            case .null: batch.appendNull()
-            case .integer(let value): batch.appendInteger(value)
-            case .real(let value): batch.appendReal(value)
-            case .text(let text): batch.appendText(text)
-            case .blob(let data): batch.appendBlob(data)
-            case .externalData(let name): batch.appendExternalDataReference(name)
+        withBatch(slot: slot(for: record.entity, layout: layout)) { batch in
+            batch.beginRecord(id: record.id)
+            for cell in record.cells { batch.append(cell) }
+            for relationship in record.relationships {
+                switch relationship {
+                case .toOne(let reference): batch.appendReference(reference)
+                case .toMany(let list): batch.appendReferenceList(list)
+                case .viaInverse: batch.appendViaInverse()
+                }
             }
-        }
-        for relationship in record.relationships {
-            switch relationship {
-            case .toOne(let reference): batch.appendReference(reference)
-            case .toMany(let list): batch.appendReferenceList(list)
-            case .viaInverse: batch.appendViaInverse()
-            }
-        }
-        batch.endRecord()
-        if batch.count >= batchSize {
-            ready.append(batch)
-        } else {
-            pending[record.entity] = batch
+            batch.endRecord()
         }
     }
 
     /// Moves every partly filled batch to the ready ones.
     mutating func flush() {
-        for name in order {
-            if let batch = pending.removeValue(forKey: name), batch.count > 0 { ready.append(batch) }
+        for slot in pending.indices where pending[slot].count > 0 {
+            let layout = pending[slot].layout
+            ready.append(pending[slot])
+            pending[slot] = RecordBatch(layout: layout)
         }
     }
 
@@ -111,5 +116,19 @@ struct BatchSink {
             readyIndex = 0
         }
         return batch
+    }
+}
+
+extension RecordBatch {
+    /// Appends a cell read from JSON.
+    mutating func append(_ cell: CellValue) {
+        switch cell {
+        case .null: appendNull()
+        case .integer(let value): appendInteger(value)
+        case .real(let value): appendReal(value)
+        case .text(let text): appendText(text)
+        case .blob(let data): appendBlob(data)
+        case .externalData(let name): appendExternalDataReference(name)
+        }
     }
 }
