@@ -66,7 +66,7 @@ func timed(
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let output {
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: output)
     } else {
         process.standardOutput = capture ?? FileHandle.nullDevice
