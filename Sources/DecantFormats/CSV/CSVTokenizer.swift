@@ -106,6 +106,14 @@ final class CSVTokenizer {
         }
         let byte = chunk[position]
         position += 1
+        Self.count(byte, line: &line, column: &column, afterCR: &afterCR)
+        return byte
+    }
+
+    /// Moves the line and column past `byte`: CR, LF and CRLF each end one line; UTF-8 continuation bytes are no
+    /// column of their own.
+    @inline(__always)
+    private static func count(_ byte: UInt8, line: inout Int, column: inout Int, afterCR: inout Bool) {
         if byte == 0x0A {
             if !afterCR {
                 line += 1
@@ -120,7 +128,6 @@ final class CSVTokenizer {
             afterCR = false
             if byte & 0xC0 != 0x80 { column += 1 }
         }
-        return byte
     }
 
     /// The next byte without consuming it.
@@ -263,20 +270,7 @@ final class CSVTokenizer {
                 let atLine = line
                 let atColumn = column
                 position += 1
-                if byte == 0x0A {
-                    if !afterCR {
-                        line += 1
-                        column = 1
-                    }
-                    afterCR = false
-                } else if byte == 0x0D {
-                    line += 1
-                    column = 1
-                    afterCR = true
-                } else {
-                    afterCR = false
-                    if byte & 0xC0 != 0x80 { column += 1 }
-                }
+                Self.count(byte, line: &line, column: &column, afterCR: &afterCR)
                 switch state {
                 case .fieldStart:
                     fieldStart = storage.count
