@@ -44,12 +44,7 @@ public final class BinaryStoreReader: RecordReader {
     /// Reads the whole store at `url`.
     /// - Throws: ``DecantError``.
     public convenience init(contentsOf url: URL, options: FormatOptions) throws {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            let exists = FileManager.default.fileExists(atPath: url.path)
-            throw DecantError(
-                exists ? .ioError : .fileNotFound, exists ? "cannot read the binary store" : "no such file",
-                at: Location(path: url.displayPath))
-        }
+        let data = try Data(wholeFile: url, what: "the binary store")
         try self.init(data: data, path: url.displayPath, options: options)
     }
 

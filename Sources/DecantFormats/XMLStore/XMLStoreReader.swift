@@ -47,12 +47,7 @@ public final class XMLStoreReader: RecordReader {
     /// Reads and parses the whole store at `url`.
     /// - Throws: ``DecantError``: `.fileNotFound`, `.malformedInput`, `.modelMismatch`.
     public convenience init(contentsOf url: URL, options: FormatOptions) throws {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            let exists = FileManager.default.fileExists(atPath: url.path)
-            throw DecantError(
-                exists ? .ioError : .fileNotFound, exists ? "cannot read the XML store" : "no such file",
-                at: Location(path: url.displayPath))
-        }
+        let data = try Data(wholeFile: url, what: "the XML store")
         try self.init(data: data, path: url.displayPath, bundle: options.bundle)
     }
 

@@ -86,17 +86,8 @@ extension XcodeMappingModel {
         }
     }
 
-    private static func contents(of url: URL, path: String) throws -> Data {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            let exists = FileManager.default.fileExists(atPath: url.path)
-            throw DecantError(exists ? .ioError : .fileNotFound, exists ? "cannot read" : "no such file",
-                at: Location(path: path))
-        }
-        return data
-    }
-
     private static func readCDM(at url: URL) throws -> XcodeMappingModel {
-        try XcodeMappingModel(cdmData: contents(of: url, path: url.displayPath), path: url.displayPath)
+        try XcodeMappingModel(cdmData: Data(wholeFile: url, what: "the mapping model"), path: url.displayPath)
     }
 
     /// Reads `xcmapping.xml` from a `.xcmappingmodel` folder or from the file itself; the path is the one named.
@@ -107,7 +98,7 @@ extension XcodeMappingModel {
         }
         let file = isDirectory.boolValue ? url.appendingPathComponent("xcmapping.xml") : url
         let filePath = file.displayPath
-        var document = try XcmappingDocument(data: contents(of: file, path: filePath), path: filePath)
+        var document = try XcmappingDocument(data: Data(wholeFile: file, what: "the mapping model"), path: filePath)
         document.path = url.displayPath
         return document
     }
