@@ -92,4 +92,39 @@ enum JSONNumberSyntax {
     }
 
     @inline(__always) static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    /// Where the JSON number that starts at `start` ends, and whether it is an integer (no fraction, no exponent);
+    /// nil when the bytes there are no valid number, when it runs to the end of `bytes` (more may follow) or when it
+    /// is longer than `JSONScanner.maximumNumberLength`. Callers read anything else the slow way, which reports it.
+    @inline(__always)
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, isInteger: Bool)? {
+        var end = start
+        func digits() -> Int {
+            let first = end
+            while end < bytes.count, isDigit(bytes[end]) { end += 1 }
+            return end - first
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "-") { end += 1 }
+        guard end < bytes.count, isDigit(bytes[end]) else { return nil }
+        if bytes[end] == UInt8(ascii: "0") {
+            end += 1
+            if end < bytes.count, isDigit(bytes[end]) { return nil }
+        } else {
+            _ = digits()
+        }
+        var isInteger = true
+        if end < bytes.count, bytes[end] == UInt8(ascii: ".") {
+            end += 1
+            isInteger = false
+            guard digits() > 0 else { return nil }
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "e") || bytes[end] == UInt8(ascii: "E") {
+            end += 1
+            isInteger = false
+            if end < bytes.count, bytes[end] == UInt8(ascii: "+") || bytes[end] == UInt8(ascii: "-") { end += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        guard end < bytes.count, end - start <= JSONScanner.maximumNumberLength else { return nil }
+        return (end, isInteger)
+    }
 }

@@ -547,33 +547,7 @@ final class JSONScanner {
     /// anything else, which the byte-by-byte path then reads (and reports).
     private func plainNumber() -> String? {
         let start = index
-        let found: Int? = buffer.withUnsafeBufferPointer { bytes in
-            var end = start
-            func digits() -> Int {
-                let first = end
-                while end < bytes.count, JSONNumberSyntax.isDigit(bytes[end]) { end += 1 }
-                return end - first
-            }
-            if end < bytes.count, bytes[end] == UInt8(ascii: "-") { end += 1 }
-            guard end < bytes.count, JSONNumberSyntax.isDigit(bytes[end]) else { return nil }
-            if bytes[end] == UInt8(ascii: "0") {
-                end += 1
-                if end < bytes.count, JSONNumberSyntax.isDigit(bytes[end]) { return nil }
-            } else {
-                _ = digits()
-            }
-            if end < bytes.count, bytes[end] == UInt8(ascii: ".") {
-                end += 1
-                guard digits() > 0 else { return nil }
-            }
-            if end < bytes.count, bytes[end] == UInt8(ascii: "e") || bytes[end] == UInt8(ascii: "E") {
-                end += 1
-                if end < bytes.count, bytes[end] == UInt8(ascii: "+") || bytes[end] == UInt8(ascii: "-") { end += 1 }
-                guard digits() > 0 else { return nil }
-            }
-            guard end < bytes.count, end - start <= Self.maximumNumberLength else { return nil }
-            return end
-        }
+        let found = buffer.withUnsafeBufferPointer { JSONNumberSyntax.scan($0, from: start)?.end }
         guard let end = found else { return nil }
         let text = String(decoding: buffer[start..<end], as: UTF8.self)
         column += end - start

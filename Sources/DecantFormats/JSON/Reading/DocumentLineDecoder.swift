@@ -405,35 +405,8 @@ private struct LineCursor {
     /// fraction, no exponent).
     mutating func number() -> (UnsafeBufferPointer<UInt8>, Bool)? {
         let start = position
-        var index = position
-        func digits() -> Int {
-            let first = index
-            while index < bytes.count, JSONNumberSyntax.isDigit(bytes[index]) { index += 1 }
-            return index - first
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, JSONNumberSyntax.isDigit(bytes[index]) else { return nil }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-        } else {
-            _ = digits()
-        }
-        var isInteger = true
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            isInteger = false
-            guard digits() > 0 else { return nil }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            isInteger = false
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                index += 1
-            }
-            guard digits() > 0 else { return nil }
-        }
-        // What follows must end the value (a digit here would be a leading zero's).
-        guard index - start <= JSONScanner.maximumNumberLength, index < bytes.count else { return nil }
+        // What follows must end the value.
+        guard let (index, isInteger) = JSONNumberSyntax.scan(bytes, from: start) else { return nil }
         switch bytes[index] {
         case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0D: break
         default: return nil
