@@ -44,6 +44,19 @@ public enum StoreMigration: Sendable {
             self.destinationVersion = destinationVersion
         }
 
+        /// The plan from `source` (the store's version) with these options, app code it needs but lacks as problems.
+        fileprivate func plan(from source: ObjectModel) throws -> MigrationPlan {
+            var plan = try MigrationPlan(
+                bundle: bundle,
+                source: source,
+                to: destinationVersion,
+                mappings: mappings,
+                mappingModels: mappingModels
+            )
+            plan.requireHooks(functions)
+            return plan
+        }
+
         fileprivate var readerOptions: FormatOptions {
             var options = formatOptions
             options.bundle = bundle
@@ -109,14 +122,7 @@ public enum StoreMigration: Sendable {
     public static func plan(store: URL, options: Options, dryRun: Bool = true) throws -> PlanReport {
         let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
         var reader = try source.makeReader(at: store, options: options.readerOptions)
-        var plan = try MigrationPlan(
-            bundle: options.bundle,
-            source: reader.model,
-            to: options.destinationVersion,
-            mappings: options.mappings,
-            mappingModels: options.mappingModels
-        )
-        plan.requireHooks(options.functions)
+        let plan = try options.plan(from: reader.model)
         guard dryRun, plan.isExecutable else {
             return PlanReport(plan: plan, inputFormat: source.name, preflight: nil, objects: [:])
         }
@@ -246,14 +252,7 @@ public enum StoreMigration: Sendable {
         progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report? {
         var reader = try source.makeReader(at: store, options: options.readerOptions)
-        var plan = try MigrationPlan(
-            bundle: options.bundle,
-            source: reader.model,
-            to: options.destinationVersion,
-            mappings: options.mappings,
-            mappingModels: options.mappingModels
-        )
-        plan.requireHooks(options.functions)
+        let plan = try options.plan(from: reader.model)
         logger.debug(
             "Plan",
             metadata: [
