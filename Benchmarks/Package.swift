@@ -9,21 +9,25 @@ let package = Package(
         .package(name: "decant", path: "../")
     ],
     targets: [
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "Decant", package: "decant")]
+        ),
         .executableTarget(
             name: "StoreCopyBenchmark",
-            dependencies: [.product(name: "Decant", package: "decant")]
+            dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
         ),
         .executableTarget(
             name: "FormatsBenchmark",
-            dependencies: [.product(name: "Decant", package: "decant")]
+            dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
         ),
         .executableTarget(
             name: "MigrationBenchmark",
-            dependencies: [.product(name: "Decant", package: "decant")]
+            dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
         ),
         .executableTarget(
             name: "ArchiveBenchmark",
-            dependencies: [.product(name: "Decant", package: "decant")]
+            dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
         ),
     ]
 )

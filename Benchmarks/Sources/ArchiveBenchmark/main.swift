@@ -13,25 +13,9 @@
 // Python runs in its own venv, created on first use at Benchmarks/.build/archive-venv
 // (`pip install NSKeyedUnArchiver==1.5.2`). Each side runs in a child process measured with `/usr/bin/time`
 // (wall time, maximum resident set size).
+import BenchmarkSupport
 import Decant
 import Foundation
-
-let notesModel: ObjectModel = {
-    var note = Entity(name: "Note")
-    note.className = "Note"
-    note.attributes = [
-        Attribute(name: "content", type: .string, isOptional: true),
-        Attribute(name: "date", type: .date, isOptional: true),
-        Attribute(name: "pinned", type: .boolean, isOptional: true),
-        Attribute(name: "wordCount", type: .integer32, isOptional: true),
-    ]
-    return ObjectModel(versionName: "Notes", entities: [note])
-}()
-
-struct BenchmarkError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
 
 /// Writes an archive of `count` notes with ~40-byte texts.
 func generate(count: Int, at url: URL) throws {
@@ -62,25 +46,6 @@ func generate(count: Int, at url: URL) throws {
     }
     let root = writer.addArray(notes)
     try writer.encodedData(root: root).write(to: url)
-}
-
-/// Runs `arguments` under `/usr/bin/time`; returns wall seconds and peak RSS in MiB.
-func measure(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, peakMiB: Double) {
-    let report = FileManager.default.temporaryDirectory.appendingPathComponent("time-\(UUID().uuidString).txt")
-    defer { try? FileManager.default.removeItem(at: report) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-    process.arguments = ["-f", "%e %M", "-o", report.path, executable] + arguments
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus))")
-    }
-    let fields = try String(contentsOf: report, encoding: .utf8).split(whereSeparator: \.isWhitespace)
-    guard fields.count >= 2, let seconds = Double(fields[fields.count - 2]), let kib = Double(fields[fields.count - 1])
-    else { throw BenchmarkError("cannot read /usr/bin/time's report") }
-    return (seconds, kib / 1024)
 }
 
 /// The venv with NSKeyedUnArchiver 1.5.2, created on first use.

@@ -6,56 +6,9 @@
 //
 //   swift run -c release --package-path Benchmarks FormatsBenchmark [objects…]   (default: 1000000 4000000)
 //   FORMATS_BENCH_SQLITE_UTILS_OBJECTS=… limits the rows given to sqlite-utils (default: the first size).
+import BenchmarkSupport
 import Decant
 import Foundation
-
-let notesModel: ObjectModel = {
-    var note = Entity(name: "Note")
-    note.attributes = [
-        Attribute(name: "content", type: .string, isOptional: true),
-        Attribute(name: "date", type: .date, isOptional: true),
-        Attribute(name: "pinned", type: .boolean, isOptional: true),
-        Attribute(name: "wordCount", type: .integer32, isOptional: true),
-    ]
-    return ObjectModel(versionName: "Notes", entities: [note], versionIdentifiers: ["1"])
-}()
-let notesBundle = ModelBundle(name: "Notes", versions: [notesModel], currentVersionName: "Notes", sourceKind: .xcdatamodeld)
-
-struct BenchmarkError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Writes a Notes store of `count` objects (id, date, ~40-byte text, integer, bool) as a single file.
-func generate(count: Int, at url: URL) throws {
-    guard let layout = RecordLayout(entity: "Note", in: notesModel) else { throw BenchmarkError("no layout") }
-    let writer = try SQLiteStoreWriter(creating: url, model: notesModel, journalMode: .delete)
-    var batch = RecordBatch(layout: layout)
-    let words = ["milk", "eggs", "bread", "call", "mum", "meeting", "at", "noon", "buy", "stamps", "and", "tea"]
-    var key = 0
-    while key < count {
-        batch.removeAll()
-        for _ in 0..<min(4096, count - key) {
-            key += 1
-            var text = ""
-            var wordCount = 0
-            var seed = key &* 2_654_435_761
-            while text.utf8.count < 36 {
-                text += (text.isEmpty ? "" : " ") + words[seed % words.count]
-                seed = seed / words.count + key
-                wordCount += 1
-            }
-            batch.beginRecord(primaryKey: Int64(key))
-            batch.appendText(text)
-            batch.appendReal(700_000_000 + Double(key) * 13.25)
-            batch.appendInteger(key % 7 == 0 ? 1 : 0)
-            batch.appendInteger(Int64(wordCount))
-            batch.endRecord()
-        }
-        try writer.write(batch)
-    }
-    try writer.finish()
-}
 
 /// Runs a program and returns its wall time; its output goes to `output` when given, else to `capture`.
 @discardableResult
@@ -120,7 +73,7 @@ var peaks: [String: [Double]] = [:]
 print("objects  task                     anchor      Decant     ratio   Decant peak RSS")
 for size in sizes {
     let store = path("notes-\(size).sqlite")
-    try generate(count: size, at: store)
+    try generateNotesStore(count: size, at: store)
     // The shared inputs, written by Decant: Note.csv and notes.ndjson of the same rows.
     let csv = path("Note.csv")
     let ndjson = path("notes.ndjson")

@@ -7,6 +7,7 @@
 //
 //   swift run -c release --package-path Benchmarks MigrationBenchmark [objects…]   (default: 1000000)
 import CSQLite
+import BenchmarkSupport
 import Decant
 import Foundation
 
@@ -29,11 +30,6 @@ let bundle: ModelBundle = {
     }
     return ModelBundle(name: "Notes", versions: [model(1), model(2)], currentVersionName: "Notes 2", sourceKind: .xcdatamodeld)
 }()
-
-struct BenchmarkError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
 
 /// Writes a v1 store: `count` notes with ~40-byte texts in 1,000 folders, as a single file.
 func generate(count: Int, at url: URL) throws {
@@ -102,19 +98,9 @@ func sqlMigration(from source: URL, to destination: URL) throws -> Double {
     return Date().timeIntervalSince(start)
 }
 
-/// Runs Decant's migration in a child process (this program with `--migrate`); its wall time and peak RSS in MiB.
+/// Runs Decant's migration in a child process (this program with `--migrate`): its wall time and peak RSS in MiB.
 func decantMigration(from source: URL, to destination: URL) throws -> (seconds: Double, peakMiB: Double) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = ["--migrate", source.path, destination.path]
-    let start = Date()
-    try process.run()
-    process.waitUntilExit()
-    let seconds = Date().timeIntervalSince(start)
-    guard process.terminationStatus == 0 else { throw BenchmarkError("migrate failed (\(process.terminationStatus))") }
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
-    return (seconds, Double(usage.ru_maxrss) / 1024)
+    try measure(CommandLine.arguments[0], ["--migrate", source.path, destination.path])
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -4,51 +4,9 @@
 //
 //   swift run -c release --package-path Benchmarks StoreCopyBenchmark [objects…]   (default: 1000000 4000000)
 import CSQLite
+import BenchmarkSupport
 import Decant
 import Foundation
-
-let notesModel: ObjectModel = {
-    var note = Entity(name: "Note")
-    note.className = "Note"
-    note.attributes = [
-        Attribute(name: "content", type: .string, isOptional: true),
-        Attribute(name: "date", type: .date, isOptional: true),
-        Attribute(name: "pinned", type: .boolean, isOptional: true),
-        Attribute(name: "wordCount", type: .integer32, isOptional: true),
-    ]
-    return ObjectModel(versionName: "Notes", entities: [note])
-}()
-
-/// Writes a Notes store of `count` objects with ~40-byte texts, through Decant's writer, as a single file.
-func generate(count: Int, at url: URL) throws {
-    guard let layout = RecordLayout(entity: "Note", in: notesModel) else { return }
-    let writer = try SQLiteStoreWriter(creating: url, model: notesModel, journalMode: .delete)
-    var batch = RecordBatch(layout: layout)
-    let words = ["milk", "eggs", "bread", "call", "mum", "meeting", "at", "noon", "buy", "stamps", "and", "tea"]
-    var key = 0
-    while key < count {
-        batch.removeAll()
-        for _ in 0..<min(4096, count - key) {
-            key += 1
-            var text = ""
-            var wordCount = 0
-            var seed = key &* 2_654_435_761
-            while text.utf8.count < 36 {
-                text += (text.isEmpty ? "" : " ") + words[seed % words.count]
-                seed = seed / words.count + key
-                wordCount += 1
-            }
-            batch.beginRecord(primaryKey: Int64(key))
-            batch.appendText(text)  // content
-            batch.appendReal(700_000_000 + Double(key) * 13.25)  // date
-            batch.appendInteger(key % 7 == 0 ? 1 : 0)  // pinned
-            batch.appendInteger(Int64(wordCount))  // wordCount
-            batch.endRecord()
-        }
-        try writer.write(batch)
-    }
-    try writer.finish()
-}
 
 /// The anchor: the same rows copied by SQLite alone into a store with the same schema.
 func sqlCopy(from source: URL, to destination: URL) throws -> Double {
@@ -73,25 +31,9 @@ func sqlCopy(from source: URL, to destination: URL) throws -> Double {
     return Date().timeIntervalSince(start)
 }
 
-struct BenchmarkError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Runs Decant's convert in a child process (this program with `--convert`) and returns its wall time and
-/// peak RSS in MiB.
+/// Runs Decant's convert in a child process (this program with `--convert`): its wall time and peak RSS in MiB.
 func decantCopy(from source: URL, to destination: URL) throws -> (seconds: Double, peakMiB: Double) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = ["--convert", source.path, destination.path]
-    let start = Date()
-    try process.run()
-    process.waitUntilExit()
-    let seconds = Date().timeIntervalSince(start)
-    guard process.terminationStatus == 0 else { throw BenchmarkError("convert failed (\(process.terminationStatus))") }
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
-    return (seconds, Double(usage.ru_maxrss) / 1024)
+    try measure(CommandLine.arguments[0], ["--convert", source.path, destination.path])
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -105,7 +47,7 @@ if arguments.first == "--convert", arguments.count == 3 {
 }
 
 if arguments.first == "--generate", arguments.count == 3, let count = Int(arguments[1]) {
-    try generate(count: count, at: URL(fileURLWithPath: arguments[2]))
+    try generateNotesStore(count: count, at: URL(fileURLWithPath: arguments[2]))
     exit(0)
 }
 if arguments.first == "--profile", arguments.count == 2 {
@@ -137,7 +79,7 @@ var peaks: [Double] = []
 let repetitions = 3
 for size in sizes {
     let source = folder.appendingPathComponent("notes-\(size).sqlite")
-    try generate(count: size, at: source)
+    try generateNotesStore(count: size, at: source)
     sync()
     // Best of a few runs each, alternating, so a disk flush or a busy core does not decide the ratio.
     var anchor = Double.infinity

@@ -1,0 +1,77 @@
+// What the benchmarks share: the Notes model and store generator, the error they throw, and the one way they measure
+// a child process (wall time and that process's own peak RSS).
+public import Decant
+public import Foundation
+
+/// A benchmark step that failed.
+public struct BenchmarkError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The Notes model as a bundle of one version.
+public let notesBundle = ModelBundle(
+    name: "Notes", versions: [notesModel], currentVersionName: "Notes", sourceKind: .xcdatamodeld)
+
+/// The Notes model every Notes benchmark uses: `Note{content, date, pinned, wordCount}`.
+public let notesModel: ObjectModel = {
+    var note = Entity(name: "Note")
+    note.className = "Note"
+    note.attributes = [
+        Attribute(name: "content", type: .string, isOptional: true),
+        Attribute(name: "date", type: .date, isOptional: true),
+        Attribute(name: "pinned", type: .boolean, isOptional: true),
+        Attribute(name: "wordCount", type: .integer32, isOptional: true),
+    ]
+    return ObjectModel(versionName: "Notes", entities: [note], versionIdentifiers: ["1"])
+}()
+
+/// Writes a Notes store of `count` objects with ~40-byte texts, through Decant's writer, as a single file.
+public func generateNotesStore(count: Int, at url: URL) throws {
+    guard let layout = RecordLayout(entity: "Note", in: notesModel) else { throw BenchmarkError("no layout") }
+    let writer = try SQLiteStoreWriter(creating: url, model: notesModel, journalMode: .delete)
+    var batch = RecordBatch(layout: layout)
+    let words = ["milk", "eggs", "bread", "call", "mum", "meeting", "at", "noon", "buy", "stamps", "and", "tea"]
+    var key = 0
+    while key < count {
+        batch.removeAll()
+        for _ in 0..<min(4096, count - key) {
+            key += 1
+            var text = ""
+            var wordCount = 0
+            var seed = key &* 2_654_435_761
+            while text.utf8.count < 36 {
+                text += (text.isEmpty ? "" : " ") + words[seed % words.count]
+                seed = seed / words.count + key
+                wordCount += 1
+            }
+            batch.beginRecord(primaryKey: Int64(key))
+            batch.appendText(text)  // content
+            batch.appendReal(700_000_000 + Double(key) * 13.25)  // date
+            batch.appendInteger(key % 7 == 0 ? 1 : 0)  // pinned
+            batch.appendInteger(Int64(wordCount))  // wordCount
+            batch.endRecord()
+        }
+        try writer.write(batch)
+    }
+    try writer.finish()
+}
+
+/// Runs `arguments` under `/usr/bin/time`; returns wall seconds and peak RSS in MiB.
+public func measure(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, peakMiB: Double) {
+    let report = FileManager.default.temporaryDirectory.appendingPathComponent("time-\(UUID().uuidString).txt")
+    defer { try? FileManager.default.removeItem(at: report) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+    process.arguments = ["-f", "%e %M", "-o", report.path, executable] + arguments
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus))")
+    }
+    let fields = try String(contentsOf: report, encoding: .utf8).split(whereSeparator: \.isWhitespace)
+    guard fields.count >= 2, let seconds = Double(fields[fields.count - 2]), let kib = Double(fields[fields.count - 1])
+    else { throw BenchmarkError("cannot read /usr/bin/time's report") }
+    return (seconds, kib / 1024)
+}
