@@ -141,6 +141,11 @@ extension DecantCommand {
                     printOut("\(report.output): migrated \(report.sourceVersion) → \(report.destinationVersion)")
                 }
                 if !report.hops.isEmpty { printOut("hops: " + report.hops.joined(separator: ", ")) }
+                if report.engine == "sqlite" {
+                    printOut("run inside SQLite (INSERT … SELECT from the attached store), as Core Data's lightweight migration")
+                } else if let reason = report.streamReason {
+                    printOut("run through the record stream: \(reason)")
+                }
                 for ledger in report.ledgers {
                     printOut("\(ledger.hop):")
                     for (entity, row) in ledger.rows.sorted(by: { $0.key < $1.key }) {

@@ -18,29 +18,99 @@ public struct ModelValidator {
         case optional, min, max, regex, unique, minCount, maxCount, dangling, type
     }
 
-    private struct AttributeCheck {
-        var position: Int
-        var name: String
-        var isOptional: Bool
-        var minimum: Double?
-        var maximum: Double?
-        var pattern: NSRegularExpression?
+    /// One attribute's rules, with its position in the layout.
+    package struct AttributeRules {
+        package var position: Int
+        package var name: String
+        package var type: AttributeType
+        package var isOptional: Bool
+        /// The smallest and largest allowed measure: the value for numbers, the length (in characters) for strings,
+        /// seconds since 2001-01-01 for dates.
+        package var minimum: Double?
+        package var maximum: Double?
+        /// The string pattern, as the model states it (it must match the whole string).
+        package var pattern: String?
     }
 
-    private struct RelationshipCheck {
-        var position: Int
-        var name: String
-        var isOptional: Bool
-        var isToMany: Bool
-        var minCount: Int
-        var maxCount: Int
+    /// One relationship's rules, with its position in the layout.
+    package struct RelationshipRules {
+        package var position: Int
+        package var name: String
+        package var isOptional: Bool
+        package var isToMany: Bool
+        package var minCount: Int
+        package var maxCount: Int
+    }
+
+    /// One uniqueness constraint: its scope (the hierarchy root, the entity stating it and its index), its property
+    /// names, and their attribute and relationship positions.
+    package struct ConstraintRules {
+        package var scope: String
+        package var owner: String
+        package var names: [String]
+        package var attributes: [Int]
+        package var relationships: [Int]
+    }
+
+    /// Every rule an object of one layout must meet.
+    package struct EntityRules {
+        /// Attributes with at least one rule (required, a bound or a pattern).
+        package var attributes: [AttributeRules] = []
+        /// Every relationship: its members must exist, whatever its counts.
+        package var relationships: [RelationshipRules] = []
+        package var constraints: [ConstraintRules] = []
+    }
+
+    /// The rules objects of `layout` meet in `model`: what the validator checks, and what a migration run inside
+    /// the store checks with SQL.
+    package static func rules(for layout: RecordLayout, in model: ObjectModel) -> EntityRules {
+        var result = EntityRules()
+        for (position, attribute) in layout.attributes.enumerated() where attribute.derivation == nil {
+            var rules = AttributeRules(
+                position: position, name: attribute.name, type: attribute.type, isOptional: attribute.isOptional)
+            switch attribute.type {
+            case .integer16, .integer32, .integer64, .double, .float, .decimal, .string:
+                rules.minimum = attribute.minValue.flatMap(Double.init)
+                rules.maximum = attribute.maxValue.flatMap(Double.init)
+            case .date:
+                rules.minimum = attribute.minDate
+                rules.maximum = attribute.maxDate
+            default:
+                break
+            }
+            if attribute.type == .string, let pattern = attribute.regularExpression, !pattern.isEmpty {
+                rules.pattern = pattern
+            }
+            if !attribute.isOptional || rules.minimum != nil || rules.maximum != nil || rules.pattern != nil {
+                result.attributes.append(rules)
+            }
+        }
+        for (position, relationship) in layout.relationships.enumerated() {
+            result.relationships.append(
+                RelationshipRules(
+                    position: position, name: relationship.name, isOptional: relationship.isOptional,
+                    isToMany: relationship.isToMany, minCount: relationship.minCount, maxCount: relationship.maxCount))
+        }
+        if let entity = model.entity(named: layout.entityName) {
+            for owner in [entity] + model.ancestors(of: entity) {
+                for (index, names) in owner.uniquenessConstraints.enumerated() {
+                    let attributes = names.compactMap { layout.attributeIndex($0) }
+                    let relationships = names.compactMap { layout.relationshipIndex($0) }
+                    guard attributes.count + relationships.count == names.count else { continue }
+                    result.constraints.append(
+                        ConstraintRules(
+                            scope: "\(model.root(of: entity).name)#\(owner.name)#\(index)", owner: owner.name,
+                            names: names, attributes: attributes, relationships: relationships))
+                }
+            }
+        }
+        return result
     }
 
     private struct EntityChecks {
-        var attributes: [AttributeCheck] = []
-        var relationships: [RelationshipCheck] = []
-        /// Per uniqueness constraint: its scope (the hierarchy root and index), attribute and relationship positions.
-        var constraints: [(scope: String, names: [String], attributes: [Int], relationships: [Int])] = []
+        var rules: EntityRules
+        /// The compiled pattern of each attribute in `rules.attributes` (nil: none, or one that does not compile).
+        var patterns: [NSRegularExpression?]
     }
 
     /// The model the objects follow.
@@ -72,44 +142,11 @@ public struct ModelValidator {
 
     private mutating func checks(for layout: RecordLayout) -> EntityChecks {
         if let known = checks[layout.entityName] { return known }
-        var result = EntityChecks()
-        for (position, attribute) in layout.attributes.enumerated() where attribute.derivation == nil {
-            var check = AttributeCheck(position: position, name: attribute.name, isOptional: attribute.isOptional)
-            switch attribute.type {
-            case .integer16, .integer32, .integer64, .double, .float, .decimal, .string:
-                check.minimum = attribute.minValue.flatMap(Double.init)
-                check.maximum = attribute.maxValue.flatMap(Double.init)
-            case .date:
-                check.minimum = attribute.minDate
-                check.maximum = attribute.maxDate
-            default:
-                break
-            }
-            if attribute.type == .string, let pattern = attribute.regularExpression, !pattern.isEmpty {
-                check.pattern = try? NSRegularExpression(pattern: "^(?:" + pattern + ")$")
-            }
-            let needed = !attribute.isOptional || check.minimum != nil || check.maximum != nil || check.pattern != nil
-            if needed { result.attributes.append(check) }
+        let rules = Self.rules(for: layout, in: model)
+        let patterns = rules.attributes.map { rule in
+            rule.pattern.flatMap { try? NSRegularExpression(pattern: "^(?:" + $0 + ")$") }
         }
-        // Every relationship is checked: its members must exist, whatever its counts.
-        for (position, relationship) in layout.relationships.enumerated() {
-            result.relationships.append(
-                RelationshipCheck(
-                    position: position, name: relationship.name, isOptional: relationship.isOptional,
-                    isToMany: relationship.isToMany, minCount: relationship.minCount, maxCount: relationship.maxCount))
-        }
-        if let entity = model.entity(named: layout.entityName) {
-            for owner in [entity] + model.ancestors(of: entity) {
-                for (index, names) in owner.uniquenessConstraints.enumerated() {
-                    let attributes = names.compactMap { layout.attributeIndex($0) }
-                    let relationships = names.compactMap { layout.relationshipIndex($0) }
-                    guard attributes.count + relationships.count == names.count else { continue }
-                    result.constraints.append(
-                        ("\(model.root(of: entity).name)#\(owner.name)#\(index)", names, attributes, relationships)
-                    )
-                }
-            }
-        }
+        let result = EntityChecks(rules: rules, patterns: patterns)
         checks[layout.entityName] = result
         return result
     }
@@ -137,13 +174,13 @@ public struct ModelValidator {
                     pending[target] = ("\(entity)/\(id)", entity, property)
                 }
             }
-            for check in entityChecks.attributes {
+            for (check, pattern) in zip(entityChecks.rules.attributes, entityChecks.patterns) {
                 let value = batch.value(row: row, attribute: check.position)
                 if value.isNull {
                     if !check.isOptional { fail(check.name, .optional, nil) }
                     continue
                 }
-                guard check.minimum != nil || check.maximum != nil || check.pattern != nil else { continue }
+                guard check.minimum != nil || check.maximum != nil || pattern != nil else { continue }
                 let measure: Double?
                 switch value {
                 case .string(let text): measure = Double(text.count)
@@ -152,12 +189,12 @@ public struct ModelValidator {
                 }
                 if let measure, let minimum = check.minimum, measure < minimum { fail(check.name, .min, value) }
                 if let measure, let maximum = check.maximum, measure > maximum { fail(check.name, .max, value) }
-                if let pattern = check.pattern, case .string(let text) = value {
+                if let pattern, case .string(let text) = value {
                     let range = NSRange(text.startIndex..., in: text)
                     if pattern.firstMatch(in: text, range: range) == nil { fail(check.name, .regex, value) }
                 }
             }
-            for check in entityChecks.relationships {
+            for check in entityChecks.rules.relationships {
                 let cell = batch.cell(row: row, column: attributeCount + check.position)
                 switch cell.kind {
                 case .reference, .externalReference:
@@ -181,7 +218,7 @@ public struct ModelValidator {
                     if !check.isOptional && !check.isToMany { fail(check.name, .optional, nil) }
                 }
             }
-            for constraint in entityChecks.constraints {
+            for constraint in entityChecks.rules.constraints {
                 var parts = constraint.attributes.map { "\(batch.value(row: row, attribute: $0))" }
                 parts += constraint.relationships.map { "\(batch.cell(row: row, column: attributeCount + $0).integer)" }
                 let key = parts.joined(separator: "\u{1F}")

@@ -21,6 +21,9 @@ public final class SQLiteStore {
     public let cachedModel: ObjectModel?
     /// The connection (read-only, on the original or a private copy).
     let connection: DatabaseQueue
+    /// The URI the connection opened (the original read-only and immutable, or the private copy), for attaching the
+    /// same consistent database to another connection.
+    let uri: String
     private let temporaryFolder: URL?
     /// The store's path as the user named it, for messages.
     public var displayPath: String { files.database.displayPath }
@@ -32,6 +35,7 @@ public final class SQLiteStore {
         let files = StoreFiles(database: url)
         let (uri, folder) = try files.readableLocation()
         self.files = files
+        self.uri = uri
         self.temporaryFolder = folder
         let location = Location(path: url.displayPath)
         do {

@@ -30,10 +30,11 @@ public final class SQLiteStoreReader: SelectingRecordReader {
     /// Externally stored values read under a `keep` or `null` policy whose file was missing, one per value.
     public private(set) var diagnostics: [Diagnostic] = []
 
-    private let store: SQLiteStore
+    let store: SQLiteStore
     private let entityNames: [String]
     private let entityIndexByNumber: [Int: Int32]
-    private let entityNumbers: [String: Int]
+    /// Each entity's number in this store (``SQLiteStore/entityNumbers(for:)``).
+    let entityNumbers: [String: Int]
     private var pending: [Int]
     private var current: EntityCursor?
     /// Rows read or left out by the selection per table, to prove at the end that every row belongs to an entity

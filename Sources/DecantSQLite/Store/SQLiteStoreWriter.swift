@@ -234,6 +234,37 @@ public final class SQLiteStoreWriter: RecordWriter {
         }
     }
 
+    /// Runs `body` on the store being written with the database at `uri` attached read-only as `src`, for rows that
+    /// go in with `INSERT … SELECT` (``InStoreMigration``); afterwards each table's highest `Z_PK` is noted for
+    /// `Z_PRIMARYKEY`, as ``write(_:)`` does. SQLite attaches and detaches only outside a transaction, so the one the
+    /// writer keeps open is committed around the call: the file is private until ``finish()``, and a failure still
+    /// abandons all of it.
+    func withAttachedSource<T>(_ uri: String, _ body: (Database) throws -> T) throws -> T {
+        guard state == .open else {
+            throw DecantError(.usage, "the store writer is already closed", at: Location(path: displayPath))
+        }
+        return try connection.writeWithoutTransaction { db in
+            try db.execute(sql: "COMMIT")
+            // The source is attached in the normal locking mode: the writer's exclusive mode would take (and, with a
+            // write-ahead log, need) an exclusive lock on it, which the reader's connection keeps from it.
+            try db.execute(sql: "PRAGMA locking_mode = NORMAL")
+            try db.execute(sql: "ATTACH DATABASE ? AS src", arguments: [uri])
+            try db.execute(sql: "PRAGMA main.locking_mode = EXCLUSIVE")
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            let result = try body(db)
+            try db.execute(sql: "COMMIT")
+            try db.execute(sql: "DETACH DATABASE src")
+            try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            for table in schema.tables {
+                if let max = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table.name)") {
+                    noteKey(max, table: table.name)
+                }
+            }
+            return result
+        }
+    }
+
     /// Registers a key whose values are staged until finish(); returns its id.
     fileprivate func registerStagedKey(_ key: StoreSchema.ForeignKey) -> Int {
         hiddenKeys.append(key)

@@ -1,0 +1,556 @@
+public import DecantCore
+import Foundation
+import GRDB
+
+/// Runs a migration plan inside SQLite, as Core Data's own lightweight migration does: the source store is attached
+/// to the new one and every destination entity's rows go in with one `INSERT … SELECT`, the hops composed into one
+/// expression per column. It produces the same store as the record stream (``MigrationTransform``) would, for the
+/// plans it takes, and is several times faster.
+///
+/// It takes a plan when every hop only keeps, renames, widens, defaults or drops columns and keeps its to-one
+/// relationships: each source entity feeds one destination entity that keeps its objects' keys, every value is
+/// `$source.attribute`, a constant, or `$source.attribute ?? constant`, and nothing is removed, filtered, made by a
+/// policy, stored outside the database, derived, ordered or many-to-many. Anything else runs in the record stream,
+/// and ``prepare(plan:reader:functions:)`` says why.
+///
+/// The destination model's rules are checked with SQL on the rows written, before the store is finished: when any
+/// row may break one (or holds a value of an unexpected type), ``run(into:progress:)`` gives up and the caller runs
+/// the record stream, whose validator names the object, property and rule exactly (and lists rejects).
+///
+/// ```swift
+/// if case .ready(let migration) = InStoreMigration.prepare(plan: plan, reader: reader),
+///     case .migrated(let counts) = try migration.run(into: writer)
+/// {
+///     try writer.finish()
+/// }
+/// ```
+public struct InStoreMigration: Sendable {
+    /// Whether a plan runs inside the store.
+    public enum Preparation: Sendable {
+        /// It does.
+        case ready(InStoreMigration)
+        /// It needs the record stream, for this reason.
+        case needsRecordStream(String)
+    }
+
+    /// What a run did.
+    public enum Outcome: Sendable {
+        /// The rows are in the writer's store; it is ready to finish.
+        case migrated(Counts)
+        /// A row may break a rule (or the source store does not fit its schema): the writer's store must be abandoned
+        /// and the migration run in the record stream, for this reason.
+        case needsRecordStream(String)
+    }
+
+    /// The counts of a run, as the record stream reports them.
+    public struct Counts: Sendable, Hashable {
+        /// Objects read per source entity.
+        public var read: [String: Int]
+        /// Objects written per destination entity.
+        public var written: [String: Int]
+        /// Per hop, per entity: read and written.
+        public var ledgers: [MigrationLedger]
+    }
+
+    /// The rows one entity of some version holds, as SQL over the attached source table `s`.
+    private struct Rows {
+        /// The source entity they come from.
+        var origin: String
+        var sourceTable: String
+        var sourceNumber: Int
+        /// Attribute name → SQL expression (none for an attribute the source table has no column for).
+        var attributes: [String: String]
+        /// To-one relationship name → the SQL expression of the key and the entity (of this version) it points at.
+        var toOnes: [String: (sql: String, target: String)]
+    }
+
+    /// One `INSERT … SELECT`: the rows of one destination entity, from one source entity.
+    private struct Insert: Sendable {
+        var entity: String
+        var origin: String
+        var sourceTable: String
+        var sql: String
+    }
+
+    /// A query that returns a row when written rows may break a rule: its first column completes `reason`.
+    private struct Check: Sendable, Hashable {
+        var sql: String
+        var reason: String
+    }
+
+    private let inserts: [Insert]
+    private let checks: [Check]
+    /// Every table of the source model, for proving that each of its rows was taken.
+    private let sourceTables: [String]
+    /// Per hop, the destination entities and the source entity each one's rows come from.
+    private let hops: [(name: String, entities: [(entity: String, origin: String)])]
+    private let sourceURI: String
+
+    /// Whether `plan` runs inside the store `reader` reads, and if so, its statements.
+    public static func prepare(
+        plan: MigrationPlan, reader: SQLiteStoreReader, functions: ValueExpressionFunctions = ValueExpressionFunctions()
+    ) -> Preparation {
+        do {
+            var builder = try Builder(plan: plan, reader: reader, functions: functions)
+            return .ready(try builder.build())
+        } catch let obstacle as Obstacle {
+            return .needsRecordStream(obstacle.reason)
+        } catch {
+            return .needsRecordStream("the store could not be surveyed: \(error)")
+        }
+    }
+
+    /// Writes every destination row into `writer`'s store and checks them; `progress` is called after each entity
+    /// with the number of objects written so far.
+    /// - Throws: the writer's errors when its store cannot be written; SQLite errors about the source (a store whose
+    ///   tables do not fit its model) give `.needsRecordStream` instead, so the record stream reports them.
+    public func run(
+        into writer: SQLiteStoreWriter, progress: ((_ entity: String, _ written: Int) -> Void)? = nil
+    ) throws -> Outcome {
+        do {
+            return try writer.withAttachedSource(sourceURI) { db -> Outcome in
+                var counts: [String: Int] = [:]
+                var taken: [String: Int] = [:]
+                var written = 0
+                for insert in inserts {
+                    try db.execute(sql: insert.sql)
+                    counts[insert.origin] = db.changesCount
+                    taken[insert.sourceTable, default: 0] += db.changesCount
+                    written += db.changesCount
+                    progress?(insert.entity, written)
+                }
+                // Every source row belongs to an entity that was taken (the reader proves the same).
+                for table in sourceTables {
+                    let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM src.\(table)") ?? 0
+                    guard rows == taken[table, default: 0] else {
+                        return .needsRecordStream("\(table) has rows whose Z_ENT names none of its entities")
+                    }
+                }
+                for check in checks {
+                    if let found = try DatabaseValue.fetchOne(db, sql: check.sql) {
+                        return .needsRecordStream(check.reason + found.description)
+                    }
+                }
+                return .migrated(tally(counts))
+            }
+        } catch {
+            return .needsRecordStream("SQLite could not run the migration in the store: \(DatabaseFailure.reason(of: error))")
+        }
+    }
+
+    /// The counts of a run from the rows taken per source entity, as the record stream counts them.
+    private func tally(_ counts: [String: Int]) -> Counts {
+        var read: [String: Int] = [:]
+        for (origin, count) in counts where count > 0 { read[origin] = count }
+        var ledgers: [MigrationLedger] = []
+        for hop in hops {
+            var ledger = MigrationLedger(hop: hop.name)
+            for (entity, origin) in hop.entities {
+                guard let count = read[origin] else { continue }
+                ledger.rows[entity] = MigrationLedger.Row(read: count, written: count)
+            }
+            ledgers.append(ledger)
+        }
+        var written: [String: Int] = [:]
+        for insert in inserts { written[insert.entity] = read[insert.origin] }
+        return Counts(read: read, written: written, ledgers: ledgers)
+    }
+
+    /// Why a plan needs the record stream.
+    private struct Obstacle: Error {
+        var reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    // MARK: - Building the statements
+
+    private struct Builder {
+        let plan: MigrationPlan
+        let reader: SQLiteStoreReader
+        let functions: ValueExpressionFunctions
+        let destinationSchema: StoreSchema
+
+        init(plan: MigrationPlan, reader: SQLiteStoreReader, functions: ValueExpressionFunctions) throws {
+            self.plan = plan
+            self.reader = reader
+            self.functions = functions
+            self.destinationSchema = try StoreSchema(model: plan.destination)
+        }
+
+        mutating func build() throws -> InStoreMigration {
+            guard !plan.hops.isEmpty else { throw Obstacle("the store is already at the destination version") }
+            var rows = try sourceRows()
+            var hops: [(name: String, entities: [(entity: String, origin: String)])] = []
+            for hop in plan.hops {
+                rows = try apply(hop, to: rows)
+                hops.append((hop.name, rows.map { ($0.key, $0.value.origin) }.sorted { $0.0 < $1.0 }))
+            }
+            var inserts: [Insert] = []
+            var checks: [Check] = []
+            // Entities in the order the record stream writes them: the source model's, as each becomes its
+            // destination entity.
+            for (name, entity) in rows.sorted(by: { ($0.value.sourceNumber, $0.key) < ($1.value.sourceNumber, $1.key) }) {
+                let (insert, entityChecks) = try statements(name, entity)
+                inserts.append(insert)
+                for check in entityChecks where !checks.contains(check) { checks.append(check) }
+            }
+            return InStoreMigration(
+                inserts: inserts, checks: checks, sourceTables: Set(reader.schema.entities.map(\.tableName)).sorted(),
+                hops: hops, sourceURI: reader.store.uri)
+        }
+
+        /// The source store's entities that have rows, each as its own columns.
+        private func sourceRows() throws -> [String: Rows] {
+            let schema = reader.schema
+            var rows: [String: Rows] = [:]
+            for entity in reader.model.entities {
+                guard let mapping = schema.entity(named: entity.name),
+                    let layout = RecordLayout(entity: entity.name, in: reader.model)
+                else { continue }
+                let number = reader.entityNumbers[entity.name] ?? mapping.number
+                let exists = try reader.store.connection.inDatabase { db in
+                    try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(mapping.tableName) WHERE Z_ENT = \(number))")
+                }
+                guard exists == true else { continue }
+                let columns = try ColumnPlan(layout: layout, schema: schema)
+                var attributes: [String: String] = [:]
+                for stored in columns.attributes {
+                    if stored.attribute.allowsExternalBinaryDataStorage {
+                        throw Obstacle("\(entity.name).\(stored.attribute.name) may be stored outside the database")
+                    }
+                    attributes[stored.attribute.name] = "s.\(stored.column)"
+                }
+                var toOnes: [String: (String, String)] = [:]
+                for relationship in columns.relationships {
+                    if case .toOne(let key)? = relationship.storage, key.entityColumn == nil,
+                        let destination = relationship.relationship.destinationEntity
+                    {
+                        toOnes[relationship.relationship.name] = ("s.\(key.column)", destination)
+                    }
+                }
+                rows[entity.name] = Rows(
+                    origin: entity.name, sourceTable: mapping.tableName, sourceNumber: number, attributes: attributes,
+                    toOnes: toOnes)
+            }
+            return rows
+        }
+
+        /// The rows of each destination entity of `hop`, from the rows of its source entities.
+        private func apply(_ hop: MigrationPlan.Hop, to rows: [String: Rows]) throws -> [String: Rows] {
+            let source = hop.source
+            let destination = hop.destination
+            let mappings = hop.mapping.entityMappings
+            for mapping in mappings {
+                let from = mapping.sourceEntity.flatMap { rows[$0] }
+                guard from != nil else { continue }
+                let name = mapping.name
+                if mapping.kind == .remove || mapping.destinationEntity == nil {
+                    throw Obstacle("\(name) removes objects, whose delete rules the record stream applies")
+                }
+                if mapping.filter != nil { throw Obstacle("\(name) filters objects") }
+                if mapping.policy != nil { throw Obstacle("\(name) makes its objects with a migration policy") }
+                if mapping.destinationEntity.flatMap({ destination.entity(named: $0) })?.isAbstract != false {
+                    throw Obstacle("\(name) maps to an abstract or unknown entity")
+                }
+            }
+            for (entity, _) in rows where mappings.filter({ $0.sourceEntity == entity }).count != 1 {
+                throw Obstacle("\(entity) objects go to \(mappings.filter { $0.sourceEntity == entity }.count) entities")
+            }
+            // As the record stream decides: a destination table keeps its objects' keys only when it is fed from one
+            // source table by distinct source entities.
+            var feeds: [String: [(sourceRoot: String, source: String)]] = [:]
+            for mapping in mappings where mapping.kind != .remove {
+                guard let from = mapping.sourceEntity.flatMap({ source.entity(named: $0) }),
+                    let to = mapping.destinationEntity.flatMap({ destination.entity(named: $0) }), !to.isAbstract
+                else { continue }
+                feeds[destination.root(of: to).name, default: []].append((source.root(of: from).name, from.name))
+            }
+            for (table, fed) in feeds
+            where Set(fed.map(\.sourceRoot)).count > 1 || Set(fed.map(\.source)).count != fed.count {
+                throw Obstacle("the table of \(table) is fed from several source tables or twice, so its objects get new keys")
+            }
+            var result: [String: Rows] = [:]
+            for mapping in mappings {
+                guard let from = mapping.sourceEntity, let previous = rows[from], let to = mapping.destinationEntity,
+                    let sourceLayout = RecordLayout(entity: from, in: source),
+                    let layout = RecordLayout(entity: to, in: destination)
+                else { continue }
+                var next = previous
+                next.attributes = [:]
+                next.toOnes = [:]
+                for attribute in layout.attributes {
+                    let sql = try value(of: attribute, in: mapping, from: sourceLayout, previous: previous)
+                    next.attributes[attribute.name] = sql
+                }
+                for relationship in layout.relationships where !relationship.isToMany {
+                    if let link = try link(of: relationship, in: mapping, hop: hop, previous: previous) {
+                        next.toOnes[relationship.name] = link
+                    }
+                }
+                result[to] = next
+            }
+            return result
+        }
+
+        /// The SQL of a destination attribute's value.
+        private func value(
+            of attribute: Attribute, in mapping: EntityMapping, from sourceLayout: RecordLayout, previous: Rows
+        ) throws -> String {
+            let what = "\(mapping.destinationEntity ?? "?").\(attribute.name)"
+            if attribute.derivation != nil { throw Obstacle("\(what) is derived") }
+            guard let expression = mapping.property(attribute.name)?.expression else { return "NULL" }
+            /// `$source.name` when the source attribute keeps its type or widens.
+            func column(_ path: [String]) throws -> String? {
+                guard path.count == 1, let index = sourceLayout.attributeIndex(path[0]) else { return nil }
+                let type = sourceLayout.attributes[index].type
+                guard type == attribute.type || MappingInference.Rules.widenings.contains([type, attribute.type]) else {
+                    return nil
+                }
+                guard let sql = previous.attributes[path[0]] else {
+                    throw Obstacle("\(what) reads a value the source table has no column for")
+                }
+                return sql
+            }
+            switch expression {
+            case .source(let path):
+                if let sql = try column(path) { return sql }
+            case .binary(.coalesce, .source(let path), let fallback)
+            where fallback.isConstant && Self.coalescible.contains(attribute.type):
+                if let sql = try column(path), let literal = constant(fallback, as: attribute.type) {
+                    return "COALESCE(\(sql), \(literal))"
+                }
+            case let expression where expression.isConstant:
+                if let literal = constant(expression, as: attribute.type) { return literal }
+            default:
+                break
+            }
+            throw Obstacle("\(what) is computed by \(expression)")
+        }
+
+        /// Types whose `$source.x ?? constant` SQL's `COALESCE` computes as the record stream does.
+        static let coalescible: Set<AttributeType> = [
+            .integer16, .integer32, .integer64, .boolean, .double, .float, .date, .string,
+        ]
+
+        /// A constant as the SQL literal of the value the record stream would write for `type`, nil when there is
+        /// none.
+        private func constant(_ expression: ValueExpression, as type: AttributeType) -> String? {
+            guard let evaluated = try? expression.evaluate(source: { _ in .null }, functions: functions),
+                let value = evaluated.converted(to: type)
+            else { return nil }
+            let real = [.double, .float, .date].contains(type)
+            func realLiteral(_ number: Double) -> String? {
+                guard number.isFinite else { return nil }
+                return "CAST(\(number.description) AS REAL)"
+            }
+            switch value {
+            case .null: return "NULL"
+            case .integer(let integer): return real ? realLiteral(Double(integer)) : String(integer)
+            case .bool(let flag): return real ? realLiteral(flag ? 1 : 0) : (flag ? "1" : "0")
+            case .double(let number): return realLiteral(number)
+            case .date(let date): return realLiteral(date.timeIntervalSinceReferenceDate)
+            case .string(let text), .uri(let text):
+                guard !text.utf8.contains(0) else { return nil }
+                return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+            case .data(let data), .transformable(let data):
+                return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+            case .uuid(let uuid):
+                return "X'" + withUnsafeBytes(of: uuid.uuid) { $0.map { String(format: "%02X", $0) }.joined() } + "'"
+            case .decimal, .externalDataReference:
+                return nil
+            }
+        }
+
+        /// The key a destination to-one holds: the source key when it points at objects that keep their keys.
+        private func link(
+            of relationship: Relationship, in mapping: EntityMapping, hop: MigrationPlan.Hop, previous: Rows
+        ) throws -> (sql: String, target: String)? {
+            let what = "\(mapping.destinationEntity ?? "?").\(relationship.name)"
+            guard let target = relationship.destinationEntity else { return nil }
+            switch mapping.property(relationship.name)?.expression {
+            case nil, .literal(.null)?:
+                return nil
+            case .source(let path)? where path.count == 1:
+                guard let (sql, pointee) = previous.toOnes[path[0]] else {
+                    if hop.source.entity(named: mapping.sourceEntity ?? "")
+                        .flatMap({ hop.source.properties(of: $0).relationships.first { $0.name == path[0] } }) != nil
+                    {
+                        throw Obstacle("\(what) is read from a relationship that is not a plain to-one")
+                    }
+                    return nil
+                }
+                // Where the record stream sends the reference: the first mapping of the pointee into the target.
+                let candidates = hop.mapping.entityMappings.filter { candidate in
+                    guard candidate.sourceEntity == pointee, candidate.kind != .remove,
+                        let to = candidate.destinationEntity.flatMap({ hop.destination.entity(named: $0) })
+                    else { return false }
+                    return to.name == target || hop.destination.ancestors(of: to).contains { $0.name == target }
+                }
+                guard let first = candidates.first else { return nil }
+                guard first.destinationEntity == target else {
+                    throw Obstacle("\(what) points at objects that become a sub-entity of \(target)")
+                }
+                return (sql, target)
+            default:
+                throw Obstacle("\(what) is computed by an expression")
+            }
+        }
+
+        /// The statement writing one destination entity's rows, and the queries finding a written row that may
+        /// break a rule of the destination model (the validator's rules, ``ModelValidator/rules(for:in:)``).
+        private func statements(_ name: String, _ rows: Rows) throws -> (Insert, [Check]) {
+            let model = plan.destination
+            guard let layout = RecordLayout(entity: name, in: model), let mapping = destinationSchema.entity(named: name)
+            else { throw Obstacle("the destination model has no entity \(name)") }
+            let columns = try ColumnPlan(layout: layout, schema: destinationSchema)
+            if let unstored = columns.unstored.first {
+                throw Obstacle("\(name).\(unstored.attribute.name) has no column in a SQLite store")
+            }
+            let table = mapping.tableName
+            let ownRows = "FROM \(table) AS t WHERE t.Z_ENT = \(mapping.number)"
+            var names = ["Z_PK", "Z_ENT", "Z_OPT"]
+            var values = ["s.Z_PK", String(mapping.number), "1"]
+            /// Conditions on each written row's columns, and on constants (the same for every row).
+            var rowConditions: [String] = []
+            var constantConditions: [String] = []
+            var checks: [Check] = []
+            let rules = ModelValidator.rules(for: layout, in: model)
+            let checked = Dictionary(rules.attributes.map { ($0.position, $0) }, uniquingKeysWith: { first, _ in first })
+            let constrained = Set(rules.constraints.flatMap(\.attributes))
+            for stored in columns.attributes {
+                let attribute = stored.attribute
+                if attribute.allowsExternalBinaryDataStorage {
+                    throw Obstacle("\(name).\(attribute.name) may be stored outside the database")
+                }
+                let sql = rows.attributes[attribute.name] ?? "NULL"
+                names.append(stored.column)
+                values.append(sql)
+                // A source column, `COALESCE` of one, or a constant.
+                let isConstant = !sql.hasPrefix("s.") && !sql.hasPrefix("COALESCE(")
+                let value = isConstant ? sql : "t.\(stored.column)"
+                var conditions: [String] = []
+                let rule = checked[stored.position]
+                if rule != nil || constrained.contains(stored.position) || sql.hasPrefix("COALESCE(") {
+                    if let conformance = Self.unexpectedType(value, attribute.type) { conditions.append(conformance) }
+                }
+                if let rule {
+                    if rule.pattern != nil { throw Obstacle("\(name).\(attribute.name) has a string pattern") }
+                    if !rule.isOptional { conditions.append("\(value) IS NULL") }
+                    if attribute.type == .string {
+                        if let minimum = rule.minimum {
+                            // SQLite counts code points, Swift characters: only plain ASCII without CR counts the same.
+                            conditions.append(
+                                "(\(value) IS NOT NULL AND (length(\(value)) < \(minimum) OR "
+                                    + "length(CAST(\(value) AS BLOB)) != length(\(value)) OR instr(\(value), char(13)) > 0))")
+                        }
+                        if let maximum = rule.maximum { conditions.append("length(CAST(\(value) AS BLOB)) > \(maximum)") }
+                    } else {
+                        if let minimum = rule.minimum { conditions.append("\(value) < \(minimum)") }
+                        if let maximum = rule.maximum { conditions.append("\(value) > \(maximum)") }
+                    }
+                }
+                if isConstant { constantConditions += conditions } else { rowConditions += conditions }
+            }
+            for planned in columns.relationships {
+                let relationship = planned.relationship
+                switch planned.storage {
+                case .toOne(let key)?:
+                    guard key.entityColumn == nil, let target = relationship.destinationEntity,
+                        let targetMapping = destinationSchema.entity(named: target)
+                    else { throw Obstacle("\(name).\(relationship.name) points into a hierarchy") }
+                    names.append(key.column)
+                    let sql = rows.toOnes[relationship.name]?.sql ?? "NULL"
+                    values.append(sql)
+                    let what = "\(name).\(relationship.name)"
+                    if !relationship.isOptional {
+                        // Found through the key's index.
+                        checks.append(
+                            Check(
+                                sql: "SELECT t.Z_PK FROM \(table) AS t WHERE t.\(key.column) IS NULL AND t.Z_ENT = "
+                                    + "\(mapping.number) LIMIT 1",
+                                reason: "\(what) is required but empty in \(name)/p"))
+                    }
+                    guard sql != "NULL" else { continue }
+                    // Every key must name a row of the target (a text or real key names none). When every entity
+                    // of the table that stores this column stores this relationship in it, the distinct keys are
+                    // read from the key's index instead of every row.
+                    let missing = "NOT EXISTS (SELECT 1 FROM \(targetMapping.tableName) AS u WHERE u.Z_PK = k AND "
+                        + "u.Z_ENT = \(targetMapping.number))"
+                    let keys = sharesColumn(key, of: relationship, table: table)
+                        ? "SELECT DISTINCT \(key.column) AS k FROM \(table) WHERE \(key.column) IS NOT NULL"
+                        : "SELECT t.\(key.column) AS k \(ownRows) AND t.\(key.column) IS NOT NULL"
+                    checks.append(
+                        Check(
+                            sql: "SELECT k FROM (\(keys)) WHERE \(missing) LIMIT 1",
+                            reason: "\(what) may point at an object that does not exist: key "))
+                case .toManyThroughInverse(let key)? where key.orderColumn == nil:
+                    continue  // stored by the inverse's key
+                default:
+                    throw Obstacle("\(name).\(relationship.name) is an ordered, many-to-many or inverse-less to-many")
+                }
+            }
+            if !rowConditions.isEmpty {
+                checks.append(
+                    Check(
+                        sql: "SELECT t.Z_PK \(ownRows) AND (\(rowConditions.joined(separator: " OR "))) LIMIT 1",
+                        reason: "a value of \(name) may break a rule of the destination model, which the record stream "
+                            + "checks one object at a time: \(name)/p"))
+            }
+            if !constantConditions.isEmpty {
+                checks.append(
+                    Check(
+                        sql: "SELECT '\(name)' WHERE \(constantConditions.joined(separator: " OR "))",
+                        reason: "a constant value breaks a rule of the destination model in "))
+            }
+            for constraint in rules.constraints {
+                guard let owner = destinationSchema.entity(named: constraint.owner) else { continue }
+                var keyColumns: [String] = []
+                for position in constraint.attributes {
+                    guard let column = columns.attributes.first(where: { $0.position == position })?.column else { continue }
+                    keyColumns.append(column)
+                }
+                for position in constraint.relationships {
+                    guard case .toOne(let key)? = columns.relationships[position].storage else {
+                        throw Obstacle("the uniqueness constraint \(constraint.names) of \(name) includes a to-many")
+                    }
+                    keyColumns.append(key.column)
+                }
+                let numbers = owner.hierarchyNumbers.map(String.init).joined(separator: ", ")
+                checks.append(
+                    Check(
+                        sql: "SELECT \(keyColumns.joined(separator: " || ',' || ")) FROM \(table) WHERE Z_ENT IN (\(numbers)) "
+                            + "GROUP BY \(keyColumns.joined(separator: ", ")) HAVING COUNT(*) > 1 LIMIT 1",
+                        reason: "objects of \(constraint.owner) share \(constraint.names.joined(separator: ", ")): "))
+            }
+            let sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) SELECT "
+                + values.joined(separator: ", ")
+                + " FROM src.\(rows.sourceTable) AS s WHERE s.Z_ENT = \(rows.sourceNumber) ORDER BY s.Z_PK"
+            return (Insert(entity: name, origin: rows.origin, sourceTable: rows.sourceTable, sql: sql), checks)
+        }
+
+        /// Whether every entity of `table` that has a column `key.column` stores `relationship` (the same
+        /// destination) in it, so every key in the column is one of this relationship's.
+        private func sharesColumn(_ key: StoreSchema.ForeignKey, of relationship: Relationship, table: String) -> Bool {
+            destinationSchema.entities.filter { $0.tableName == table }.allSatisfy { entity in
+                entity.relationships.allSatisfy { name, storage in
+                    guard case .toOne(let other) = storage, other.column == key.column else { return true }
+                    let declared = plan.destination.entity(named: entity.name)
+                        .flatMap { plan.destination.properties(of: $0).relationships.first { $0.name == name } }
+                    return other.entityColumn == nil && declared?.destinationEntity == relationship.destinationEntity
+                }
+            }
+        }
+
+        /// The condition true for a value whose SQLite type the record stream would read differently from `type`.
+        static func unexpectedType(_ column: String, _ type: AttributeType) -> String? {
+            switch type {
+            case .integer16, .integer32, .integer64: "typeof(\(column)) NOT IN ('integer', 'null')"
+            case .boolean: "(typeof(\(column)) NOT IN ('integer', 'null') OR \(column) NOT IN (0, 1))"
+            case .double, .float, .date, .decimal: "typeof(\(column)) NOT IN ('integer', 'real', 'null')"
+            case .string: "typeof(\(column)) NOT IN ('text', 'null')"
+            case .binary, .transformable: "typeof(\(column)) NOT IN ('blob', 'null')"
+            default: nil
+            }
+        }
+    }
+}

@@ -1,0 +1,357 @@
+import CSQLite
+import Decant
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// SQLite → SQLite migrations run as SQL inside SQLite (``InStoreMigration``): each gives, byte for byte, the store
+/// the record stream writes, with the same report; and whatever the SQL path cannot decide goes to the record stream.
+@Suite("Migrations inside SQLite")
+struct InStoreMigrationTests {
+    /// The benchmark's story: v1 `Folder{name} ⇄ Note{content, date, folder}`; v2 renames content → text, adds a
+    /// required `priority` (default 0), keeps the to-one; `rules` adds rules to v2's Note.
+    static func notes(rules: (inout Entity) -> Void = { _ in }) -> ModelBundle {
+        func model(_ version: Int) -> ObjectModel {
+            var folder = Entity(name: "Folder")
+            folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+            folder.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
+            var note = Entity(name: "Note")
+            var text = Attribute(name: version == 1 ? "content" : "text", type: .string, isOptional: true)
+            if version == 2 { text.renamingIdentifier = "content" }
+            var flagged = Attribute(name: "flagged", type: .boolean, isOptional: version == 1)
+            flagged.defaultValue = "NO"
+            note.attributes = [text, Attribute(name: "date", type: .date, isOptional: true), flagged]
+            if version == 2 {
+                var priority = Attribute(name: "priority", type: .integer16)
+                priority.defaultValue = "0"
+                note.attributes.append(priority)
+                var score = Attribute(name: "score", type: .double, isOptional: true)
+                score.defaultValue = "2.5"
+                note.attributes.append(score)
+                rules(&note)
+            }
+            note.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
+            return ObjectModel(versionName: "Notes \(version)", entities: [folder, note])
+        }
+        return MigrationFixtures.bundle("Notes", [model(1), model(2)])
+    }
+
+    /// A v1 store: 3 folders, `count` notes (some without text, date or folder).
+    static func store(in folder: URL, bundle: ModelBundle, count: Int = 40) throws -> URL {
+        let v1 = bundle.versions[0]
+        let url = folder.appendingPathComponent("notes.sqlite")
+        var records = (1...3).map { MigrationFixtures.record("Folder", Int64($0), in: v1, ["name": .string("F\($0)")]) }
+        for key in 1...count {
+            var values: [String: Value] = ["date": .date(Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(key) * 13.25))]
+            if key % 5 != 0 { values["content"] = .string("note \(key) — ünïcödé 'quoted'") }
+            if key % 3 == 0 { values["flagged"] = .bool(true) }
+            if key % 7 == 0 { values["date"] = .date(Date(timeIntervalSinceReferenceDate: Double(key))) }
+            let folder: RelationshipValue = key % 4 == 0 ? .toOne(nil) : .toOne(.pk("Folder", Int64(key % 3 + 1)))
+            records.append(MigrationFixtures.record("Note", Int64(key * 2), in: v1, values, relationships: ["folder": folder]))
+        }
+        try MigrationFixtures.writeStore(at: url, model: v1, records: records)
+        return url
+    }
+
+    /// Every table but `Z_METADATA` (whose store UUID differs) and the schema, cell by cell with storage classes and a
+    /// real's bit pattern, and the metadata's entity hashes.
+    static func dump(_ url: URL) throws -> [String] {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+            throw DecantError(.ioError, "cannot open \(url.path)")
+        }
+        defer { sqlite3_close(db) }
+        func rows(_ sql: String) -> [String] {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { return ["cannot prepare \(sql)"] }
+            defer { sqlite3_finalize(statement) }
+            var result: [String] = []
+            while sqlite3_step(statement) == SQLITE_ROW {
+                var cells: [String] = []
+                for column in 0..<sqlite3_column_count(statement) {
+                    switch sqlite3_column_type(statement, column) {
+                    case SQLITE_INTEGER: cells.append("i\(sqlite3_column_int64(statement, column))")
+                    case SQLITE_FLOAT: cells.append("r\(sqlite3_column_double(statement, column).bitPattern)")
+                    case SQLITE_NULL: cells.append("null")
+                    default:
+                        let count = Int(sqlite3_column_bytes(statement, column))
+                        let bytes = sqlite3_column_blob(statement, column).map {
+                            Data(bytes: $0, count: count).base64EncodedString()
+                        }
+                        cells.append("b\(bytes ?? "")")
+                    }
+                }
+                result.append(cells.joined(separator: "|"))
+            }
+            return result
+        }
+        var result = rows("SELECT type, name, sql FROM sqlite_master ORDER BY name")
+        for table in rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+            let name = String(decoding: Data(base64Encoded: String(table.dropFirst())) ?? Data(), as: UTF8.self)
+            guard name != "Z_METADATA" else { continue }
+            result.append("== \(name)")
+            result += rows("SELECT * FROM \"\(name)\" ORDER BY rowid")
+        }
+        result += try SQLiteStore(contentsOf: url).metadata.entityVersionHashes.sorted { $0.key < $1.key }
+            .map { "\($0.key) \($0.value.base64EncodedString())" }
+        return result
+    }
+
+    /// Migrates `store` inside SQLite and through the record stream and expects the same store and report; returns
+    /// the in-store run's report.
+    @discardableResult
+    static func sameBothWays(
+        _ store: URL, options: StoreMigration.Options, in folder: URL, rejects: Bool = false
+    ) throws -> StoreMigration.Report {
+        var streaming = options
+        streaming.runsInStoreWhenPossible = false
+        var inStore = options
+        let output = folder.appendingPathComponent("in-store.sqlite")
+        let streamed = folder.appendingPathComponent("streamed.sqlite")
+        if rejects {
+            inStore.rejects = folder.appendingPathComponent("in-store-rejects.ndjson")
+            streaming.rejects = folder.appendingPathComponent("streamed-rejects.ndjson")
+        }
+        defer {
+            StagedOutput.remove(output)
+            StagedOutput.remove(streamed)
+        }
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: inStore)
+        let expected = try StoreMigration.migrate(store: store, to: .file(streamed), options: streaming)
+        #expect(expected.engine == "stream")
+        #expect(try dump(output) == dump(streamed))
+        #expect(report.read == expected.read)
+        #expect(report.written == expected.written)
+        #expect(report.ledgers == expected.ledgers)
+        #expect(report.rejected == expected.rejected && report.dangling == expected.dangling)
+        if let mine = inStore.rejects, let theirs = streaming.rejects {
+            #expect(try Data(contentsOf: mine) == Data(contentsOf: theirs))
+        }
+        return report
+    }
+
+    @Test func aRenameADefaultAndAToOneRunInsideSQLiteAndMatchTheStream() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = Self.notes()
+        let store = try Self.store(in: folder, bundle: bundle)
+        let before = try Data(contentsOf: store)
+        let report = try Self.sameBothWays(store, options: StoreMigration.Options(bundle: bundle), in: folder, rejects: true)
+        #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
+        #expect(report.written == ["Folder": 3, "Note": 40])
+        #expect(report.ledgers.allSatisfy { $0.isReconciled })
+        #expect(try Data(contentsOf: store) == before)
+    }
+
+    @Test func rulesThatHoldKeepTheMigrationInsideSQLite() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = Self.notes { note in
+            for index in note.attributes.indices where note.attributes[index].name == "text" {
+                note.attributes[index].minValue = "1"
+                note.attributes[index].maxValue = "200"
+            }
+            for index in note.attributes.indices where note.attributes[index].name == "date" {
+                note.attributes[index].minDate = 0
+            }
+            note.uniquenessConstraints = [["date"]]
+        }
+        let store = try Self.store(in: folder, bundle: bundle)
+        let report = try Self.sameBothWays(store, options: StoreMigration.Options(bundle: bundle), in: folder)
+        // Non-ASCII texts under a minimum length are for the stream to count in characters.
+        #expect(report.engine == "stream")
+        #expect(report.streamReason?.contains("may break a rule") == true)
+    }
+
+    @Test(arguments: ["min", "max", "required", "unique", "dangling", "type"])
+    func aRowThatMayBreakARuleGoesToTheStream(_ rule: String) throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = Self.notes { note in
+            for index in note.attributes.indices where note.attributes[index].name == "date" {
+                switch rule {
+                case "min": note.attributes[index].minDate = 700_000_100
+                case "max": note.attributes[index].maxDate = 700_000_100
+                case "required": note.attributes[index].isOptional = false
+                default: break
+                }
+            }
+            if rule == "unique" { note.uniquenessConstraints = [["flagged"]] }
+        }
+        let store = try Self.store(in: folder, bundle: bundle)
+        let damage = [
+            "required": "UPDATE ZNOTE SET ZDATE = NULL WHERE Z_PK = 4",
+            "dangling": "UPDATE ZNOTE SET ZFOLDER = 99 WHERE Z_PK = 2",
+            // A text where a Boolean belongs: the stream reads it as no value.
+            "type": "UPDATE ZNOTE SET ZFLAGGED = 'yes' WHERE Z_PK = 4",
+        ]
+        if let sql = damage[rule] {
+            var db: OpaquePointer?
+            #expect(sqlite3_open(store.path, &db) == SQLITE_OK)
+            #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK)
+            sqlite3_close(db)
+        }
+        let report = try Self.sameBothWays(store, options: StoreMigration.Options(bundle: bundle), in: folder, rejects: true)
+        #expect(report.engine == "stream")
+        // Found by the checks, or (a uniqueness constraint) by the store's own unique index.
+        let reason = report.streamReason ?? ""
+        #expect(
+            reason.contains("Note/p") || reason.contains("UNIQUE constraint failed: ZNOTE.ZFLAGGED")
+                || reason == "Note.folder may point at an object that does not exist: key 99", "\(reason)")
+        #expect(report.rejected + report.dangling > 0)
+    }
+
+    @Test func withoutRejectsTheStreamStopsAtTheFirstBrokenRuleAndNothingIsWritten() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = Self.notes { note in
+            for index in note.attributes.indices where note.attributes[index].name == "date" {
+                note.attributes[index].isOptional = false
+            }
+        }
+        let store = try Self.store(in: folder, bundle: bundle)
+        var db: OpaquePointer?
+        #expect(sqlite3_open(store.path, &db) == SQLITE_OK)
+        #expect(sqlite3_exec(db, "UPDATE ZNOTE SET ZDATE = NULL WHERE Z_PK = 6", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(db)
+        let output = folder.appendingPathComponent("out.sqlite")
+        #expect {
+            try StoreMigration.migrate(store: store, to: .file(output), options: StoreMigration.Options(bundle: bundle))
+        } throws: { error in
+            (error as? DecantError)?.code == .validationFailed && "\(error)".contains("Note/p6")
+        }
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["notes.sqlite"])
+    }
+
+    @Test func aRowOfNoEntityGoesToTheStreamWhichRefusesTheStore() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = Self.notes()
+        let store = try Self.store(in: folder, bundle: bundle)
+        var db: OpaquePointer?
+        #expect(sqlite3_open(store.path, &db) == SQLITE_OK)
+        #expect(sqlite3_exec(db, "UPDATE ZNOTE SET Z_ENT = 42 WHERE Z_PK = 8", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(db)
+        #expect(try Self.inStoreReason(store, bundle: bundle) == "ZNOTE has rows whose Z_ENT names none of its entities")
+        let output = folder.appendingPathComponent("out.sqlite")
+        #expect {
+            try StoreMigration.migrate(store: store, to: .file(output), options: StoreMigration.Options(bundle: bundle))
+        } throws: { error in
+            (error as? DecantError)?.code == .malformedInput && "\(error)".contains("Z_ENT")
+        }
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
+    /// Why the migration of `store` to the current version needs the record stream, from its plan or from a run
+    /// into a scratch store that is then abandoned (nil: it runs inside SQLite).
+    static func inStoreReason(_ store: URL, bundle: ModelBundle) throws -> String? {
+        let sqlite = try SQLiteStore(contentsOf: store)
+        let reader = try SQLiteStoreReader(store: sqlite, model: sqlite.resolveModel(bundle: bundle))
+        let plan = try MigrationPlan(bundle: bundle, source: reader.model)
+        switch InStoreMigration.prepare(plan: plan, reader: reader) {
+        case .ready(let migration):
+            let scratch = store.deletingLastPathComponent().appendingPathComponent("scratch.sqlite")
+            let writer = try SQLiteStoreWriter(creating: scratch, model: plan.destination)
+            defer { writer.abandon() }
+            switch try migration.run(into: writer) {
+            case .migrated: return nil
+            case .needsRecordStream(let reason): return reason
+            }
+        case .needsRecordStream(let reason): return reason
+        }
+    }
+
+    @Test func theSamplesNotesChainAndTheRenameChainRunInsideSQLite() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let notes = try MigrationFixtures.notes()
+        let store = try NotesMigrationTests.v1Store(in: folder, bundle: notes)
+        let report = try Self.sameBothWays(store, options: StoreMigration.Options(bundle: notes), in: folder)
+        #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
+        #expect(report.hops.count == 2)
+
+        let chain = ChainAndShapeMigrationTests.renameChain()
+        let items = folder.appendingPathComponent("items.sqlite")
+        let v1 = chain.versions[0]
+        try MigrationFixtures.writeStore(
+            at: items, model: v1,
+            records: (1...9).map {
+                MigrationFixtures.record("Item", Int64($0), in: v1, ["a": .string("value \($0)"), "count": .integer(Int64($0))])
+            })
+        let chained = try Self.sameBothWays(items, options: StoreMigration.Options(bundle: chain), in: folder)
+        #expect(chained.engine == "sqlite", "\(chained.streamReason ?? "")")
+        #expect(chained.hops.count == 4)
+    }
+
+    @Test func anEntityMovingIntoANewParentRunsInsideSQLite() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = ChainAndShapeMigrationTests.newParent()
+        let p1 = bundle.versions[0]
+        let url = folder.appendingPathComponent("parent.sqlite")
+        var records: [Record] = []
+        for key: Int64 in 1...4 {
+            records.append(
+                MigrationFixtures.record("Note", key, in: p1, ["title": .string("t\(key)"), "body": .string("b\(key)")]))
+        }
+        for key: Int64 in 1...6 {
+            let note: ObjectReference? = key == 6 ? nil : .pk("Note", key % 4 + 1)
+            records.append(
+                MigrationFixtures.record(
+                    "Tag", key, in: p1, ["label": .string("l\(key)")], relationships: ["note": .toOne(note)]))
+        }
+        try MigrationFixtures.writeStore(at: url, model: p1, records: records)
+        // Note's rows move to Item's table under a new entity number; Tag.note keeps its keys.
+        let report = try Self.sameBothWays(url, options: StoreMigration.Options(bundle: bundle), in: folder)
+        #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
+    }
+
+    @Test func shapesTheSQLPathDoesNotTakeRunInTheStreamAndSayWhy() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A to-one becoming a many-to-many (ordered), then a to-one again.
+        let shapes = ChainAndShapeMigrationTests.shapes()
+        let s1 = shapes.versions[0]
+        let url = folder.appendingPathComponent("shapes.sqlite")
+        try MigrationFixtures.writeStore(
+            at: url, model: s1,
+            records: [
+                MigrationFixtures.record("Folder", 1, in: s1, ["name": .string("inbox")]),
+                MigrationFixtures.record("Note", 1, in: s1, ["text": .string("x")], relationships: ["folder": .toOne(.pk("Folder", 1))]),
+            ])
+        let reason = try Self.inStoreReason(url, bundle: shapes)
+        #expect(reason == "Note.folder is read from a relationship that is not a plain to-one")
+        let report = try Self.sameBothWays(url, options: StoreMigration.Options(bundle: shapes), in: folder)
+        #expect(report.engine == "stream")
+        #expect(report.streamReason == reason)
+
+        // An entity removed with objects applies its delete rules in the stream.
+        var note = Entity(name: "Note")
+        note.attributes = [Attribute(name: "text", type: .string, isOptional: true)]
+        var tag = Entity(name: "Tag")
+        tag.attributes = [Attribute(name: "label", type: .string, isOptional: true)]
+        let removal = MigrationFixtures.bundle(
+            "Removal",
+            [ObjectModel(versionName: "R1", entities: [note, tag]), ObjectModel(versionName: "R2", entities: [note])])
+        let tags = folder.appendingPathComponent("tags.sqlite")
+        try MigrationFixtures.writeStore(
+            at: tags, model: removal.versions[0],
+            records: [MigrationFixtures.record("Tag", 1, in: removal.versions[0], ["label": .string("a")])])
+        #expect(try Self.inStoreReason(tags, bundle: removal)?.contains("removes objects") == true)
+        let removed = try Self.sameBothWays(tags, options: StoreMigration.Options(bundle: removal), in: folder)
+        #expect(removed.engine == "stream")
+    }
+
+    @Test(arguments: CorpusMigrationTests.chains) func corpusChainsGiveTheSameStoreBothWays(
+        _ chain: CorpusMigrationTests.Chain
+    ) throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = try ModelBundle.load(from: Fixtures.corpus(chain.model))
+        let store = try Fixtures.copyStore(Fixtures.corpus(chain.source), into: folder)
+        let options = StoreMigration.Options(bundle: bundle, destinationVersion: chain.destinationVersion)
+        let report = try Self.sameBothWays(store, options: options, in: folder)
+        #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
+    }
+}
