@@ -142,7 +142,7 @@ extension DecantCommand {
                 }
                 if !report.hops.isEmpty { printOut("hops: " + report.hops.joined(separator: ", ")) }
                 if report.engine == "sqlite" {
-                    printOut("run inside SQLite (INSERT … SELECT from the attached store), as Core Data's lightweight migration")
+                    printOut("run inside SQLite, as Core Data's lightweight migration does (INSERT … SELECT)")
                 } else if let reason = report.streamReason {
                     printOut("run through the record stream: \(reason)")
                 }

@@ -201,6 +201,37 @@ struct InStoreMigrationTests {
         #expect(report.rejected + report.dangling > 0)
     }
 
+    @Test func aStoreCopiedWithItsWriteAheadLogMigratesWithTheLogsChanges() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = Self.notes()
+        let store = try Self.store(in: folder, bundle: bundle)
+        // An app's store as copied off a device: the last change still in its -wal.
+        let copy = folder.appendingPathComponent("copy", isDirectory: true)
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        var db: OpaquePointer?
+        #expect(sqlite3_open(store.path, &db) == SQLITE_OK)
+        #expect(sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0", nil, nil, nil) == SQLITE_OK)
+        #expect(sqlite3_exec(db, "UPDATE ZNOTE SET ZCONTENT = 'from the log' WHERE Z_PK = 2", nil, nil, nil) == SQLITE_OK)
+        for suffix in ["", "-wal", "-shm"] {
+            try FileManager.default.copyItem(
+                atPath: store.path + suffix, toPath: copy.appendingPathComponent("notes.sqlite").path + suffix)
+        }
+        sqlite3_close(db)
+        let copied = copy.appendingPathComponent("notes.sqlite")
+        #expect(try FileManager.default.attributesOfItem(atPath: copied.path + "-wal")[.size] as? Int ?? 0 > 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: copy.path).sorted()
+        let report = try Self.sameBothWays(copied, options: StoreMigration.Options(bundle: bundle), in: folder)
+        #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
+        // The source's files are untouched, its log included.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: copy.path).sorted() == files)
+        let output = folder.appendingPathComponent("out.sqlite")
+        _ = try StoreMigration.migrate(store: copied, to: .file(output), options: StoreMigration.Options(bundle: bundle))
+        let notes = try MigrationFixtures.read(output, bundle: bundle)["Note"] ?? []
+        let first = try #require(notes.first)
+        #expect(MigrationFixtures.value(first, "text", model: bundle.versions[1]) == .string("from the log"))
+    }
+
     @Test func withoutRejectsTheStreamStopsAtTheFirstBrokenRuleAndNothingIsWritten() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
