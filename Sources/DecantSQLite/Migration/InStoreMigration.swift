@@ -78,12 +78,27 @@ public struct InStoreMigration: Sendable {
         var reason: String
     }
 
+    /// The objects of a source entity that a hop drops (no mapping takes them): counted, not written.
+    private struct Dropped: Sendable {
+        var origin: String
+        var table: String
+        var number: Int
+    }
+
+    /// One hop's entities as the ledger names them: those its objects moved to and those dropped, each with the
+    /// source entity its objects came from.
+    private struct HopEntities: Sendable {
+        var name: String
+        var moved: [(entity: String, origin: String)]
+        var dropped: [(entity: String, origin: String)]
+    }
+
     private let inserts: [Insert]
+    private let dropped: [Dropped]
     private let checks: [Check]
     /// Every table of the source model, for proving that each of its rows was taken.
     private let sourceTables: [String]
-    /// Per hop, the destination entities and the source entity each one's rows come from.
-    private let hops: [(name: String, entities: [(entity: String, origin: String)])]
+    private let hops: [HopEntities]
     private let sourceURI: String
 
     /// Whether `plan` runs inside the store `reader` reads, and if so, its statements.
@@ -119,6 +134,12 @@ public struct InStoreMigration: Sendable {
                     written += db.changesCount
                     progress?(insert.entity, written)
                 }
+                for entity in dropped {
+                    let count = try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM src.\(entity.table) WHERE Z_ENT = \(entity.number)") ?? 0
+                    counts[entity.origin] = count
+                    taken[entity.table, default: 0] += count
+                }
                 // Every source row belongs to an entity that was taken (the reader proves the same).
                 for table in sourceTables {
                     let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM src.\(table)") ?? 0
@@ -145,9 +166,13 @@ public struct InStoreMigration: Sendable {
         var ledgers: [MigrationLedger] = []
         for hop in hops {
             var ledger = MigrationLedger(hop: hop.name)
-            for (entity, origin) in hop.entities {
+            for (entity, origin) in hop.moved {
                 guard let count = read[origin] else { continue }
                 ledger.rows[entity] = MigrationLedger.Row(read: count, written: count)
+            }
+            for (entity, origin) in hop.dropped {
+                guard let count = read[origin] else { continue }
+                ledger.rows[entity] = MigrationLedger.Row(read: count, removed: count)
             }
             ledgers.append(ledger)
         }
@@ -180,10 +205,20 @@ public struct InStoreMigration: Sendable {
         mutating func build() throws -> InStoreMigration {
             guard !plan.hops.isEmpty else { throw Obstacle("the store is already at the destination version") }
             var rows = try sourceRows()
-            var hops: [(name: String, entities: [(entity: String, origin: String)])] = []
+            var hops: [HopEntities] = []
+            var dropped: [Rows] = []
             for hop in plan.hops {
-                rows = try apply(hop, to: rows)
-                hops.append((hop.name, rows.map { ($0.key, $0.value.origin) }.sorted { $0.0 < $1.0 }))
+                var droppedHere: [Rows] = []
+                let sources = rows
+                rows = try apply(hop, to: rows, dropped: &droppedHere)
+                let dropping = Set(droppedHere.map(\.origin))
+                hops.append(
+                    HopEntities(
+                        name: hop.name,
+                        moved: rows.map { ($0.key, $0.value.origin) }.sorted { $0.0 < $1.0 },
+                        dropped: sources.filter { dropping.contains($0.value.origin) }.map { ($0.key, $0.value.origin) }
+                            .sorted { $0.0 < $1.0 }))
+                dropped += droppedHere
             }
             var inserts: [Insert] = []
             var checks: [Check] = []
@@ -195,8 +230,9 @@ public struct InStoreMigration: Sendable {
                 for check in entityChecks where !checks.contains(check) { checks.append(check) }
             }
             return InStoreMigration(
-                inserts: inserts, checks: checks, sourceTables: Set(reader.schema.entities.map(\.tableName)).sorted(),
-                hops: hops, sourceURI: reader.store.uri)
+                inserts: inserts, dropped: dropped.map { Dropped(origin: $0.origin, table: $0.sourceTable, number: $0.sourceNumber) },
+                checks: checks, sourceTables: Set(reader.schema.entities.map(\.tableName)).sorted(), hops: hops,
+                sourceURI: reader.store.uri)
         }
 
         /// The source store's entities that have rows, each as its own columns.
@@ -236,32 +272,41 @@ public struct InStoreMigration: Sendable {
         }
 
         /// The rows of each destination entity of `hop`, from the rows of its source entities.
-        private func apply(_ hop: MigrationPlan.Hop, to rows: [String: Rows]) throws -> [String: Rows] {
+        private func apply(_ hop: MigrationPlan.Hop, to rows: [String: Rows], dropped: inout [Rows]) throws
+            -> [String: Rows]
+        {
             let source = hop.source
             let destination = hop.destination
             let mappings = hop.mapping.entityMappings
-            for mapping in mappings {
-                let from = mapping.sourceEntity.flatMap { rows[$0] }
-                guard from != nil else { continue }
-                let name = mapping.name
-                if mapping.kind == .remove || mapping.destinationEntity == nil {
-                    throw Obstacle("\(name) removes objects, whose delete rules the record stream applies")
-                }
-                if mapping.filter != nil { throw Obstacle("\(name) filters objects") }
-                if mapping.policy != nil { throw Obstacle("\(name) makes its objects with a migration policy") }
-                if mapping.destinationEntity.flatMap({ destination.entity(named: $0) })?.isAbstract != false {
-                    throw Obstacle("\(name) maps to an abstract or unknown entity")
-                }
+            /// A mapping that moves objects, as the record stream tells them (``MigrationTransform``).
+            func isLive(_ mapping: EntityMapping) -> Bool {
+                guard let from = mapping.sourceEntity, let to = mapping.destinationEntity, mapping.kind != .remove
+                else { return false }
+                return source.entity(named: from) != nil && destination.entity(named: to)?.isAbstract == false
             }
-            for (entity, _) in rows where mappings.filter({ $0.sourceEntity == entity }).count != 1 {
-                throw Obstacle("\(entity) objects go to \(mappings.filter { $0.sourceEntity == entity }.count) entities")
+            var live: [EntityMapping] = []
+            for (entity, previous) in rows.sorted(by: { $0.key < $1.key }) {
+                let readers = mappings.filter { $0.sourceEntity == entity }
+                let moving = readers.filter(isLive)
+                guard let mapping = moving.first else {
+                    // Objects no mapping takes are dropped; a removal a mapping file states applies delete rules.
+                    if let removal = readers.first(where: { $0.kind == .remove && $0.origin != .inferred }) {
+                        throw Obstacle("\(removal.name) removes objects, whose delete rules the record stream applies")
+                    }
+                    dropped.append(previous)
+                    continue
+                }
+                guard moving.count == 1 else { throw Obstacle("\(entity) objects go to \(moving.count) entities") }
+                if mapping.filter != nil { throw Obstacle("\(mapping.name) filters objects") }
+                if mapping.policy != nil { throw Obstacle("\(mapping.name) makes its objects with a migration policy") }
+                live.append(mapping)
             }
             // As the record stream decides: a destination table keeps its objects' keys only when it is fed from one
             // source table by distinct source entities.
             var feeds: [String: [(sourceRoot: String, source: String)]] = [:]
-            for mapping in mappings where mapping.kind != .remove {
+            for mapping in mappings where isLive(mapping) {
                 guard let from = mapping.sourceEntity.flatMap({ source.entity(named: $0) }),
-                    let to = mapping.destinationEntity.flatMap({ destination.entity(named: $0) }), !to.isAbstract
+                    let to = mapping.destinationEntity.flatMap({ destination.entity(named: $0) })
                 else { continue }
                 feeds[destination.root(of: to).name, default: []].append((source.root(of: from).name, from.name))
             }
@@ -270,7 +315,7 @@ public struct InStoreMigration: Sendable {
                 throw Obstacle("the table of \(table) is fed from several source tables or twice, so its objects get new keys")
             }
             var result: [String: Rows] = [:]
-            for mapping in mappings {
+            for mapping in live {
                 guard let from = mapping.sourceEntity, let previous = rows[from], let to = mapping.destinationEntity,
                     let sourceLayout = RecordLayout(entity: from, in: source),
                     let layout = RecordLayout(entity: to, in: destination)
@@ -382,7 +427,8 @@ public struct InStoreMigration: Sendable {
                 // Where the record stream sends the reference: the first mapping of the pointee into the target.
                 let candidates = hop.mapping.entityMappings.filter { candidate in
                     guard candidate.sourceEntity == pointee, candidate.kind != .remove,
-                        let to = candidate.destinationEntity.flatMap({ hop.destination.entity(named: $0) })
+                        let to = candidate.destinationEntity.flatMap({ hop.destination.entity(named: $0) }),
+                        !to.isAbstract, hop.source.entity(named: pointee) != nil
                     else { return false }
                     return to.name == target || hop.destination.ancestors(of: to).contains { $0.name == target }
                 }

@@ -357,7 +357,7 @@ struct InStoreMigrationTests {
         #expect(report.engine == "stream")
         #expect(report.streamReason == reason)
 
-        // An entity removed with objects applies its delete rules in the stream.
+        // An entity the next version removes: its objects are dropped and counted, as the stream does.
         var note = Entity(name: "Note")
         note.attributes = [Attribute(name: "text", type: .string, isOptional: true)]
         var tag = Entity(name: "Tag")
@@ -368,10 +368,21 @@ struct InStoreMigrationTests {
         let tags = folder.appendingPathComponent("tags.sqlite")
         try MigrationFixtures.writeStore(
             at: tags, model: removal.versions[0],
-            records: [MigrationFixtures.record("Tag", 1, in: removal.versions[0], ["label": .string("a")])])
-        #expect(try Self.inStoreReason(tags, bundle: removal)?.contains("removes objects") == true)
+            records: [
+                MigrationFixtures.record("Tag", 1, in: removal.versions[0], ["label": .string("a")]),
+                MigrationFixtures.record("Note", 1, in: removal.versions[0], ["text": .string("b")]),
+            ])
         let removed = try Self.sameBothWays(tags, options: StoreMigration.Options(bundle: removal), in: folder)
-        #expect(removed.engine == "stream")
+        #expect(removed.engine == "sqlite", "\(removed.streamReason ?? "")")
+        #expect(removed.ledgers.first?.rows["Tag"] == MigrationLedger.Row(read: 1, removed: 1))
+
+        // A removal a mapping file states applies delete rules; a `where` filter removes objects too.
+        let trash = folder.appendingPathComponent("trash", isDirectory: true)
+        try FileManager.default.createDirectory(at: trash, withIntermediateDirectories: true)
+        let (trashStore, _, trashOptions) = try ValidationTests.trash(rule: .cascade, in: trash)
+        let filtered = try Self.sameBothWays(trashStore, options: trashOptions, in: trash)
+        #expect(filtered.engine == "stream")
+        #expect(filtered.streamReason?.contains("filters objects") == true, "\(filtered.streamReason ?? "")")
     }
 
     @Test(arguments: CorpusMigrationTests.chains) func corpusChainsGiveTheSameStoreBothWays(
