@@ -53,6 +53,14 @@ struct InStoreMigrationTests {
         return url
     }
 
+    /// Changes a store behind Decant's back, as a damaged or hand-edited store would be.
+    static func execute(_ sql: String, on store: URL) {
+        var db: OpaquePointer?
+        #expect(sqlite3_open(store.path, &db) == SQLITE_OK)
+        #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(db)
+    }
+
     /// Every table but `Z_METADATA` (whose store UUID differs) and the schema, cell by cell with storage classes and a
     /// real's bit pattern, and the metadata's entity hashes.
     static func dump(_ url: URL) throws -> [String] {
@@ -186,10 +194,7 @@ struct InStoreMigrationTests {
             "type": "UPDATE ZNOTE SET ZFLAGGED = 'yes' WHERE Z_PK = 4",
         ]
         if let sql = damage[rule] {
-            var db: OpaquePointer?
-            #expect(sqlite3_open(store.path, &db) == SQLITE_OK)
-            #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK)
-            sqlite3_close(db)
+            Self.execute(sql, on: store)
         }
         let report = try Self.sameBothWays(store, options: StoreMigration.Options(bundle: bundle), in: folder, rejects: true)
         #expect(report.engine == "stream")
@@ -241,10 +246,7 @@ struct InStoreMigrationTests {
             }
         }
         let store = try Self.store(in: folder, bundle: bundle)
-        var db: OpaquePointer?
-        #expect(sqlite3_open(store.path, &db) == SQLITE_OK)
-        #expect(sqlite3_exec(db, "UPDATE ZNOTE SET ZDATE = NULL WHERE Z_PK = 6", nil, nil, nil) == SQLITE_OK)
-        sqlite3_close(db)
+        Self.execute("UPDATE ZNOTE SET ZDATE = NULL WHERE Z_PK = 6", on: store)
         let output = folder.appendingPathComponent("out.sqlite")
         #expect {
             try StoreMigration.migrate(store: store, to: .file(output), options: StoreMigration.Options(bundle: bundle))
@@ -255,15 +257,44 @@ struct InStoreMigrationTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["notes.sqlite"])
     }
 
+    @Test func aDamagedStoreFailsCleanlyWithNothingWritten() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = Self.notes()
+        let pristine = try Data(contentsOf: Self.store(in: folder, bundle: bundle, count: 400))
+        let pages = pristine.count / 4096
+        // A run of flipped bytes inside each page after the first (table and index pages, the metadata's overflow).
+        for page in 1..<pages {
+            var damaged = pristine
+            for offset in page * 4096 + 100..<page * 4096 + 160 { damaged[offset] ^= 0x5A }
+            let store = folder.appendingPathComponent("damaged.sqlite")
+            try damaged.write(to: store)
+            let output = folder.appendingPathComponent("out.sqlite")
+            do {
+                let report = try StoreMigration.migrate(
+                    store: store, to: .file(output), options: StoreMigration.Options(bundle: bundle))
+                #expect(report.ledgers.allSatisfy { $0.isReconciled })
+                StagedOutput.remove(output)
+            } catch let error as DecantError {
+                #expect(
+                    [.malformedInput, .validationFailed, .modelMismatch].contains(error.code),
+                    "page \(page): \(error)")
+                #expect(!FileManager.default.fileExists(atPath: output.path), "page \(page)")
+            }
+            #expect(try Data(contentsOf: store) == damaged, "page \(page): the source must stay as it was")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+                    == ["damaged.sqlite", "notes.sqlite"], "page \(page)")
+            try FileManager.default.removeItem(at: store)
+        }
+    }
+
     @Test func aRowOfNoEntityGoesToTheStreamWhichRefusesTheStore() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let bundle = Self.notes()
         let store = try Self.store(in: folder, bundle: bundle)
-        var db: OpaquePointer?
-        #expect(sqlite3_open(store.path, &db) == SQLITE_OK)
-        #expect(sqlite3_exec(db, "UPDATE ZNOTE SET Z_ENT = 42 WHERE Z_PK = 8", nil, nil, nil) == SQLITE_OK)
-        sqlite3_close(db)
+        Self.execute("UPDATE ZNOTE SET Z_ENT = 42 WHERE Z_PK = 8", on: store)
         #expect(try Self.inStoreReason(store, bundle: bundle) == "ZNOTE has rows whose Z_ENT names none of its entities")
         let output = folder.appendingPathComponent("out.sqlite")
         #expect {
