@@ -140,6 +140,8 @@ public struct InStoreMigration: Sendable {
                     counts[entity.origin] = count
                     taken[entity.table, default: 0] += count
                 }
+                // The checks read foreign keys through their indexes.
+                try writer.createDeferredIndexes(db)
                 // Every source row belongs to an entity that was taken (the reader proves the same).
                 for table in sourceTables {
                     let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM src.\(table)") ?? 0

@@ -48,6 +48,8 @@ public final class SQLiteStoreWriter: RecordWriter {
     public private(set) var diagnostics: [Diagnostic] = []
     /// Entity and attribute names already reported as unstored, so each is reported once.
     private var reportedUnstored: Set<String> = []
+    /// `CREATE INDEX` statements of the non-unique indexes, run once the rows are in.
+    private var deferredIndexes: [String] = []
     /// Hidden foreign keys of to-many relationships without inverse, staged in `temp.decant_hidden_keys`.
     fileprivate var hiddenKeys: [StoreSchema.ForeignKey] = []
     private var hiddenKeysStaged = false
@@ -100,7 +102,14 @@ public final class SQLiteStoreWriter: RecordWriter {
         self.connection = connection
         do {
             try connection.writeWithoutTransaction { db in
+                // Indexes that enforce nothing are built once the rows are in (``createDeferredIndexes(_:)``): one
+                // sorted build costs far less than keeping them up to date row by row.
+                let deferred = Set(schema.indexes.filter { !$0.isUnique }.map(\.createStatement))
                 for statement in schema.createStatements {
+                    if deferred.contains(statement) {
+                        deferredIndexes.append(statement)
+                        continue
+                    }
                     do { try db.execute(sql: statement) } catch {
                         throw DecantError(
                             .internalError,
@@ -191,6 +200,7 @@ public final class SQLiteStoreWriter: RecordWriter {
         do {
             try connection.writeWithoutTransaction { db in
                 try applyHiddenKeys(db)
+                try createDeferredIndexes(db)
                 // Derived-attribute triggers go in after the rows, whose derived values were copied as stored.
                 for statement in schema.derivedAttributeTriggers(for: model).statements { try db.execute(sql: statement) }
                 for row in schema.primaryKeyRows {
@@ -263,6 +273,13 @@ public final class SQLiteStoreWriter: RecordWriter {
             }
             return result
         }
+    }
+
+    /// Creates the non-unique indexes left out while rows went in (once; ``finish()`` calls it, and a caller that
+    /// queries the rows through them first may call it earlier).
+    func createDeferredIndexes(_ db: Database) throws {
+        for statement in deferredIndexes { try db.execute(sql: statement) }
+        deferredIndexes = []
     }
 
     /// Registers a key whose values are staged until finish(); returns its id.
