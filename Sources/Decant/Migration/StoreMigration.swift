@@ -283,7 +283,7 @@ public enum StoreMigration: Sendable {
                         at: staged.temporary, model: plan.destination, options: options.readerOptions)
                         as? SQLiteStoreWriter
                 else { break }
-                switch try migration.run(into: writer, progress: progress) {
+                switch migration.run(into: writer, progress: progress) {
                 case .migrated(let counts):
                     try writer.finish()
                     var rejectsFile: String?

@@ -7,11 +7,12 @@ import GRDB
 /// expression per column. It produces the same store as the record stream (``MigrationTransform``) would, for the
 /// plans it takes, and is several times faster.
 ///
-/// It takes a plan when every hop only keeps, renames, widens, defaults or drops columns and keeps its to-one
-/// relationships: each source entity feeds one destination entity that keeps its objects' keys, every value is
-/// `$source.attribute`, a constant, or `$source.attribute ?? constant`, and nothing is removed, filtered, made by a
-/// policy, stored outside the database, derived, ordered or many-to-many. Anything else runs in the record stream,
-/// and ``prepare(plan:reader:functions:)`` says why.
+/// It takes a plan when every hop only keeps, renames, widens, defaults or drops columns and entities and keeps its
+/// to-one relationships: each source entity feeds one destination entity that keeps its objects' keys (or none: its
+/// objects are dropped), every value is `$source.attribute`, a constant, or `$source.attribute ?? constant`, and
+/// nothing is filtered, removed by a mapping file (delete rules), made by a policy, stored outside the database,
+/// derived, checked by a string pattern, ordered or many-to-many. Anything else runs in the record stream, and
+/// ``prepare(plan:reader:functions:)`` says why.
 ///
 /// The destination model's rules are checked with SQL on the rows written, before the store is finished: when any
 /// row may break one (or holds a value of an unexpected type), ``run(into:progress:)`` gives up and the caller runs
@@ -106,7 +107,7 @@ public struct InStoreMigration: Sendable {
         plan: MigrationPlan, reader: SQLiteStoreReader, functions: ValueExpressionFunctions = ValueExpressionFunctions()
     ) -> Preparation {
         do {
-            var builder = try Builder(plan: plan, reader: reader, functions: functions)
+            let builder = try Builder(plan: plan, reader: reader, functions: functions)
             return .ready(try builder.build())
         } catch let obstacle as Obstacle {
             return .needsRecordStream(obstacle.reason)
@@ -117,11 +118,13 @@ public struct InStoreMigration: Sendable {
 
     /// Writes every destination row into `writer`'s store and checks them; `progress` is called after each entity
     /// with the number of objects written so far.
-    /// - Throws: the writer's errors when its store cannot be written; SQLite errors about the source (a store whose
-    ///   tables do not fit its model) give `.needsRecordStream` instead, so the record stream reports them.
+    ///
+    /// Every error (a damaged source, a source whose tables do not fit its model, a full disk) gives
+    /// `.needsRecordStream` with SQLite's reason: the writer must then be abandoned, and the record stream, run
+    /// next, reports the error precisely, located at the object it concerns.
     public func run(
         into writer: SQLiteStoreWriter, progress: ((_ entity: String, _ written: Int) -> Void)? = nil
-    ) throws -> Outcome {
+    ) -> Outcome {
         do {
             return try writer.withAttachedSource(sourceURI) { db -> Outcome in
                 var counts: [String: Int] = [:]
@@ -204,7 +207,7 @@ public struct InStoreMigration: Sendable {
             self.destinationSchema = try StoreSchema(model: plan.destination)
         }
 
-        mutating func build() throws -> InStoreMigration {
+        func build() throws -> InStoreMigration {
             guard !plan.hops.isEmpty else { throw Obstacle("the store is already at the destination version") }
             var rows = try sourceRows()
             var hops: [HopEntities] = []
@@ -224,15 +227,16 @@ public struct InStoreMigration: Sendable {
             }
             var inserts: [Insert] = []
             var checks: [Check] = []
-            // Entities in the order the record stream writes them: the source model's, as each becomes its
-            // destination entity.
+            // One statement per destination entity, in the order of the store numbers of the entities the rows come
+            // from; each inserts its rows by key.
             for (name, entity) in rows.sorted(by: { ($0.value.sourceNumber, $0.key) < ($1.value.sourceNumber, $1.key) }) {
                 let (insert, entityChecks) = try statements(name, entity)
                 inserts.append(insert)
                 for check in entityChecks where !checks.contains(check) { checks.append(check) }
             }
             return InStoreMigration(
-                inserts: inserts, dropped: dropped.map { Dropped(origin: $0.origin, table: $0.sourceTable, number: $0.sourceNumber) },
+                inserts: inserts,
+                dropped: dropped.map { Dropped(origin: $0.origin, table: $0.sourceTable, number: $0.sourceNumber) },
                 checks: checks, sourceTables: Set(reader.schema.entities.map(\.tableName)).sorted(), hops: hops,
                 sourceURI: reader.store.uri)
         }

@@ -316,7 +316,7 @@ struct InStoreMigrationTests {
             let scratch = store.deletingLastPathComponent().appendingPathComponent("scratch.sqlite")
             let writer = try SQLiteStoreWriter(creating: scratch, model: plan.destination)
             defer { writer.abandon() }
-            switch try migration.run(into: writer) {
+            switch migration.run(into: writer) {
             case .migrated: return nil
             case .needsRecordStream(let reason): return reason
             }
