@@ -81,6 +81,11 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     public var destructiveChanges: [String]
     /// The dry run (absent when the plan cannot run).
     public var preflight: Preflight?
+    /// How `migrate` would move the objects into a SQLite output: `sqlite` (inside SQLite) or `stream` (absent when
+    /// the plan cannot run or the store is up to date).
+    public var engine: String?
+    /// Why `migrate` would use the record stream, for a SQLite store.
+    public var streamReason: String?
 
     /// The document of a plan report.
     public init(report: StoreMigration.PlanReport, store: String) {
@@ -93,6 +98,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         self.executable = plan.isExecutable
         self.destructiveChanges = plan.destructiveChanges.map(\.description)
         self.preflight = report.preflight.map { Preflight(objects: report.objects, rejects: $0) }
+        self.engine = report.engine
+        self.streamReason = report.streamReason
         self.hops = plan.hops.map { hop in
             Hop(
                 source: hop.source.versionName ?? "?",
@@ -179,6 +186,11 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                     + (failing == 0 ? "none would be rejected" : "\(failing) would be rejected:")
             )
             for key in preflight.rejects.keys.sorted() { lines.append("  \(key): \(preflight.rejects[key] ?? 0)") }
+        }
+        if engine == "sqlite" {
+            lines.append("into a SQLite store, runs inside SQLite, as Core Data's lightweight migration does")
+        } else if let streamReason {
+            lines.append("runs through the record stream: \(streamReason)")
         }
         return lines.joined(separator: "\n")
     }

@@ -123,6 +123,11 @@ public enum StoreMigration: Sendable {
         public var preflight: [String: Int]?
         /// Objects per source entity, from the dry run.
         public var objects: [String: Int]
+        /// How `migrate` would move the objects into a SQLite output: `sqlite` (inside SQLite, ``InStoreMigration``)
+        /// or `stream`; nil when the plan cannot run or the store is up to date.
+        public var engine: String?
+        /// Why `migrate` would use the record stream, for a SQLite store.
+        public var streamReason: String?
     }
 
     /// Plans the migration of `store` and, when the plan can run, dry-runs it without writing anything to count the
@@ -135,6 +140,21 @@ public enum StoreMigration: Sendable {
         guard dryRun, plan.isExecutable else {
             return PlanReport(plan: plan, inputFormat: source.name, preflight: nil, objects: [:])
         }
+        var engine: String? = "stream"
+        var streamReason: String?
+        if plan.isUpToDate {
+            engine = nil
+        } else if let storeReader = reader as? SQLiteStoreReader {
+            if !options.runsInStoreWhenPossible {
+                streamReason = "running inside SQLite is turned off"
+            } else if case .needsRecordStream(let reason) = InStoreMigration.prepare(
+                plan: plan, reader: storeReader, functions: options.functions)
+            {
+                streamReason = reason
+            } else {
+                engine = "sqlite"
+            }
+        }
         let (transform, removals) = try makeTransform(
             plan: plan, store: store, source: source, options: options, collectsRejects: true)
         var writer = DiscardingWriter()
@@ -144,7 +164,14 @@ public enum StoreMigration: Sendable {
         for reject in transfer.rejects + transfer.findings {
             counts["\(reject.entity)\(reject.property.map { ".\($0)" } ?? "") \(reject.rule)", default: 0] += 1
         }
-        return PlanReport(plan: plan, inputFormat: source.name, preflight: counts, objects: transfer.read)
+        if engine == "sqlite", !counts.isEmpty {
+            // Objects that break a rule are for the record stream to stop at or list.
+            engine = "stream"
+            streamReason = "the dry run found objects that break a rule of the destination model"
+        }
+        return PlanReport(
+            plan: plan, inputFormat: source.name, preflight: counts, objects: transfer.read, engine: engine,
+            streamReason: streamReason)
     }
 
     /// Migrates `store` to `target`.

@@ -61,8 +61,11 @@ public struct InStoreMigration: Sendable {
         var sourceNumber: Int
         /// Attribute name → SQL expression (none for an attribute the source table has no column for).
         var attributes: [String: String]
-        /// To-one relationship name → the SQL expression of the key and the entity (of this version) it points at.
+        /// To-one relationship name → the SQL expression of the key and the entity (of this version) it points at;
+        /// a to-one without an entry is empty in every row.
         var toOnes: [String: (sql: String, target: String)]
+        /// Relationships whose members SQL does not carry here, and why.
+        var unreadable: [String: String] = [:]
     }
 
     /// One `INSERT … SELECT`: the rows of one destination entity, from one source entity.
@@ -263,16 +266,23 @@ public struct InStoreMigration: Sendable {
                     attributes[stored.attribute.name] = "s.\(stored.column)"
                 }
                 var toOnes: [String: (String, String)] = [:]
+                var unreadable: [String: String] = [:]
                 for relationship in columns.relationships {
-                    if case .toOne(let key)? = relationship.storage, key.entityColumn == nil,
-                        let destination = relationship.relationship.destinationEntity
-                    {
-                        toOnes[relationship.relationship.name] = ("s.\(key.column)", destination)
+                    let name = relationship.relationship.name
+                    switch relationship.storage {
+                    case .toOne(let key)? where key.entityColumn == nil:
+                        if let destination = relationship.relationship.destinationEntity {
+                            toOnes[name] = ("s.\(key.column)", destination)
+                        }
+                    case .toOne?:
+                        unreadable[name] = "points into a hierarchy of entities (its key carries the entity)"
+                    default:
+                        unreadable[name] = "is a to-many"
                     }
                 }
                 rows[entity.name] = Rows(
                     origin: entity.name, sourceTable: mapping.tableName, sourceNumber: number, attributes: attributes,
-                    toOnes: toOnes)
+                    toOnes: toOnes, unreadable: unreadable)
             }
             return rows
         }
@@ -333,8 +343,11 @@ public struct InStoreMigration: Sendable {
                     let sql = try value(of: attribute, in: mapping, from: sourceLayout, previous: previous)
                     next.attributes[attribute.name] = sql
                 }
-                for relationship in layout.relationships where !relationship.isToMany {
-                    if let link = try link(of: relationship, in: mapping, hop: hop, previous: previous) {
+                next.unreadable = [:]
+                for relationship in layout.relationships {
+                    if relationship.isToMany {
+                        next.unreadable[relationship.name] = "is a to-many"
+                    } else if let link = try link(of: relationship, in: mapping, hop: hop, previous: previous) {
                         next.toOnes[relationship.name] = link
                     }
                 }
@@ -423,12 +436,10 @@ public struct InStoreMigration: Sendable {
                 return nil
             case .source(let path)? where path.count == 1:
                 guard let (sql, pointee) = previous.toOnes[path[0]] else {
-                    if hop.source.entity(named: mapping.sourceEntity ?? "")
-                        .flatMap({ hop.source.properties(of: $0).relationships.first { $0.name == path[0] } }) != nil
-                    {
-                        throw Obstacle("\(what) is read from a relationship that is not a plain to-one")
+                    if let reason = previous.unreadable[path[0]] {
+                        throw Obstacle("\(what) is read from \(path[0]), which \(reason)")
                     }
-                    return nil
+                    return nil  // empty in every row
                 }
                 // Where the record stream sends the reference: the first mapping of the pointee into the target.
                 let candidates = hop.mapping.entityMappings.filter { candidate in
