@@ -30,8 +30,10 @@ final class FileBlocks: Sendable {
     private let descriptor: Int32
     private let blockShift: Int
     private let slotCount: Int
-    /// Caches not in use; a cursor takes one for its lifetime and gives it back (a nested cursor makes its own).
-    private let idle = Mutex<[FileBlockCache]>([])
+    /// The cache cursors share, one at a time: a cursor takes it when `sharedInUse` was false (a nested or
+    /// concurrent cursor makes its own), and gives it back when done.
+    private let shared: FileBlockCache
+    private let sharedInUse = Atomic<Bool>(false)
 
     /// Opens the file at `url` for reading, or returns nil when it is not a regular file (a pipe, a device: read
     /// those whole); `path` labels errors. Blocks are `1 << blockShift` bytes, and a cache keeps `slotCount` of them
@@ -58,6 +60,7 @@ final class FileBlocks: Sendable {
         self.path = path
         self.blockShift = blockShift
         self.slotCount = slotCount
+        self.shared = FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
     }
 
     deinit {
@@ -68,13 +71,13 @@ final class FileBlocks: Sendable {
     /// - Throws: what `body` throws; else `.malformedInput` when the file turned out shorter than when it was opened
     ///   (truncated meanwhile: `body` then saw zeros past its end), `.ioError` when a read failed.
     func withBlocks<T>(_ body: (FileBlockCache.Reader) throws -> T) throws -> T {
+        let isShared = sharedInUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
         let cache =
-            idle.withLock { $0.popLast() }
-            ?? FileBlockCache(
-                descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
+            isShared
+            ? shared : FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
         defer {
             cache.clearProblem()
-            idle.withLock { if $0.count < 2 { $0.append(cache) } }
+            if isShared { sharedInUse.store(false, ordering: .releasing) }
         }
         let result: T
         do {
@@ -142,7 +145,7 @@ final class FileBlocks: Sendable {
 /// remembers the first problem, which ``FileBlocks/withBlocks(_:)`` throws once the cursor is done.
 ///
 /// `@unchecked Sendable`: the cache owns its memory outright, and ``FileBlocks`` hands it to one cursor at a time
-/// through its `Mutex`. Its state lives behind one pointer, so the ``Reader`` a cursor copies around is a plain
+/// (an atomic flag says whether it is taken). Its state lives behind one pointer, so the ``Reader`` a cursor copies around is a plain
 /// value (no reference counting, no exclusivity checks on each byte).
 final class FileBlockCache: @unchecked Sendable {
     /// What went wrong while reading.
@@ -230,14 +233,9 @@ final class FileBlockCache: @unchecked Sendable {
             let shift = state.pointee.blockShift
             let within = offset & ((1 << shift) - 1)
             if within + 8 <= 1 << shift {
-                let base = base(ofBlock: offset >> shift)
-                switch width {
-                case 1: return UInt64(base.load(fromByteOffset: within, as: UInt8.self))
-                case 2: return UInt64(UInt16(bigEndian: base.loadUnaligned(fromByteOffset: within, as: UInt16.self)))
-                case 4: return UInt64(UInt32(bigEndian: base.loadUnaligned(fromByteOffset: within, as: UInt32.self)))
-                case 8: return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: within, as: UInt64.self))
-                default: break
-                }
+                // One load of 8 bytes, the first `width` kept (3-byte references are common in large archives).
+                let word = UInt64(bigEndian: base(ofBlock: offset >> shift).loadUnaligned(fromByteOffset: within, as: UInt64.self))
+                return word >> (64 - 8 * UInt64(width))
             }
             var value: UInt64 = 0
             for index in offset..<(offset + width) {
@@ -332,6 +330,10 @@ struct ByteView {
     @inline(__always)
     func bigEndian(at offset: Int, width: Int) -> UInt64 {
         if let file { return file.bigEndian(at: offset, width: width) }
+        if offset + 8 <= memory.count {
+            // One load of 8 bytes, the first `width` kept.
+            return UInt64(bigEndian: memory.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) >> (64 - 8 * UInt64(width))
+        }
         switch width {
         case 1: return UInt64(memory[offset])
         case 2: return UInt64(UInt16(bigEndian: memory.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
