@@ -108,15 +108,21 @@ public final class ArchiveReader: RecordReader {
         // The types once per batch: an `Attribute` is a large value, and copying it per field showed in profiles.
         let types = plan.layout.attributes.map(\.type)
         let end = min(nextRow + max(batchSize, 1), plan.objects.count)
+        // Objects of a class mostly have the same keys in the same order: their targets are looked up once.
+        var lastClass: String?
+        var lastKeys: [String] = []
+        var lastTargets: [Target?] = []
         for row in nextRow..<end {
             let index = plan.objects[row]
             let object = try archive.object(at: index)
             for position in values.indices { values[position] = .null }
-            for (key, field) in object.fields {
-                guard case .attribute(let position)? = target(of: key, in: object, layout: plan.layout)
-                else {
-                    continue
-                }
+            if object.className != lastClass || object.fields.keys != lastKeys {
+                lastClass = object.className
+                lastKeys = object.fields.keys
+                lastTargets = lastKeys.map { target(of: $0, in: object, layout: plan.layout) }
+            }
+            for (item, (key, field)) in object.fields.enumerated() {
+                guard case .attribute(let position)? = lastTargets[item] else { continue }
                 values[position] = try archive.inField(key, of: object) {
                     try value(
                         of: field, for: position, type: types[position], layout: plan.layout, object: object, key: key)
