@@ -14,7 +14,7 @@ import Darwin
 /// property list's objects, offset table and shared strings lie in different parts of the file).
 ///
 /// ```swift
-/// let file = try FileBlocks(opening: url, path: "notes.archive")
+/// guard let file = try FileBlocks(opening: url, path: "notes.archive") else { return }  // not a regular file
 /// let header = try file.withBlocks { blocks in (0..<8).map { blocks.byte(at: $0) } }
 /// ```
 ///
@@ -50,7 +50,8 @@ final class FileBlocks: Sendable {
                 at: Location(path: path))
         }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, let size = Int(exactly: status.st_size)
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+            let size = Int(exactly: status.st_size)
         else {
             close(descriptor)
             return nil
@@ -145,8 +146,8 @@ final class FileBlocks: Sendable {
 /// remembers the first problem, which ``FileBlocks/withBlocks(_:)`` throws once the cursor is done.
 ///
 /// `@unchecked Sendable`: the cache owns its memory outright, and ``FileBlocks`` hands it to one cursor at a time
-/// (an atomic flag says whether it is taken). Its state lives behind one pointer, so the ``Reader`` a cursor copies around is a plain
-/// value (no reference counting, no exclusivity checks on each byte).
+/// (an atomic flag says whether it is taken). Its state lives behind one pointer, so the ``Reader`` a cursor copies
+/// around is a plain value (no reference counting, no exclusivity checks on each byte).
 final class FileBlockCache: @unchecked Sendable {
     /// What went wrong while reading.
     enum Problem: Equatable {
@@ -234,7 +235,8 @@ final class FileBlockCache: @unchecked Sendable {
             let within = offset & ((1 << shift) - 1)
             if within + 8 <= 1 << shift {
                 // One load of 8 bytes, the first `width` kept (3-byte references are common in large archives).
-                let word = UInt64(bigEndian: base(ofBlock: offset >> shift).loadUnaligned(fromByteOffset: within, as: UInt64.self))
+                let base = base(ofBlock: offset >> shift)
+                let word = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: within, as: UInt64.self))
                 return word >> (64 - 8 * UInt64(width))
             }
             var value: UInt64 = 0
@@ -332,7 +334,8 @@ struct ByteView {
         if let file { return file.bigEndian(at: offset, width: width) }
         if offset + 8 <= memory.count {
             // One load of 8 bytes, the first `width` kept.
-            return UInt64(bigEndian: memory.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) >> (64 - 8 * UInt64(width))
+            let word = UInt64(bigEndian: memory.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            return word >> (64 - 8 * UInt64(width))
         }
         switch width {
         case 1: return UInt64(memory[offset])
