@@ -183,12 +183,14 @@ final class FileBlockCache: @unchecked Sendable {
         blockOfSlot.initialize(repeating: -1, count: slotCount)
         let used = UnsafeMutablePointer<Bool>.allocate(capacity: slotCount)
         used.initialize(repeating: false, count: slotCount)
+        // Zeroed, so that the 8-byte loads near the end of a short last block read defined bytes.
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: slotCount << blockShift, alignment: 16)
+        storage.initializeMemory(as: UInt8.self, repeating: 0, count: slotCount << blockShift)
         state = .allocate(capacity: 1)
         state.initialize(
             to: State(
-                descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount,
-                storage: .allocate(byteCount: slotCount << blockShift, alignment: 16), slotOfBlock: slotOfBlock,
-                blockCount: blockCount, blockOfSlot: blockOfSlot, used: used))
+                descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount, storage: storage,
+                slotOfBlock: slotOfBlock, blockCount: blockCount, blockOfSlot: blockOfSlot, used: used))
     }
 
     deinit {
