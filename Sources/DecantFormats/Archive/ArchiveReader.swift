@@ -34,8 +34,6 @@ public final class ArchiveReader: RecordReader {
     public let model: ObjectModel
     /// Records per batch.
     public var batchSize = 1000
-    /// How many objects a walk over the archive reads between handing the file's pages back.
-    private static let objectsPerRelease = 512
     /// Classes and keys left out.
     public private(set) var diagnostics: [Diagnostic] = []
 
@@ -70,19 +68,14 @@ public final class ArchiveReader: RecordReader {
     /// - Throws: `.usage` without a model or for a mapping that names an unknown entity, `.fileNotFound`, and
     ///   `.malformedInput` for a damaged archive or a value that does not fit its property.
     ///
-    /// A binary archive file is mapped rather than read, and the pages each pass has read are handed back as it goes
-    /// (see `MappedFile`), so the process holds the objects it is working on, not the whole file.
+    /// A binary archive file stays on disk and is read a few blocks at a time as the reader needs them (see
+    /// `FileBlocks`), so the process holds the objects it is working on, not the whole file; a file truncated while
+    /// it is read makes a `.malformedInput` error.
     public convenience init(contentsOf url: URL, options: FormatOptions) throws {
         let path = url.displayPath
-        let file: (data: Data, isMapped: Bool)
-        do {
-            file = try MappedFile.data(contentsOf: url)
-        } catch {
-            throw DecantError(
-                .fileNotFound, "cannot read the archive", at: Location(path: path), underlyingError: error)
-        }
         try self.init(path: path, options: options) {
-            try KeyedArchive(data: file.data, isMapped: file.isMapped, path: path, nestingDepth: 0)
+            if let file = try FileBlocks(opening: url, path: path) { return try KeyedArchive(file: file) }
+            return try KeyedArchive(data: Data(wholeFile: url, what: "the archive"), path: path)
         }
     }
 
@@ -115,16 +108,21 @@ public final class ArchiveReader: RecordReader {
         // The types once per batch: an `Attribute` is a large value, and copying it per field showed in profiles.
         let types = plan.layout.attributes.map(\.type)
         let end = min(nextRow + max(batchSize, 1), plan.objects.count)
+        // Objects of a class mostly have the same keys in the same order: their targets are looked up once.
+        var lastClass: String?
+        var lastKeys: [String] = []
+        var lastTargets: [Target?] = []
         for row in nextRow..<end {
-            if row % Self.objectsPerRelease == 0 { archive.releaseResidentPages() }
             let index = plan.objects[row]
             let object = try archive.object(at: index)
             for position in values.indices { values[position] = .null }
-            for (key, field) in object.fields {
-                guard case .attribute(let position)? = target(of: key, in: object, layout: plan.layout)
-                else {
-                    continue
-                }
+            if object.className != lastClass || object.fields.keys != lastKeys {
+                lastClass = object.className
+                lastKeys = object.fields.keys
+                lastTargets = lastKeys.map { target(of: $0, in: object, layout: plan.layout) }
+            }
+            for (item, (key, field)) in object.fields.enumerated() {
+                guard case .attribute(let position)? = lastTargets[item] else { continue }
                 values[position] = try archive.inField(key, of: object) {
                     try value(
                         of: field, for: position, type: types[position], layout: plan.layout, object: object, key: key)
@@ -144,7 +142,6 @@ public final class ArchiveReader: RecordReader {
             batch.endRecord()
         }
         nextRow = end
-        archive.releaseResidentPages()
         return true
     }
 
@@ -224,7 +221,6 @@ public final class ArchiveReader: RecordReader {
         let needsEntityOfObject = model.entities.contains { !$0.relationships.isEmpty }
         entityOfObject = needsEntityOfObject ? [Int32](repeating: -1, count: archive.objectCount) : []
         for index in 0..<archive.objectCount {
-            if index % Self.objectsPerRelease == 0 { archive.releaseResidentPages() }
             // Most entries are told from their bytes alone; the rest are decoded, which throws when `$class` is
             // not a reference to a class dictionary or a field refers outside `$objects`.
             let classIndex: Int
@@ -257,7 +253,6 @@ public final class ArchiveReader: RecordReader {
             plans[position].objects.append(index)
             if needsEntityOfObject { entityOfObject[index] = Int32(position) }
         }
-        archive.releaseResidentPages()
         let order = Dictionary(uniqueKeysWithValues: model.entities.enumerated().map { ($1.name, $0) })
         plans.sort { (order[$0.layout.entityName] ?? 0) < (order[$1.layout.entityName] ?? 0) }
         for (name, count) in leftOut.sorted(by: { $0.key < $1.key }) {
@@ -413,8 +408,7 @@ public final class ArchiveReader: RecordReader {
             rows.reserveCapacity(plan.objects.count)
             for (row, index) in plan.objects.enumerated() {
                 rowOfObject[index] = (planIndex, row)
-                if row % Self.objectsPerRelease == 0 { archive.releaseResidentPages() }
-                let object = try archive.object(at: index)
+                    let object = try archive.object(at: index)
                 var values = [RelationshipValue?](repeating: nil, count: plan.layout.relationships.count)
                 for (key, field) in object.fields {
                     guard case .relationship(let position)? = target(of: key, in: object, layout: plan.layout)

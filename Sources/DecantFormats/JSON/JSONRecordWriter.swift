@@ -207,9 +207,11 @@ public final class JSONRecordWriter: RecordWriter {
             output.appendInteger(identity.integer)
             output.bytes.append(UInt8(ascii: "\""))
         } else {
-            var body = JSONOutput()
-            body.appendString(batch.id(at: row).description)
-            output.bytes.append(contentsOf: body.bytes.dropFirst())
+            // The external id's text, escaped, straight from the batch (no String, no buffer of its own); its
+            // opening quote goes, the prefix has one.
+            let start = output.bytes.count
+            batch.withBytes(of: identity) { output.appendString(raw: $0) }
+            output.bytes.remove(at: start)
         }
         let width = batch.width
         let attributeCount = layout.attributes.count

@@ -13,8 +13,9 @@ public import Foundation
 /// the top object expands to (shared objects counted once per reference) holds at most
 /// ``BinaryPropertyListReader/maximumValueCount(forFileSize:)`` values. The errors are the ones
 /// ``BinaryPropertyListReader`` throws. Once open, decoding an object reachable from the top succeeds and costs at
-/// most that many values, and the list holds only the file's bytes: nothing decoded is kept, so a reader that looks
-/// at objects one at a time (a large keyed archive) stays small.
+/// most that many values (reading a file can still fail, if it is truncated meanwhile), and the list holds only the
+/// bytes, or for a list opened on a file a few blocks of it (``FileBlocks``): nothing decoded is kept, so a reader
+/// that looks at objects one at a time (a large keyed archive) stays small.
 public struct BinaryPropertyList: Sendable {
     /// The file name put into error locations.
     public let path: String?
@@ -24,38 +25,58 @@ public struct BinaryPropertyList: Sendable {
     public let topObject: Int
     /// The deepest nesting accepted.
     public let maximumDepth: Int
-    let bytes: Data
-    /// Whether `bytes` is a file mapping from ``MappedFile`` whose pages can be handed back.
-    let isMapped: Bool
+    /// Where the bytes are.
+    let source: Source
+    /// The number of bytes.
+    let byteCount: Int
     let offsetIntSize: Int
     let objectRefSize: Int
     let offsetTableOffset: Int
+
+    /// The bytes in memory, or a file read a block at a time.
+    enum Source: Sendable {
+        case memory(Data)
+        case file(FileBlocks)
+    }
 
     /// Opens and checks the binary property list in `data`; `path` only labels errors.
     /// - Throws: ``DecantError`` `.malformedInput` with the byte offset of the first damaged object, or
     ///   `.unsupportedFormat` for a `bplist` version other than `00`.
     public init(data: Data, path: String? = nil, maximumDepth: Int = 512) throws {
-        try self.init(data: data, isMapped: false, path: path, maximumDepth: maximumDepth)
-    }
-
-    /// Opens a list whose bytes may be a file mapping (``MappedFile``): then the check hands pages back as it goes.
-    init(data: Data, isMapped: Bool, path: String?, maximumDepth: Int = 512) throws {
         // A slice keeps its parent's indices; the byte readers below count from 0.
         let bytes = data.startIndex == 0 ? data : Data(data)
-        self.bytes = bytes
-        self.isMapped = isMapped && bytes.startIndex == 0 && data.startIndex == 0
+        try self.init(source: .memory(bytes), byteCount: bytes.count, path: path, maximumDepth: maximumDepth)
+    }
+
+    /// Opens and checks the binary property list in `file`, which stays open and is read a block at a time: the
+    /// list holds a few blocks, not the file (see ``FileBlocks``).
+    /// - Throws: as ``init(data:path:maximumDepth:)``, and `.ioError` when the file cannot be read.
+    init(file: FileBlocks, maximumDepth: Int = 512) throws {
+        try self.init(source: .file(file), byteCount: file.size, path: file.path, maximumDepth: maximumDepth)
+    }
+
+    private init(source: Source, byteCount count: Int, path: String?, maximumDepth: Int) throws {
+        self.source = source
+        self.byteCount = count
         self.path = path
         self.maximumDepth = maximumDepth
-        let count = bytes.count
         func error(_ message: String, at offset: Int) -> DecantError {
             DecantError(.malformedInput, message, at: Location(path: path, offset: offset))
         }
         let headerLength = 8
         let trailerLength = 32
-        guard count >= 6, bytes.prefix(6).elementsEqual(Array("bplist".utf8)) else {
+        // The header and the trailer, read once.
+        let (header, trailerBytes) = try Self.withBytes(of: source, count: count) { bytes in
+            (
+                (0..<min(count, headerLength)).map { bytes[$0] },
+                count >= headerLength + 1 + trailerLength
+                    ? (count - trailerLength..<count).map { bytes[$0] } : []
+            )
+        }
+        guard header.count >= 6, header.prefix(6).elementsEqual(Array("bplist".utf8)) else {
             throw error("not a binary property list (no bplist header)", at: 0)
         }
-        guard count >= headerLength, bytes[6] == UInt8(ascii: "0"), bytes[7] == UInt8(ascii: "0") else {
+        guard header.count >= headerLength, header[6] == UInt8(ascii: "0"), header[7] == UInt8(ascii: "0") else {
             throw DecantError(
                 .unsupportedFormat,
                 "binary property list version other than 00",
@@ -66,8 +87,8 @@ public struct BinaryPropertyList: Sendable {
             throw error("file of \(count) bytes is too short for a binary property list", at: count)
         }
         let trailer = count - trailerLength
-        let offsetIntSize = Int(bytes[trailer + 6])
-        let objectRefSize = Int(bytes[trailer + 7])
+        let offsetIntSize = Int(trailerBytes[6])
+        let objectRefSize = Int(trailerBytes[7])
         guard (1...8).contains(offsetIntSize) else {
             throw error("offset size \(offsetIntSize) in the trailer is not 1 to 8", at: trailer + 6)
         }
@@ -75,11 +96,11 @@ public struct BinaryPropertyList: Sendable {
             throw error("object reference size \(objectRefSize) in the trailer is not 1 to 8", at: trailer + 7)
         }
         func trailerField(_ offset: Int) -> UInt64 {
-            (offset..<(offset + 8)).reduce(0) { $0 << 8 | UInt64(bytes[$1]) }
+            (offset..<(offset + 8)).reduce(0) { $0 << 8 | UInt64(trailerBytes[$1]) }
         }
-        let objects = trailerField(trailer + 8)
-        let top = trailerField(trailer + 16)
-        let table = trailerField(trailer + 24)
+        let objects = trailerField(8)
+        let top = trailerField(16)
+        let table = trailerField(24)
         // Each object needs at least one byte, so the count cannot exceed the object area.
         guard objects >= 1, objects <= UInt64(trailer) else {
             throw error("object count \(objects) in the trailer is impossible for this file size", at: trailer + 8)
@@ -99,8 +120,7 @@ public struct BinaryPropertyList: Sendable {
         self.topObject = Int(top)
         self.offsetTableOffset = Int(table)
         let list = self
-        try bytes.withUnsafeBytes { raw in
-            let cursor = Cursor(list: list, bytes: raw)
+        try list.withCursor { cursor in
             let limit = BinaryPropertyListReader.maximumValueCount(forFileSize: count)
             do {
                 var checker = Checker(
@@ -112,7 +132,6 @@ public struct BinaryPropertyList: Sendable {
                 _ = try checker.check(list.topObject, depth: 0)
             }
         }
-        releaseResidentPages()
     }
 
     /// The object at `index` and everything it refers to, as a value tree.
@@ -136,15 +155,20 @@ public struct BinaryPropertyList: Sendable {
         }
     }
 
-    /// Hands the file pages read so far back to the system when the bytes are a file mapping (they are read again
-    /// from the file cache when needed); does nothing otherwise. Long walks call this every few thousand objects.
-    func releaseResidentPages() {
-        if isMapped { MappedFile.releaseResidentPages(of: bytes) }
+    /// Runs `body` with a cursor over the bytes, for several look-ups in a row.
+    /// - Throws: what `body` throws; for a file, `.malformedInput` when it was truncated while read and `.ioError`
+    ///   when a read failed (see ``FileBlocks/withBlocks(_:)``).
+    func withCursor<T>(_ body: (Cursor) throws -> T) throws -> T {
+        try Self.withBytes(of: source, count: byteCount) { bytes in try body(Cursor(list: self, bytes: bytes)) }
     }
 
-    /// Runs `body` with a cursor over the bytes, for several look-ups in a row.
-    func withCursor<T>(_ body: (Cursor) throws -> T) rethrows -> T {
-        try bytes.withUnsafeBytes { raw in try body(Cursor(list: self, bytes: raw)) }
+    private static func withBytes<T>(of source: Source, count: Int, _ body: (ByteView) throws -> T) throws -> T {
+        switch source {
+        case .memory(let data):
+            try data.withUnsafeBytes { raw in try body(ByteView(memory: raw)) }
+        case .file(let file):
+            try file.withBlocks { blocks in try body(ByteView(file: blocks)) }
+        }
     }
 }
 
@@ -158,7 +182,7 @@ extension BinaryPropertyList {
     /// Reads objects from the bytes. Every read is bounds-checked, so a cursor is safe on any object, checked or not.
     struct Cursor {
         let list: BinaryPropertyList
-        let bytes: UnsafeRawBufferPointer
+        let bytes: ByteView
 
         var offsetTableOffset: Int { list.offsetTableOffset }
 
@@ -169,18 +193,7 @@ extension BinaryPropertyList {
         @inline(__always)
         func readUnsigned(at offset: Int, size: Int) -> UInt64 {
             // Offsets and references are almost always 1, 2 or 4 bytes: one load each instead of a byte loop.
-            switch size {
-            case 1: return UInt64(bytes[offset])
-            case 2: return UInt64(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
-            case 4: return UInt64(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-            case 8: return UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            default: break
-            }
-            var value: UInt64 = 0
-            for index in offset..<(offset + size) {
-                value = value << 8 | UInt64(bytes[index])
-            }
-            return value
+            bytes.bigEndian(at: offset, width: size)
         }
 
         /// Reads `size` bytes at `offset` as a big-endian unsigned integer, checking they lie in the object area.
@@ -329,15 +342,15 @@ extension BinaryPropertyList {
             case 0x4:
                 let (length, start) = try count(marker: marker, at: offset)
                 try checkSpan(start, count: length, width: 1, objectStart: offset)
-                return .data(Data(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])))
+                return .data(bytes.withBytes(start..<(start + length)) { Data($0) })
             case 0x5:
                 let (length, start) = try count(marker: marker, at: offset)
                 try checkSpan(start, count: length, width: 1, objectStart: offset)
-                let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
-                guard slice.allSatisfy({ $0 < 0x80 }) else {
-                    throw error("ASCII string contains a byte above 0x7F", at: offset)
+                let string = bytes.withBytes(start..<(start + length)) { slice in
+                    slice.allSatisfy({ $0 < 0x80 }) ? String(decoding: slice, as: UTF8.self) : nil
                 }
-                return .string(String(decoding: slice, as: UTF8.self))
+                guard let string else { throw error("ASCII string contains a byte above 0x7F", at: offset) }
+                return .string(string)
             case 0x6:
                 let (length, start) = try count(marker: marker, at: offset)
                 try checkSpan(start, count: length, width: 2, objectStart: offset)
@@ -374,7 +387,7 @@ extension BinaryPropertyList {
         /// shared values); without one, once per reference. The opening check makes this cheap and safe for objects
         /// the top reaches; for others, nesting past the list's depth and more values than the file-size limit throw.
         func value(at index: Int, memo: inout [Int: PropertyListValue]?) throws -> PropertyListValue {
-            var budget = BinaryPropertyListReader.maximumValueCount(forFileSize: bytes.count)
+            var budget = BinaryPropertyListReader.maximumValueCount(forFileSize: list.byteCount)
             return try value(at: index, memo: &memo, depth: 0, budget: &budget)
         }
 
@@ -446,8 +459,6 @@ extension BinaryPropertyList {
         var containerBits: [UInt64]
         /// Quick mode: the values the top expands to so far.
         var total = 1
-        /// Objects checked since the file's pages were last handed back.
-        var checkedSinceRelease = 0
 
         /// Thrown in quick mode when only the exact mode can tell the tree's size.
         struct NeedsExactCheck: Error {}
@@ -464,14 +475,6 @@ extension BinaryPropertyList {
             self.containerBits = visited
         }
 
-        mutating func noteChecked() {
-            checkedSinceRelease += 1
-            if checkedSinceRelease == 1 << 10 {
-                checkedSinceRelease = 0
-                cursor.list.releaseResidentPages()
-            }
-        }
-
         /// Checks object `index` and its subtree; returns its tree size (exact mode; 1 in quick mode).
         mutating func check(_ index: Int, depth: Int) throws -> Int {
             guard exact else { return try quickCheck(index, depth: depth) }
@@ -485,7 +488,6 @@ extension BinaryPropertyList {
                 throw cursor.error("object \(index) contains itself (reference cycle)", at: offset)
             }
             sizes[index] = Self.onPath
-            noteChecked()
             let size = try checkContents(at: offset, depth: depth)
             sizes[index] = UInt32(min(size, Int(Self.onPath - 1)))
             return size
@@ -511,7 +513,6 @@ extension BinaryPropertyList {
             onPathBits[word] |= bit
             let kind = cursor.bytes[offset] >> 4
             if kind == 0xA || kind == 0xC || kind == 0xD { containerBits[word] |= bit }
-            noteChecked()
             _ = try checkContents(at: offset, depth: depth)
             onPathBits[word] &= ~bit
             return 1

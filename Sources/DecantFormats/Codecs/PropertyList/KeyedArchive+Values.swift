@@ -17,10 +17,18 @@ extension KeyedArchive {
     /// Follows a reference; plain `$objects` entries (strings, numbers) come back inline.
     func resolve(_ value: PropertyListValue?) throws -> Resolved? {
         guard let value, !value.isNull else { return nil }
-        guard case .uid = value else { return .inline(value) }
-        guard let index = try reference(value) else { return nil }
-        let object = try object(at: index)
-        return object.className == nil ? .inline(object.value) : .object(object)
+        guard case .uid(let uid) = value else { return .inline(value) }
+        // What `reference(_:)` checks, with the `$null` test made on the entry decoded anyway (one pass over the
+        // bytes instead of two).
+        guard uid != 0 else { return nil }
+        guard uid < UInt64(objectCount) else {
+            _ = try reference(value)  // throws: the reference is past the end of `$objects`
+            return nil
+        }
+        let object = try object(at: Int(uid))
+        guard object.className == nil else { return .object(object) }
+        let entry = object.value
+        return entry == .string("$null") ? nil : .inline(entry)
     }
 
     func mismatch(_ expected: String, _ resolved: Resolved) -> DecantError {

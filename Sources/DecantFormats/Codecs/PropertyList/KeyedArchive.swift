@@ -59,14 +59,30 @@ public struct KeyedArchive: Sendable {
         try self.init(data: data, path: path, nestingDepth: 0)
     }
 
-    /// Reads an archive whose bytes may be a file mapping from `MappedFile`.
-    init(data: Data, isMapped: Bool = false, path: String?, nestingDepth: Int) throws {
+    init(data: Data, path: String?, nestingDepth: Int) throws {
         guard BinaryPropertyListReader.isBinaryPropertyList(data) else {
             try self.init(
                 propertyList: PropertyListValue.decode(from: data, path: path), path: path, nestingDepth: nestingDepth)
             return
         }
-        let list = try BinaryPropertyList(data: data, isMapped: isMapped, path: path)
+        try self.init(list: BinaryPropertyList(data: data, path: path), path: path, nestingDepth: nestingDepth)
+    }
+
+    /// Reads the archive in `file`: a binary one stays on disk and is read a block at a time (see ``FileBlocks``),
+    /// anything else is read whole, as ``init(data:path:)`` reads it.
+    /// - Throws: as ``init(data:path:)``, and `.ioError` when the file cannot be read.
+    init(file: FileBlocks) throws {
+        let isBinary = try file.withBlocks { blocks in
+            file.size >= 6 && (0..<6).map { blocks.byte(at: $0) }.elementsEqual(Array("bplist".utf8))
+        }
+        guard isBinary else {
+            try self.init(data: file.wholeFile(), path: file.path, nestingDepth: 0)
+            return
+        }
+        try self.init(list: BinaryPropertyList(file: file), path: file.path, nestingDepth: 0)
+    }
+
+    private init(list: BinaryPropertyList, path: String?, nestingDepth: Int) throws {
         // The top dictionary is read one level deep: every key but `$objects` is decoded (they are small), and
         // `$objects` stays a span of references into the bytes.
         let (header, objects) = try list.withCursor { cursor -> (PropertyListValue, BinaryPropertyList.References?) in
@@ -178,12 +194,6 @@ public struct KeyedArchive: Sendable {
                 return try cursor.value(at: cursor.reference(objects, index), memo: &memo)
             }
         }
-    }
-
-    /// Hands the file pages read so far back to the system when the archive is a mapped binary file (see
-    /// `MappedFile`). Walks over every object call this every few thousand objects.
-    func releaseResidentPages() {
-        if case .binary(let list, _) = storage { list.releaseResidentPages() }
     }
 
     /// Whether entry `index` is the string `$null`, without decoding other entries.

@@ -53,8 +53,25 @@ enum ExactDate {
     ///
     /// Dates from 2001 on whose shortest text is plain decimals (`700000000.25`, no exponent) are written straight
     /// from those digits: the ISO text then denotes the very decimal number that reads back as `seconds`, so it needs
-    /// no check. Everything else goes through ``text(referenceSeconds:)``.
+    /// no check. From one second on, the digits come from ``ShortestDecimal`` (no String is made); below, or in the
+    /// rare cases it leaves to `description`, from `description`. Everything else goes through
+    /// ``text(referenceSeconds:)``.
     static func appendText(referenceSeconds seconds: Double, to output: inout [UInt8]) -> Bool {
+        if let shortest = ShortestDecimal(seconds) {
+            return appendText(whole: Int64(shortest.integer), output: &output) { output in
+                guard shortest.fractionDigits > 0 else { return }
+                output.append(UInt8(ascii: "."))
+                var divisor: UInt64 = 1
+                for _ in 1..<shortest.fractionDigits { divisor *= 10 }
+                var rest = shortest.fraction
+                // The last digit is not 0: the shortest decimal has no trailing zeros.
+                while divisor > 0 {
+                    output.append(0x30 + UInt8(truncatingIfNeeded: rest / divisor))
+                    rest %= divisor
+                    divisor /= 10
+                }
+            }
+        }
         if seconds.sign == .plus, seconds < 1e12 {
             var shortest = seconds.description
             let written: Bool? = shortest.withUTF8 { digits in
@@ -71,33 +88,43 @@ enum ExactDate {
                 guard fractionEnd == digits.count, fractionEnd > fractionStart else { return nil }
                 while fractionEnd > fractionStart, digits[fractionEnd - 1] == UInt8(ascii: "0") { fractionEnd -= 1 }
                 guard fractionEnd - fractionStart <= maximumFractionDigits else { return nil }
-                let unix = integer + referenceOffset
-                let days = floorDivide(unix, 86_400)
-                let secondOfDay = unix - days * 86_400
-                let (year, month, day) = civil(fromDays: days)
-                guard (1...9999).contains(year) else { return false }
-                appendDigits(year, 4, to: &output)
-                output.append(UInt8(ascii: "-"))
-                appendDigits(month, 2, to: &output)
-                output.append(UInt8(ascii: "-"))
-                appendDigits(day, 2, to: &output)
-                output.append(UInt8(ascii: "T"))
-                appendDigits(secondOfDay / 3600, 2, to: &output)
-                output.append(UInt8(ascii: ":"))
-                appendDigits(secondOfDay / 60 % 60, 2, to: &output)
-                output.append(UInt8(ascii: ":"))
-                appendDigits(secondOfDay % 60, 2, to: &output)
-                if fractionEnd > fractionStart {
+                return appendText(whole: integer, output: &output) { output in
+                    guard fractionEnd > fractionStart else { return }
                     output.append(UInt8(ascii: "."))
                     output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[fractionStart..<fractionEnd]))
                 }
-                output.append(UInt8(ascii: "Z"))
-                return true
             }
             if let written { return written }
         }
         guard let text = text(referenceSeconds: seconds) else { return false }
         output.append(contentsOf: text.utf8)
+        return true
+    }
+
+    /// Appends the ISO text of `whole` seconds after 2001 (not negative), with `fraction` appending the point and
+    /// the fraction digits, if any, before the `Z`; returns false (appending nothing) when the year is past 9999.
+    @inline(__always)
+    private static func appendText(
+        whole: Int64, output: inout [UInt8], fraction: (inout [UInt8]) -> Void
+    ) -> Bool {
+        let unix = whole + referenceOffset
+        let days = floorDivide(unix, 86_400)
+        let secondOfDay = unix - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        guard (1...9999).contains(year) else { return false }
+        appendDigits(year, 4, to: &output)
+        output.append(UInt8(ascii: "-"))
+        appendDigits(month, 2, to: &output)
+        output.append(UInt8(ascii: "-"))
+        appendDigits(day, 2, to: &output)
+        output.append(UInt8(ascii: "T"))
+        appendDigits(secondOfDay / 3600, 2, to: &output)
+        output.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay / 60 % 60, 2, to: &output)
+        output.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay % 60, 2, to: &output)
+        fraction(&output)
+        output.append(UInt8(ascii: "Z"))
         return true
     }
 

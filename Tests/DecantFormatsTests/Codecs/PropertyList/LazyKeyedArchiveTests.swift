@@ -130,8 +130,8 @@ struct LazyKeyedArchiveTests {
         }
     }
 
-    @Test func aMappedFileReadsLikeItsBytes() throws {
-        // Enough notes that every walk hands the mapped pages back several times on the way.
+    @Test func aFileReadsLikeItsBytes() throws {
+        // Enough notes that every walk reads the file's blocks again several times on the way.
         var writer = KeyedArchiveWriter()
         var notes: [PropertyListValue] = []
         for index in 0..<20_000 {

@@ -1,0 +1,362 @@
+import DecantCore
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A large file read on demand, a block at a time, for readers that hop around it object by object (a binary
+/// property list's objects, offset table and shared strings lie in different parts of the file).
+///
+/// ```swift
+/// guard let file = try FileBlocks(opening: url, path: "notes.archive") else { return }  // not a regular file
+/// let header = try file.withBlocks { blocks in (0..<8).map { blocks.byte(at: $0) } }
+/// ```
+///
+/// The file is read with `pread` into a few fixed-size blocks (``FileBlockCache``), never mapped: the process
+/// holds those blocks, not the file's pages (a mapping's pages count towards the resident size, in units as large
+/// as the file cache's folios, 2 MiB here), and a file truncated while it is read makes an error instead of
+/// stopping the process with SIGBUS. The size is the one the file had when opened.
+final class FileBlocks: Sendable {
+    /// The file's size when it was opened.
+    let size: Int
+    /// The file name put into error locations.
+    let path: String?
+    private let descriptor: Int32
+    private let blockShift: Int
+    private let slotCount: Int
+    /// The cache cursors share, one at a time: a cursor takes it when `sharedInUse` was false (a nested or
+    /// concurrent cursor makes its own), and gives it back when done.
+    private let shared: FileBlockCache
+    private let sharedInUse = Atomic<Bool>(false)
+
+    /// Opens the file at `url` for reading, or returns nil when it is not a regular file (a pipe, a device: read
+    /// those whole); `path` labels errors. Blocks are `1 << blockShift` bytes, and a cache keeps `slotCount` of them
+    /// (64 KiB × 8 by default).
+    /// - Throws: `.fileNotFound` when there is no such file, `.ioError` when it cannot be opened.
+    init?(opening url: URL, path: String?, blockShift: Int = 16, slotCount: Int = 8) throws {
+        precondition((4...24).contains(blockShift) && slotCount >= 2, "blocks of 16 B to 16 MiB, at least two")
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = errno
+            throw DecantError(
+                reason == ENOENT ? .fileNotFound : .ioError,
+                reason == ENOENT ? "no such file" : "cannot open the file: \(String(cString: strerror(reason)))",
+                at: Location(path: path))
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+            let size = Int(exactly: status.st_size)
+        else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+        self.size = size
+        self.path = path
+        self.blockShift = blockShift
+        self.slotCount = slotCount
+        self.shared = FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Runs `body` with a block cache over the file, then reports what reading found.
+    /// - Throws: what `body` throws; else `.malformedInput` when the file turned out shorter than when it was opened
+    ///   (truncated meanwhile: `body` then saw zeros past its end), `.ioError` when a read failed.
+    func withBlocks<T>(_ body: (FileBlockCache.Reader) throws -> T) throws -> T {
+        let isShared = sharedInUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+        let cache =
+            isShared
+            ? shared : FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
+        defer {
+            cache.clearProblem()
+            if isShared { sharedInUse.store(false, ordering: .releasing) }
+        }
+        let result: T
+        do {
+            result = try withExtendedLifetime(cache) { try body(cache.reader) }
+        } catch {
+            // What `body` made of the zeros it read past a problem is not the story: the problem is.
+            try cache.problem.map { throw problemError($0) }
+            throw error
+        }
+        try cache.problem.map { throw problemError($0) }
+        return result
+    }
+
+    private func problemError(_ problem: FileBlockCache.Problem) -> DecantError {
+        switch problem {
+        case .shortRead(let offset):
+            DecantError(
+                .malformedInput,
+                "the file ends at byte \(offset), before the \(size) bytes it had when opened (truncated while read)",
+                at: Location(path: path, offset: offset))
+        case .readFailed(let offset, let code):
+            DecantError(
+                .ioError, "cannot read the file: \(String(cString: strerror(code)))",
+                at: Location(path: path, offset: offset))
+        }
+    }
+
+    /// The whole file, for formats that are not read a block at a time.
+    /// - Throws: as ``withBlocks(_:)``.
+    func wholeFile() throws -> Data {
+        var data = Data(count: size)
+        let problem = data.withUnsafeMutableBytes { raw in
+            raw.baseAddress.flatMap { Self.read(descriptor, into: $0, count: size, at: 0) }
+        }
+        try problem.map { throw problemError($0) }
+        return data
+    }
+
+    /// Reads `count` bytes at `offset` (all within `size`) into `buffer`; returns nil or what went wrong.
+    static func read(
+        _ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int
+    ) -> FileBlockCache.Problem? {
+        var done = 0
+        while done < count {
+            let result = pread(descriptor, buffer + done, count - done, off_t(offset + done))
+            if result < 0 {
+                if errno == EINTR { continue }
+                buffer.advanced(by: done).initializeMemory(as: UInt8.self, repeating: 0, count: count - done)
+                return .readFailed(offset: offset + done, code: errno)
+            }
+            if result == 0 {
+                buffer.advanced(by: done).initializeMemory(as: UInt8.self, repeating: 0, count: count - done)
+                return .shortRead(offset: offset + done)
+            }
+            done += result
+        }
+        return nil
+    }
+}
+
+/// A few blocks of a ``FileBlocks`` file, replaced in turn (a block read since it was last passed over stays).
+/// One cursor uses a cache at a time, through its ``reader``.
+///
+/// Reads never fail: past a problem (the file truncated while read, a failed read) they return zeros and the cache
+/// remembers the first problem, which ``FileBlocks/withBlocks(_:)`` throws once the cursor is done.
+///
+/// `@unchecked Sendable`: the cache owns its memory outright, and ``FileBlocks`` hands it to one cursor at a time
+/// (an atomic flag says whether it is taken). Its state lives behind one pointer, so the ``Reader`` a cursor copies
+/// around is a plain value (no reference counting, no exclusivity checks on each byte).
+final class FileBlockCache: @unchecked Sendable {
+    /// What went wrong while reading.
+    enum Problem: Equatable {
+        case shortRead(offset: Int)
+        case readFailed(offset: Int, code: Int32)
+    }
+
+    /// The cache's state; ``Reader`` works on it.
+    struct State {
+        let descriptor: Int32
+        let size: Int
+        let blockShift: Int
+        let slotCount: Int
+        /// `slotCount` blocks of `1 << blockShift` bytes.
+        let storage: UnsafeMutableRawPointer
+        /// Per block of the file, the slot holding it (-1: none).
+        let slotOfBlock: UnsafeMutablePointer<Int32>
+        let blockCount: Int
+        /// Per slot, the block it holds (-1: none) and whether it was used since the hand last passed it.
+        let blockOfSlot: UnsafeMutablePointer<Int>
+        let used: UnsafeMutablePointer<Bool>
+        var hand = 0
+        var problem: Problem?
+    }
+
+    private let state: UnsafeMutablePointer<State>
+
+    init(descriptor: Int32, size: Int, blockShift: Int, slotCount: Int) {
+        let blockCount = (size >> blockShift) + 1
+        let slotOfBlock = UnsafeMutablePointer<Int32>.allocate(capacity: blockCount)
+        slotOfBlock.initialize(repeating: -1, count: blockCount)
+        let blockOfSlot = UnsafeMutablePointer<Int>.allocate(capacity: slotCount)
+        blockOfSlot.initialize(repeating: -1, count: slotCount)
+        let used = UnsafeMutablePointer<Bool>.allocate(capacity: slotCount)
+        used.initialize(repeating: false, count: slotCount)
+        // Zeroed, so that the 8-byte loads near the end of a short last block read defined bytes.
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: slotCount << blockShift, alignment: 16)
+        storage.initializeMemory(as: UInt8.self, repeating: 0, count: slotCount << blockShift)
+        state = .allocate(capacity: 1)
+        state.initialize(
+            to: State(
+                descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount, storage: storage,
+                slotOfBlock: slotOfBlock, blockCount: blockCount, blockOfSlot: blockOfSlot, used: used))
+    }
+
+    deinit {
+        state.pointee.storage.deallocate()
+        state.pointee.slotOfBlock.deallocate()
+        state.pointee.blockOfSlot.deallocate()
+        state.pointee.used.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    /// The reader a cursor uses; valid while the cache lives.
+    var reader: Reader { Reader(state: state) }
+
+    /// The first problem met, if any.
+    var problem: Problem? { state.pointee.problem }
+
+    /// Forgets a problem, and the blocks, which may hold zeros instead of bytes since.
+    func clearProblem() {
+        guard state.pointee.problem != nil else { return }
+        state.pointee.slotOfBlock.update(repeating: -1, count: state.pointee.blockCount)
+        state.pointee.blockOfSlot.update(repeating: -1, count: state.pointee.slotCount)
+        state.pointee.problem = nil
+    }
+
+    /// Reads through a cache; a plain value to copy around.
+    struct Reader {
+        let state: UnsafeMutablePointer<State>
+
+        /// The file's size.
+        var size: Int { state.pointee.size }
+
+        /// The byte at `offset` (below `size`).
+        @inline(__always)
+        func byte(at offset: Int) -> UInt8 {
+            let shift = state.pointee.blockShift
+            return base(ofBlock: offset >> shift).load(fromByteOffset: offset & ((1 << shift) - 1), as: UInt8.self)
+        }
+
+        /// The big-endian unsigned integer of `width` bytes (1...8) at `offset` (within `size`).
+        @inline(__always)
+        func bigEndian(at offset: Int, width: Int) -> UInt64 {
+            let shift = state.pointee.blockShift
+            let within = offset & ((1 << shift) - 1)
+            if within + 8 <= 1 << shift {
+                // One load of 8 bytes, the first `width` kept (3-byte references are common in large archives).
+                let base = base(ofBlock: offset >> shift)
+                let word = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: within, as: UInt64.self))
+                return word >> (64 - 8 * UInt64(width))
+            }
+            var value: UInt64 = 0
+            for index in offset..<(offset + width) {
+                value = value << 8 | UInt64(byte(at: index))
+            }
+            return value
+        }
+
+        /// Runs `body` with the bytes `range` (within `size`) in memory. `body` must not read through the cache.
+        func withBytes<T>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+            let shift = state.pointee.blockShift
+            let within = range.lowerBound & ((1 << shift) - 1)
+            if within + range.count <= 1 << shift {
+                let base = base(ofBlock: range.lowerBound >> shift)
+                return try body(UnsafeRawBufferPointer(start: base + within, count: range.count))
+            }
+            // Across blocks (a long string or data): read it whole, past the cache.
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(range.count, 1), alignment: 16)
+            defer { buffer.deallocate() }
+            if let problem = FileBlocks.read(
+                state.pointee.descriptor, into: buffer, count: range.count, at: range.lowerBound)
+            {
+                note(problem)
+            }
+            return try body(UnsafeRawBufferPointer(start: buffer, count: range.count))
+        }
+
+        /// The bytes of `block`, read into a slot first unless one holds it.
+        @inline(__always)
+        private func base(ofBlock block: Int) -> UnsafeRawPointer {
+            let slot = Int(state.pointee.slotOfBlock[block])
+            guard slot >= 0 else { return load(block) }
+            state.pointee.used[slot] = true
+            return UnsafeRawPointer(state.pointee.storage + (slot << state.pointee.blockShift))
+        }
+
+        private func load(_ block: Int) -> UnsafeRawPointer {
+            // The hand passes over the slots used since its last visit (clearing their mark) to the first unused.
+            var slot = state.pointee.hand
+            while state.pointee.used[slot] {
+                state.pointee.used[slot] = false
+                slot = (slot + 1) % state.pointee.slotCount
+            }
+            state.pointee.hand = (slot + 1) % state.pointee.slotCount
+            let old = state.pointee.blockOfSlot[slot]
+            if old >= 0 { state.pointee.slotOfBlock[old] = -1 }
+            let base = state.pointee.storage + (slot << state.pointee.blockShift)
+            let start = block << state.pointee.blockShift
+            let count = min(1 << state.pointee.blockShift, state.pointee.size - start)
+            if let problem = FileBlocks.read(state.pointee.descriptor, into: base, count: count, at: start) {
+                note(problem)
+            }
+            state.pointee.blockOfSlot[slot] = block
+            state.pointee.slotOfBlock[block] = Int32(slot)
+            state.pointee.used[slot] = true
+            return UnsafeRawPointer(base)
+        }
+
+        private func note(_ problem: Problem) {
+            if state.pointee.problem == nil { state.pointee.problem = problem }
+        }
+    }
+}
+
+/// Bytes a binary-property-list cursor reads: in memory, or a ``FileBlockCache`` over a file. Offsets are checked by
+/// the cursor before it reads (within the file for every read; the object area for object contents).
+struct ByteView {
+    private let memory: UnsafeRawBufferPointer
+    private let file: FileBlockCache.Reader?
+
+    init(memory: UnsafeRawBufferPointer) {
+        self.memory = memory
+        self.file = nil
+    }
+
+    init(file: FileBlockCache.Reader) {
+        self.memory = UnsafeRawBufferPointer(start: nil, count: 0)
+        self.file = file
+    }
+
+    /// The number of bytes.
+    var count: Int { file?.size ?? memory.count }
+
+    /// The byte at `offset`.
+    @inline(__always)
+    subscript(offset: Int) -> UInt8 {
+        if let file { return file.byte(at: offset) }
+        return memory[offset]
+    }
+
+    /// The big-endian unsigned integer of `width` bytes (1...8) at `offset`.
+    @inline(__always)
+    func bigEndian(at offset: Int, width: Int) -> UInt64 {
+        if let file { return file.bigEndian(at: offset, width: width) }
+        if offset + 8 <= memory.count {
+            // One load of 8 bytes, the first `width` kept.
+            let word = UInt64(bigEndian: memory.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            return word >> (64 - 8 * UInt64(width))
+        }
+        switch width {
+        case 1: return UInt64(memory[offset])
+        case 2: return UInt64(UInt16(bigEndian: memory.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: memory.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        case 8: return UInt64(bigEndian: memory.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        default:
+            var value: UInt64 = 0
+            for index in offset..<(offset + width) {
+                value = value << 8 | UInt64(memory[index])
+            }
+            return value
+        }
+    }
+
+    /// Runs `body` with the bytes in `range`; `body` must not read other bytes of this view.
+    @inline(__always)
+    func withBytes<T>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        if let file { return try file.withBytes(range, body) }
+        return try body(UnsafeRawBufferPointer(rebasing: memory[range]))
+    }
+}

@@ -1,0 +1,131 @@
+import DecantCore
+@testable import DecantFormats
+import Foundation
+import Testing
+
+/// A binary archive opened on a file is read a few blocks at a time (`FileBlocks`); it must answer exactly as the
+/// same bytes in memory, damaged or not, and a file truncated while it is read must make an error, not a crash.
+@Suite("Archives read from a file a block at a time")
+struct FileBlocksTests {
+    /// A temporary file holding `data`, removed by `body`'s end.
+    static func withFile<T>(_ data: Data, _ body: (URL) throws -> T) throws -> T {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("blocks-\(UUID().uuidString).archive")
+        try data.write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        return try body(url)
+    }
+
+    /// An archive of `count` notes, with texts long and short (some across blocks of any size used here).
+    static func notesArchive(count: Int) throws -> Data {
+        var writer = KeyedArchiveWriter()
+        var notes: [PropertyListValue] = []
+        for index in 0..<count {
+            let long = index % 97 == 0 ? String(repeating: "long text ", count: 40) : ""
+            let text = writer.addString("note \(index) \(long)")
+            let date = writer.addObject(className: "NSDate", fields: ["NS.time": .real(700_000_000 + Double(index))])
+            notes.append(
+                writer.addObject(
+                    className: "LegacyNote", fields: ["content": text.uid, "date": date.uid, "n": .integer(Int64(index))]
+                ).uid)
+        }
+        let root = writer.addArray(notes)
+        return try writer.encodedData(root: root)
+    }
+
+    /// Opens `url` with blocks of `1 << shift` bytes, `slots` of them.
+    static func open(_ url: URL, shift: Int, slots: Int) throws -> KeyedArchive {
+        let file = try #require(try FileBlocks(opening: url, path: "t.archive", blockShift: shift, slotCount: slots))
+        return try KeyedArchive(file: file)
+    }
+
+    @Test(arguments: [(4, 2), (6, 3), (16, 8)])
+    func aFileReadsLikeItsBytes(shift: Int, slots: Int) throws {
+        for data in [try LazyKeyedArchiveTests.sampleArchive(), try Self.notesArchive(count: 600)] {
+            let inMemory = try KeyedArchive(data: data, path: "t.archive")
+            let fromFile = try Self.withFile(data) { try Self.open($0, shift: shift, slots: slots) }
+            #expect(fromFile.objectCount == inMemory.objectCount)
+            #expect(fromFile.top == inMemory.top)
+            #expect(try LazyKeyedArchiveTests.walk(fromFile).get() == LazyKeyedArchiveTests.walk(inMemory).get())
+            for index in 0..<inMemory.objectCount {
+                #expect(try fromFile.entry(at: index) == inMemory.entry(at: index))
+            }
+        }
+    }
+
+    @Test func damagedFilesFailLikeTheirBytes() throws {
+        let original = [UInt8](try LazyKeyedArchiveTests.sampleArchive())
+        var generator = SplitMix64(seed: 11)
+        for round in 0..<400 {
+            var bytes = original
+            for _ in 0..<2 {
+                let position = Int(generator.next() % UInt64(bytes.count))
+                bytes[position] = UInt8(truncatingIfNeeded: generator.next())
+            }
+            if round % 4 == 0 { bytes.removeLast(Int(generator.next() % UInt64(bytes.count))) }
+            let data = Data(bytes)
+            let inMemory = Result { try KeyedArchive(data: data, path: "t.archive") }
+            let fromFile = Result { try Self.withFile(data) { try Self.open($0, shift: 5, slots: 2) } }
+            switch (fromFile, inMemory) {
+            case (.success(let ours), .success(let theirs)):
+                switch (LazyKeyedArchiveTests.walk(ours), LazyKeyedArchiveTests.walk(theirs)) {
+                case (.success(let a), .success(let b)): #expect(a == b)
+                case (.failure(let a), .failure(let b)):
+                    #expect(a.message == b.message)
+                    #expect(a.location == b.location)
+                case (let a, let b): Issue.record("file \(a) but memory \(b)")
+                }
+            case (.failure(let ours as DecantError), .failure(let theirs as DecantError)):
+                #expect(ours.code == theirs.code)
+                #expect(ours.message == theirs.message)
+                #expect(ours.location == theirs.location)
+            case (let ours, let theirs):
+                Issue.record("file \(ours) but memory \(theirs)")
+            }
+        }
+    }
+
+    @Test func aFileTruncatedBeforeOpeningIsMalformed() throws {
+        let data = try Self.notesArchive(count: 50)
+        var options = FormatOptions(bundle: ArchiveTesting.bundle(ArchiveTesting.shapeModel([("content", .string)])))
+        options.classEntities = ["LegacyNote": "Shape"]
+        for length in [8, 40, data.count / 2, data.count - 1] {
+            let error = #expect(throws: DecantError.self) {
+                try Self.withFile(data.prefix(length)) { url in
+                    var reader = try ArchiveReader(contentsOf: url, options: options)
+                    _ = try ArchiveTesting.readAll(&reader)
+                }
+            }
+            #expect(error?.code == .malformedInput, "\(length) bytes: \(String(describing: error))")
+        }
+    }
+
+    @Test func aFileTruncatedWhileReadIsMalformedNotACrash() throws {
+        let data = try Self.notesArchive(count: 2_000)
+        try Self.withFile(data) { url in
+            let archive = try Self.open(url, shift: 6, slots: 2)
+            // The opening check has read the file; now it shrinks under the reader.
+            let handle = try FileHandle(forWritingTo: url)
+            try handle.truncate(atOffset: UInt64(data.count / 3))
+            try handle.close()
+            let error = #expect(throws: DecantError.self) {
+                for index in 0..<archive.objectCount { _ = try archive.object(at: index) }
+            }
+            #expect(error?.code == .malformedInput)
+            #expect(error?.message.contains("truncated") == true, "\(String(describing: error))")
+            #expect(error?.location?.path == "t.archive")
+        }
+    }
+
+    @Test func anArchiveReaderOnAFileReadsLikeOneOnItsBytes() throws {
+        let data = try Self.notesArchive(count: 3_000)
+        let model = ArchiveTesting.shapeModel([("content", .string), ("date", .date), ("n", .integer64)])
+        var options = FormatOptions(bundle: ArchiveTesting.bundle(model))
+        options.classEntities = ["LegacyNote": "Shape"]
+        let fromFile = try Self.withFile(data) { url in
+            var reader = try ArchiveReader(contentsOf: url, options: options)
+            return try ArchiveTesting.readAll(&reader)
+        }
+        #expect(fromFile == (try ArchiveTesting.records(data, options: options)))
+        #expect(fromFile["Shape"]?.count == 3_000)
+    }
+}
