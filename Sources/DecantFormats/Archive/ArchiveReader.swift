@@ -74,25 +74,39 @@ public final class ArchiveReader: RecordReader {
     public convenience init(contentsOf url: URL, options: FormatOptions) throws {
         let path = url.displayPath
         try self.init(path: path, options: options) {
-            if let file = try FileBlocks(opening: url, path: path) { return try KeyedArchive(file: file) }
-            return try KeyedArchive(data: Data(wholeFile: url, what: "the archive"), path: path)
+            // A binary archive's structure check walks every object on a thread of its own while this reader
+            // walks them to plan its records.
+            if let file = try FileBlocks(opening: url, path: path) { return try KeyedArchive.opening(file: file) }
+            return (try KeyedArchive(data: Data(wholeFile: url, what: "the archive"), path: path), nil)
         }
     }
 
     /// Reads an archive from its bytes; `path` is used in error locations.
     public convenience init(data: Data, path: String, options: FormatOptions) throws {
-        try self.init(path: path, options: options) { try KeyedArchive(data: data, path: path) }
+        try self.init(path: path, options: options) { (try KeyedArchive(data: data, path: path), nil) }
     }
 
-    /// Checks the model first, then opens the archive with `open`.
-    private init(path: String, options: FormatOptions, open: () throws -> KeyedArchive) throws {
+    /// Checks the model first, then opens the archive with `open`, which may leave the archive's structure check
+    /// running: the mapping is checked and the objects planned meanwhile, and an error the check finds is reported
+    /// before any of theirs, as when the archive is checked on opening.
+    private init(
+        path: String, options: FormatOptions,
+        open: () throws -> (KeyedArchive, BinaryPropertyList.StructureCheck?)
+    ) throws {
         let model = try options.modelForModelLessInput(at: Location(path: path))
         self.model = model
         self.path = path
         self.options = options
-        self.archive = try open()
-        try checkMapping()
-        try planObjects()
+        let (archive, check) = try open()
+        self.archive = archive
+        do {
+            try checkMapping()
+            try planObjects()
+        } catch {
+            try check?.finish()
+            throw error
+        }
+        try check?.finish()
         try resolveRelationships()
     }
 

@@ -1,5 +1,6 @@
 import DecantCore
 public import Foundation
+import Synchronization
 
 /// A binary property list (`bplist00`) kept as its bytes and offset table, its objects decoded on demand by index.
 ///
@@ -51,11 +52,19 @@ public struct BinaryPropertyList: Sendable {
     /// Opens and checks the binary property list in `file`, which stays open and is read a block at a time: the
     /// list holds a few blocks, not the file (see ``FileBlocks``).
     /// - Throws: as ``init(data:path:maximumDepth:)``, and `.ioError` when the file cannot be read.
-    init(file: FileBlocks, maximumDepth: Int = 512) throws {
-        try self.init(source: .file(file), byteCount: file.size, path: file.path, maximumDepth: maximumDepth)
+    ///
+    /// With `checksStructure` false only the header, trailer and offset table are checked on opening: the caller
+    /// runs ``startStructureCheck()`` and finishes it before it trusts what it read (every read is bounds-checked,
+    /// so reading before the check ends is safe; only which error is reported first depends on it).
+    init(file: FileBlocks, maximumDepth: Int = 512, checksStructure: Bool = true) throws {
+        try self.init(
+            source: .file(file), byteCount: file.size, path: file.path, maximumDepth: maximumDepth,
+            checksStructure: checksStructure)
     }
 
-    private init(source: Source, byteCount count: Int, path: String?, maximumDepth: Int) throws {
+    private init(
+        source: Source, byteCount count: Int, path: String?, maximumDepth: Int, checksStructure: Bool = true
+    ) throws {
         self.source = source
         self.byteCount = count
         self.path = path
@@ -119,9 +128,16 @@ public struct BinaryPropertyList: Sendable {
         self.objectCount = Int(objects)
         self.topObject = Int(top)
         self.offsetTableOffset = Int(table)
+        if checksStructure { try checkStructure() }
+    }
+
+    /// Walks every object the top reaches, as the eager parser would: offsets, markers, lengths and references in
+    /// range, no reference cycles, nesting and the number of values the top expands to within the limits.
+    /// - Throws: `.malformedInput` with the byte offset of the first damaged object.
+    func checkStructure() throws {
         let list = self
         try list.withCursor { cursor in
-            let limit = BinaryPropertyListReader.maximumValueCount(forFileSize: count)
+            let limit = BinaryPropertyListReader.maximumValueCount(forFileSize: byteCount)
             do {
                 var checker = Checker(
                     cursor: cursor, maximumDepth: maximumDepth, maximumValueCount: limit, exact: false)
@@ -131,6 +147,37 @@ public struct BinaryPropertyList: Sendable {
                     cursor: cursor, maximumDepth: maximumDepth, maximumValueCount: limit, exact: true)
                 _ = try checker.check(list.topObject, depth: 0)
             }
+        }
+    }
+
+    /// Starts ``checkStructure()`` on a thread of its own, for a reader that walks the objects meanwhile.
+    func startStructureCheck() -> StructureCheck {
+        StructureCheck(list: self)
+    }
+
+    /// A structure check running on a thread of its own (``startStructureCheck()``).
+    ///
+    /// ``finish()`` waits for it and throws what it found. A reader that failed meanwhile calls ``finish()`` first
+    /// and reports the check's error when there is one: a damaged list then fails exactly as when it is checked on
+    /// opening.
+    final class StructureCheck: Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private let outcome = Mutex<(any Error)?>(nil)
+        private let finished = Atomic<Bool>(false)
+
+        fileprivate init(list: BinaryPropertyList) {
+            let thread = Thread { [self] in
+                do { try list.checkStructure() } catch { outcome.withLock { $0 = error } }
+                done.signal()
+            }
+            thread.name = "decant.plist-check"
+            thread.start()
+        }
+
+        /// Waits for the check (once; later calls return at once) and throws its error.
+        func finish() throws {
+            if !finished.exchange(true, ordering: .acquiringAndReleasing) { done.wait() }
+            if let error = outcome.withLock({ $0 }) { throw error }
         }
     }
 

@@ -30,10 +30,13 @@ final class FileBlocks: Sendable {
     private let descriptor: Int32
     private let blockShift: Int
     private let slotCount: Int
-    /// The cache cursors share, one at a time: a cursor takes it when `sharedInUse` was false (a nested or
-    /// concurrent cursor makes its own), and gives it back when done.
+    /// The caches cursors share, one cursor each at a time: a cursor takes the first one free (a third nested or
+    /// concurrent cursor makes its own), and gives it back when done. Two, because a structure check may walk the
+    /// whole file on one thread while the reader looks objects up on another (``BinaryPropertyList/StructureCheck``).
     private let shared: FileBlockCache
     private let sharedInUse = Atomic<Bool>(false)
+    private let second: FileBlockCache
+    private let secondInUse = Atomic<Bool>(false)
 
     /// Opens the file at `url` for reading, or returns nil when it is not a regular file (a pipe, a device: read
     /// those whole); `path` labels errors. Blocks are `1 << blockShift` bytes, and a cache keeps `slotCount` of them
@@ -62,6 +65,7 @@ final class FileBlocks: Sendable {
         self.blockShift = blockShift
         self.slotCount = slotCount
         self.shared = FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
+        self.second = FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
     }
 
     deinit {
@@ -73,12 +77,18 @@ final class FileBlocks: Sendable {
     ///   (truncated meanwhile: `body` then saw zeros past its end), `.ioError` when a read failed.
     func withBlocks<T>(_ body: (FileBlockCache.Reader) throws -> T) throws -> T {
         let isShared = sharedInUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+        let isSecond =
+            !isShared && secondInUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
         let cache =
             isShared
-            ? shared : FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
+            ? shared
+            : isSecond
+                ? second
+                : FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
         defer {
             cache.clearProblem()
             if isShared { sharedInUse.store(false, ordering: .releasing) }
+            if isSecond { secondInUse.store(false, ordering: .releasing) }
         }
         let result: T
         do {
