@@ -49,6 +49,12 @@ public final class ArchiveReader: RecordReader {
     private var mappedEntities: [String] = []
     /// Per class name and coder key, the property it fills (nil: none, reported once).
     private var keyTargets: [String: [String: Target?]] = [:]
+    /// The class, coder keys and key objects of the last object read the full way, and what each key fills: objects
+    /// of a class mostly have the same keys in the same order, so their targets are looked up once.
+    private var lastClass: String?
+    private var lastKeys: [String] = []
+    private var lastTargets: [Target?] = []
+    private var lastShape: KeyedArchive.FieldShape?
 
     /// The records of one entity.
     private struct EntityPlan {
@@ -122,14 +128,21 @@ public final class ArchiveReader: RecordReader {
         // The types once per batch: an `Attribute` is a large value, and copying it per field showed in profiles.
         let types = plan.layout.attributes.map(\.type)
         let end = min(nextRow + max(batchSize, 1), plan.objects.count)
-        // Objects of a class mostly have the same keys in the same order: their targets are looked up once.
-        var lastClass: String?
-        var lastKeys: [String] = []
-        var lastTargets: [Target?] = []
         for row in nextRow..<end {
             let index = plan.objects[row]
-            let object = try archive.object(at: index)
             for position in values.indices { values[position] = .null }
+            // Most objects have the keys and class of the one before: their values are read by position. Anything
+            // else, a failure included, goes the full way, which names the problem.
+            if let shape = lastShape, let fields = archive.fieldValues(at: index, shapedLike: shape),
+                fields.count == lastKeys.count,
+                (try? fill(&values, from: fields, targets: lastTargets, types: types, layout: plan.layout, index: index))
+                    != nil
+            {
+                append(index: index, values: values, types: types, row: row, plan: plan, to: &batch)
+                continue
+            }
+            for position in values.indices { values[position] = .null }
+            let object = try archive.object(at: index)
             if object.className != lastClass || object.fields.keys != lastKeys {
                 lastClass = object.className
                 lastKeys = object.fields.keys
@@ -139,24 +152,45 @@ public final class ArchiveReader: RecordReader {
                 guard case .attribute(let position)? = lastTargets[item] else { continue }
                 values[position] = try archive.inField(key, of: object) {
                     try value(
-                        of: field, for: position, type: types[position], layout: plan.layout, object: object, key: key)
+                        of: field, for: position, type: types[position], layout: plan.layout, index: object.index,
+                        key: key)
                 }
             }
-            batch.beginRecord(id: .external(String(index)))
-            for (value, type) in zip(values, types) {
-                batch.append(value, as: type)
-            }
-            for relationship in plan.relationships.isEmpty ? [] : plan.relationships[row] {
-                switch relationship {
-                case .toOne(let reference): batch.appendReference(reference)
-                case .toMany(let list): batch.appendReferenceList(list)
-                case .viaInverse: batch.appendViaInverse()
-                }
-            }
-            batch.endRecord()
+            lastShape = archive.fieldShape(at: index)
+            append(index: index, values: values, types: types, row: row, plan: plan, to: &batch)
         }
         nextRow = end
         return true
+    }
+
+    /// The attribute values of an object whose fields come in the order of `lastKeys`.
+    private func fill(
+        _ values: inout [Value], from fields: [PropertyListValue], targets: [Target?], types: [AttributeType],
+        layout: RecordLayout, index: Int
+    ) throws {
+        for (item, field) in fields.enumerated() {
+            guard case .attribute(let position)? = targets[item] else { continue }
+            values[position] = try value(
+                of: field, for: position, type: types[position], layout: layout, index: index, key: lastKeys[item])
+        }
+    }
+
+    /// Appends the record of object `index`.
+    private func append(
+        index: Int, values: [Value], types: [AttributeType], row: Int, plan: EntityPlan, to batch: inout RecordBatch
+    ) {
+        batch.beginRecord(id: .external(String(index)))
+        for (value, type) in zip(values, types) {
+            batch.append(value, as: type)
+        }
+        for relationship in plan.relationships.isEmpty ? [] : plan.relationships[row] {
+            switch relationship {
+            case .toOne(let reference): batch.appendReference(reference)
+            case .toMany(let list): batch.appendReferenceList(list)
+            case .viaInverse: batch.appendViaInverse()
+            }
+        }
+        batch.endRecord()
     }
 
     // MARK: Classes → entities
@@ -346,7 +380,7 @@ public final class ArchiveReader: RecordReader {
     /// The value of an attribute from a coder key's value.
     private func value(
         of field: PropertyListValue, for position: Int, type: AttributeType, layout: RecordLayout,
-        object: ArchivedObject, key: String
+        index: Int, key: String
     ) throws -> Value {
         let resolved = try ArchiveField.resolve(field, in: archive)
         if case .null = resolved { return .null }
@@ -364,7 +398,7 @@ public final class ArchiveReader: RecordReader {
         throw DecantError(
             .malformedInput,
             "\(resolved.kindName) does not fit attribute \(attribute.name) of type \(attribute.type.modelName)",
-            at: Location(path: path, entity: entity, object: "$objects[\(object.index)]", keyPath: key))
+            at: Location(path: path, entity: entity, object: "$objects[\(index)]", keyPath: key))
     }
 
     /// `field` as a value of `type`, or `nil` when it does not fit.

@@ -329,6 +329,73 @@ public struct KeyedArchive: Sendable {
             index: index, className: className, classes: classes, fields: fields, classEntry: classEntry)
     }
 
+    /// The key objects and class of an archived object's dictionary. NSKeyedArchiver writes each key string once,
+    /// so the objects of a class share their key objects: a reader that decoded one object reads the next one's
+    /// values by position (``fieldValues(at:shapedLike:)``), without decoding its keys and class again.
+    struct FieldShape: Sendable, Equatable {
+        /// The dictionary's key objects in order, `$class` included.
+        var keyReferences: [Int]
+        /// The position of `$class` among them, and the UID it holds.
+        var classPosition: Int
+        var classUID: UInt64
+    }
+
+    /// The shape of binary entry `index`: nil for an archive decoded whole or an entry that is not a dictionary with
+    /// a `$class` UID (and for anything odd: ``object(at:)`` then decides).
+    func fieldShape(at index: Int) -> FieldShape? {
+        guard case .binary(let list, let objects) = storage, index >= 0, index < objectCount else { return nil }
+        return try? list.withCursor { cursor -> FieldShape? in
+            guard let (keys, values) = try cursor.entries(of: cursor.reference(objects, index)) else { return nil }
+            var references: [Int] = []
+            var classPosition: Int?
+            var classUID: UInt64 = 0
+            for item in 0..<keys.count {
+                let key = try cursor.reference(keys, item)
+                references.append(key)
+                guard try cursor.isString(key, "$class") else { continue }
+                var memo: [Int: PropertyListValue]? = nil
+                guard case .uid(let uid) = try cursor.value(at: cursor.reference(values, item), memo: &memo) else {
+                    return nil
+                }
+                classPosition = item
+                classUID = uid
+            }
+            return classPosition.map { FieldShape(keyReferences: references, classPosition: $0, classUID: classUID) }
+        }
+    }
+
+    /// The field values of entry `index` in key order, `$class` left out, when its dictionary has exactly `shape`'s
+    /// key objects and class, as ``object(at:)`` would decode them (every reference in them checked); nil when it
+    /// has not, or for anything odd: then ``object(at:)`` decides and names the problem.
+    func fieldValues(at index: Int, shapedLike shape: FieldShape) -> [PropertyListValue]? {
+        guard case .binary(let list, let objects) = storage, index >= 0, index < objectCount else { return nil }
+        let fields = try? list.withCursor { cursor -> [PropertyListValue]? in
+            guard let (keys, values) = try cursor.entries(of: cursor.reference(objects, index)),
+                keys.count == shape.keyReferences.count
+            else { return nil }
+            for item in 0..<keys.count where try cursor.reference(keys, item) != shape.keyReferences[item] {
+                return nil
+            }
+            var memo: [Int: PropertyListValue]? = nil
+            var fields: [PropertyListValue] = []
+            fields.reserveCapacity(keys.count - 1)
+            for item in 0..<values.count {
+                let value = try cursor.value(at: cursor.reference(values, item), memo: &memo)
+                if item == shape.classPosition {
+                    guard case .uid(shape.classUID) = value else { return nil }
+                } else {
+                    fields.append(value)
+                }
+            }
+            return fields
+        }
+        guard let fields = fields ?? nil else { return nil }
+        for field in fields {
+            guard (try? checkReferences(in: field, owner: index, key: "", depth: 0)) != nil else { return nil }
+        }
+        return fields
+    }
+
     /// What a quick look at entry `index` tells: for a binary archive, read straight from the bytes without building
     /// any value, `.object` when the entry has a `$class` reference and every reference in its fields is inside
     /// `$objects` (what ``object(at:)`` checks, but for the class dictionary itself), `.plain` for an entry without
