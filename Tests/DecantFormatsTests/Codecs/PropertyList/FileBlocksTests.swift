@@ -84,6 +84,46 @@ struct FileBlocksTests {
         }
     }
 
+    /// A reader on a file checks the archive's structure on another thread while it plans its records, and reads
+    /// objects of one shape by position: damaged or not, it answers exactly as a reader of the same bytes in memory
+    /// (checked on opening, each object decoded the full way first).
+    @Test func aDamagedArchiveReaderOnAFileFailsLikeOneOnItsBytes() throws {
+        let original = [UInt8](try Self.notesArchive(count: 120))
+        let model = ArchiveTesting.shapeModel([("content", .string), ("date", .date), ("n", .integer64)])
+        var options = FormatOptions(bundle: ArchiveTesting.bundle(model))
+        options.classEntities = ["LegacyNote": "Shape"]
+        var generator = SplitMix64(seed: 29)
+        var failures = 0
+        for round in 0..<300 {
+            var bytes = original
+            for _ in 0..<3 {
+                let position = Int(generator.next() % UInt64(bytes.count))
+                bytes[position] = UInt8(truncatingIfNeeded: generator.next())
+            }
+            let data = Data(bytes)
+            let fromFile = Result {
+                try Self.withFile(data) { url in
+                    var reader = try ArchiveReader(contentsOf: url, options: options)
+                    return try ArchiveTesting.readAll(&reader)
+                }
+            }
+            let inMemory = Result { try ArchiveTesting.records(data, options: options) }
+            switch (fromFile, inMemory) {
+            case (.success(let ours), .success(let theirs)):
+                #expect(ours == theirs, "round \(round)")
+            case (.failure(let ours as DecantError), .failure(let theirs as DecantError)):
+                failures += 1
+                #expect(ours.code == theirs.code, "round \(round)")
+                #expect(ours.message == theirs.message, "round \(round)")
+                #expect(ours.location?.object == theirs.location?.object, "round \(round)")
+                #expect(ours.location?.keyPath == theirs.location?.keyPath, "round \(round)")
+            case (let ours, let theirs):
+                Issue.record("round \(round): file \(ours) but memory \(theirs)")
+            }
+        }
+        #expect(failures > 30, "most damage is found (\(failures) of 300)")
+    }
+
     @Test func aFileTruncatedBeforeOpeningIsMalformed() throws {
         let data = try Self.notesArchive(count: 50)
         var options = FormatOptions(bundle: ArchiveTesting.bundle(ArchiveTesting.shapeModel([("content", .string)])))
