@@ -382,7 +382,7 @@ public final class ArchiveReader: RecordReader {
         of field: PropertyListValue, for position: Int, type: AttributeType, layout: RecordLayout,
         index: Int, key: String
     ) throws -> Value {
-        let resolved = try ArchiveField.resolve(field, in: archive)
+        let resolved = try resolve(field, at: position)
         if case .null = resolved { return .null }
         if let value = Self.convert(resolved, to: type) { return value }
         let attribute = layout.attributes[position]
@@ -399,6 +399,49 @@ public final class ArchiveReader: RecordReader {
             .malformedInput,
             "\(resolved.kindName) does not fit attribute \(attribute.name) of type \(attribute.type.modelName)",
             at: Location(path: path, entity: entity, object: "$objects[\(index)]", keyPath: key))
+    }
+
+    /// What the referenced objects of one attribute looked like last: the shape, keys and class of the last one
+    /// resolved the full way, or plain (not an object with a class, as a string entry is).
+    private enum ReferenceMemo {
+        case shaped(KeyedArchive.FieldShape, keys: [String], className: String, classes: [String])
+        case plain
+    }
+
+    /// Per attribute position, what its referenced objects looked like last.
+    private var referenceMemos: [Int: ReferenceMemo] = [:]
+
+    /// `field` resolved: a referenced object with the shape of the one before at this attribute (an `NSDate`,
+    /// say) is built from its values read by position, without decoding its keys and class again; any other field,
+    /// and anything that does not resolve that way, goes the full way, which names the problem.
+    private func resolve(_ field: PropertyListValue, at position: Int) throws -> ArchiveField {
+        guard case .uid(let uid) = field, uid > 0, uid < UInt64(archive.objectCount) else {
+            return try ArchiveField.resolve(field, in: archive)
+        }
+        let index = Int(uid)
+        let memo = referenceMemos[position]
+        if case .shaped(let shape, let keys, let className, let classes)? = memo,
+            let values = archive.fieldValues(at: index, shapedLike: shape),
+            let resolved = try? ArchiveField.resolve(
+                ArchivedObject(
+                    index: index, className: className, classes: classes,
+                    fields: PropertyListDictionary(zip(keys, values)),
+                    classEntry: ArchivedObject.ClassEntry(reference: .uid(shape.classUID), position: shape.classPosition)),
+                in: archive)
+        {
+            return resolved
+        }
+        let resolved = try ArchiveField.resolve(field, in: archive)
+        if case .plain? = memo { return resolved }
+        // Remembered for the next object at this attribute: its shape, keys and class, as the full way read them.
+        if let shape = archive.fieldShape(at: index), let object = try? archive.object(at: index),
+            let className = object.className
+        {
+            referenceMemos[position] = .shaped(shape, keys: object.fields.keys, className: className, classes: object.classes)
+        } else {
+            referenceMemos[position] = .plain
+        }
+        return resolved
     }
 
     /// `field` as a value of `type`, or `nil` when it does not fit.

@@ -70,6 +70,39 @@ struct ArchiveFieldShapeTests {
         #expect(records.map { ArchiveTesting.value("content", of: $0, in: Self.model) }[4] == .string("five"))
     }
 
+    @Test func referencedObjectsOfOneShapeResolveAsTheFullWay() throws {
+        var note = Entity(name: "Note")
+        note.attributes = [Attribute(name: "date", type: .date, isOptional: true)]
+        let model = ObjectModel(versionName: "Dated", entities: [note])
+        var options = FormatOptions(bundle: ArchiveTesting.bundle(model))
+        options.classEntities = ["LegacyNote": "Note"]
+        func archive(_ dates: [PropertyListDictionary]) throws -> Data {
+            var writer = KeyedArchiveWriter()
+            var notes: [PropertyListValue] = []
+            for fields in dates {
+                let date = writer.addObject(className: "NSDate", fields: fields)
+                notes.append(writer.addObject(className: "LegacyNote", fields: ["date": date.uid]).uid)
+            }
+            let root = writer.addArray(notes)
+            return try writer.encodedData(root: root)
+        }
+        // The third date has one more key, the fourth holds an integer: each is read the full way, and all agree.
+        let dates: [PropertyListDictionary] = [
+            ["NS.time": .real(1)], ["NS.time": .real(2)], ["NS.time": .real(3), "NS.note": .string("x")],
+            ["NS.time": .integer(4)], ["NS.time": .real(5)],
+        ]
+        let records = try ArchiveTesting.records(try archive(dates), options: options)["Note"] ?? []
+        #expect(
+            records.map { ArchiveTesting.value("date", of: $0, in: model) }
+                == (1...5).map { Value.date(Date(timeIntervalSinceReferenceDate: Double($0))) })
+        // A date of the same shape whose time is a text fails as the full way fails, at the date's own key.
+        let broken = try archive([["NS.time": .real(1)], ["NS.time": .real(2)], ["NS.time": .string("soon")]])
+        let error = #expect(throws: DecantError.self) { try ArchiveTesting.records(broken, options: options) }
+        #expect(error?.code == .malformedInput)
+        #expect(error?.location?.keyPath == "NS.time")
+        #expect(error?.location?.object?.hasPrefix("$objects[") == true)
+    }
+
     @Test func aValueThatDoesNotFitFailsNamingItsObjectAndKey() throws {
         // Note 4 has the shape of the others, but a text where a number belongs.
         let (data, indices) = try Self.archive([4: ["content": .string("four"), "wordCount": .string("many")]])
