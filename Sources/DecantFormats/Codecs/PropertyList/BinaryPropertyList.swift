@@ -595,7 +595,8 @@ extension BinaryPropertyList {
             case 0x5:
                 let (length, start) = try cursor.count(marker: marker, at: offset)
                 try cursor.checkSpan(start, count: length, width: 1, objectStart: offset)
-                for position in start..<(start + length) where cursor.bytes[position] >= 0x80 {
+                // The bytes at once, not a block look-up per byte.
+                guard cursor.bytes.withBytes(start..<(start + length), { $0.allSatisfy { $0 < 0x80 } }) else {
                     throw cursor.error("ASCII string contains a byte above 0x7F", at: offset)
                 }
                 return 1
