@@ -140,20 +140,12 @@ public enum StoreMigration: Sendable {
         guard dryRun, plan.isExecutable else {
             return PlanReport(plan: plan, inputFormat: source.name, preflight: nil, objects: [:])
         }
-        var engine: String? = "stream"
+        var engine: String? = plan.isUpToDate ? nil : "stream"
         var streamReason: String?
-        if plan.isUpToDate {
-            engine = nil
-        } else if let storeReader = reader as? SQLiteStoreReader {
-            if !options.runsInStoreWhenPossible {
-                streamReason = "running inside SQLite is turned off"
-            } else if case .needsRecordStream(let reason) = InStoreMigration.prepare(
-                plan: plan, reader: storeReader, functions: options.functions)
-            {
-                streamReason = reason
-            } else {
-                engine = "sqlite"
-            }
+        switch inStorePreparation(plan: plan, reader: reader, options: options) {
+        case .ready?: engine = "sqlite"
+        case .needsRecordStream(let reason)?: streamReason = reason
+        case nil: break
         }
         let (transform, removals) = try makeTransform(
             plan: plan, store: store, source: source, options: options, collectsRejects: true)
@@ -300,44 +292,15 @@ public enum StoreMigration: Sendable {
         if plan.isUpToDate, case .inPlace = target { return nil }
         let sink = try options.registry.format(named: sinkName)
         var streamReason: String?
-        if !plan.isUpToDate, plan.isExecutable, options.runsInStoreWhenPossible, sink is SQLiteFormat,
-            let storeReader = reader as? SQLiteStoreReader
-        {
-            switch InStoreMigration.prepare(plan: plan, reader: storeReader, functions: options.functions) {
+        if sink is SQLiteFormat, let preparation = inStorePreparation(plan: plan, reader: reader, options: options) {
+            switch preparation {
             case .ready(let migration):
-                guard
-                    let writer = try sink.makeWriter(
-                        at: staged.temporary, model: plan.destination, options: options.readerOptions)
-                        as? SQLiteStoreWriter
-                else { break }
-                switch migration.run(into: writer, progress: progress) {
-                case .migrated(let counts):
-                    try writer.finish()
-                    var rejectsFile: String?
-                    if let rejects = options.rejects {
-                        try writeRejects([], to: rejects)
-                        rejectsFile = rejects.displayPath
-                    }
+                if let report = try runInStore(
+                    migration, plan: plan, sink: sink, staged: staged, options: options, progress: progress,
+                    streamReason: &streamReason)
+                {
                     logger.debug("Migrated inside SQLite", metadata: ["hops": "\(plan.hops.map(\.name))"])
-                    return Report(
-                        action: "migrated",
-                        sourceVersion: plan.sourceVersion,
-                        destinationVersion: plan.destinationVersion,
-                        hops: plan.hops.map(\.name),
-                        read: counts.read,
-                        written: counts.written,
-                        ledgers: counts.ledgers,
-                        rejected: 0,
-                        dangling: 0,
-                        rejectsFile: rejectsFile,
-                        output: staged.destination.displayPath,
-                        backup: nil,
-                        warnings: [],
-                        engine: "sqlite"
-                    )
-                case .needsRecordStream(let reason):
-                    writer.abandon()
-                    streamReason = reason
+                    return report
                 }
             case .needsRecordStream(let reason):
                 streamReason = reason
@@ -383,6 +346,57 @@ public enum StoreMigration: Sendable {
             warnings: transfer.diagnostics,
             streamReason: streamReason
         )
+    }
+
+    /// Whether the migration of the store `reader` reads can run inside SQLite (into a SQLite store): nil when the
+    /// store is not SQLite, the plan cannot run or there is nothing to migrate.
+    private static func inStorePreparation(
+        plan: MigrationPlan, reader: any RecordReader, options: Options
+    ) -> InStoreMigration.Preparation? {
+        guard !plan.isUpToDate, plan.isExecutable, let storeReader = reader as? SQLiteStoreReader else { return nil }
+        guard options.runsInStoreWhenPossible else { return .needsRecordStream("running inside SQLite is turned off") }
+        return InStoreMigration.prepare(plan: plan, reader: storeReader, functions: options.functions)
+    }
+
+    /// Runs `migration` into a SQLite store at `staged.temporary`: the report, or nil with `streamReason` set when the
+    /// record stream must run it instead (its writer is then abandoned, so nothing is left).
+    private static func runInStore(
+        _ migration: InStoreMigration, plan: MigrationPlan, sink: any RecordFormat, staged: StagedOutput,
+        options: Options, progress: ((_ entity: String, _ written: Int) -> Void)?, streamReason: inout String?
+    ) throws -> Report? {
+        guard
+            let writer = try sink.makeWriter(at: staged.temporary, model: plan.destination, options: options.readerOptions)
+                as? SQLiteStoreWriter
+        else { return nil }
+        switch migration.run(into: writer, progress: progress) {
+        case .migrated(let counts):
+            try writer.finish()
+            var rejectsFile: String?
+            if let rejects = options.rejects {
+                try writeRejects([], to: rejects)
+                rejectsFile = rejects.displayPath
+            }
+            return Report(
+                action: "migrated",
+                sourceVersion: plan.sourceVersion,
+                destinationVersion: plan.destinationVersion,
+                hops: plan.hops.map(\.name),
+                read: counts.read,
+                written: counts.written,
+                ledgers: counts.ledgers,
+                rejected: 0,
+                dangling: 0,
+                rejectsFile: rejectsFile,
+                output: staged.destination.displayPath,
+                backup: nil,
+                warnings: [],
+                engine: "sqlite"
+            )
+        case .needsRecordStream(let reason):
+            writer.abandon()
+            streamReason = reason
+            return nil
+        }
     }
 
     /// The transform that runs `plan`, after the passes over the store it needs first: the graphs its key paths

@@ -314,6 +314,25 @@ struct InStoreMigrationTests {
         }
     }
 
+    @Test func aFailureAfterTheRowsAreInLeavesNoOutput() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = Self.notes()
+        let store = try Self.store(in: folder, bundle: bundle)
+        let before = try Data(contentsOf: store)
+        // The store is migrated and finished inside SQLite; then the rejects file cannot be written.
+        var options = StoreMigration.Options(bundle: bundle)
+        options.rejects = folder.appendingPathComponent("missing/rejects.ndjson")
+        let output = folder.appendingPathComponent("out.sqlite")
+        #expect {
+            try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        } throws: { error in
+            (error as? DecantError)?.code == .cannotCreateOutput
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["notes.sqlite"])
+        #expect(try Data(contentsOf: store) == before)
+    }
+
     @Test func aRowOfNoEntityGoesToTheStreamWhichRefusesTheStore() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
