@@ -100,20 +100,7 @@ final class DocumentLineDecoder {
 
     /// An identity as `RecordID(jsonText:)` reads it.
     private static func recordID(_ bytes: UnsafeBufferPointer<UInt8>) -> RecordID {
-        if bytes.count >= 2, bytes.count <= 19, bytes[0] == UInt8(ascii: "p"),
-            bytes.count == 2 || bytes[1] != UInt8(ascii: "0")
-        {
-            var key: Int64 = 0
-            var plain = true
-            for byte in bytes.dropFirst() {
-                guard JSONNumberSyntax.isDigit(byte) else {
-                    plain = false
-                    break
-                }
-                key = key * 10 + Int64(byte - 0x30)
-            }
-            if plain { return .primaryKey(key) }
-        }
+        if let key = RecordID.plainPrimaryKey(utf8: bytes) { return .primaryKey(key) }
         return RecordID(jsonText: String(decoding: bytes, as: UTF8.self))
     }
 

@@ -102,24 +102,25 @@ extension ObjectReference {
 }
 
 extension RecordID {
+    /// The key of the usual form of a primary-key identity, read from its bytes: `p` and 1 to 18 digits without a
+    /// leading zero; nil for any other text (which ``init(jsonText:)`` reads the long way).
+    static func plainPrimaryKey(utf8: some Collection<UInt8>) -> Int64? {
+        guard utf8.count >= 2, utf8.count <= 19, utf8.first == UInt8(ascii: "p") else { return nil }
+        let digits = utf8.dropFirst()
+        guard utf8.count == 2 || digits.first != UInt8(ascii: "0") else { return nil }
+        var key: Int64 = 0
+        for byte in digits {
+            guard JSONNumberSyntax.isDigit(byte) else { return nil }
+            key = key * 10 + Int64(byte - 0x30)
+        }
+        return key
+    }
+
     /// Reads an identity as ``description`` writes it: `p12` is primary key 12, anything else is external.
     init(jsonText text: String) {
-        // The usual form, `p` and 1 to 18 digits without a leading zero, read from the bytes.
-        let utf8 = text.utf8
-        if utf8.count >= 2, utf8.count <= 19, utf8.first == UInt8(ascii: "p") {
-            var key: Int64 = 0
-            var plain = true
-            for byte in utf8.dropFirst() {
-                guard JSONNumberSyntax.isDigit(byte) else {
-                    plain = false
-                    break
-                }
-                key = key * 10 + Int64(byte - 0x30)
-            }
-            if plain, utf8.count == 2 || utf8.dropFirst().first != UInt8(ascii: "0") {
-                self = .primaryKey(key)
-                return
-            }
+        if let key = Self.plainPrimaryKey(utf8: text.utf8) {
+            self = .primaryKey(key)
+            return
         }
         if text.hasPrefix("p"), let key = Int64(text.dropFirst()), "p\(key)" == text {
             self = .primaryKey(key)
