@@ -20,18 +20,10 @@ import Foundation
 /// Writes an archive of `count` notes with ~40-byte texts.
 func generate(count: Int, at url: URL) throws {
     var writer = KeyedArchiveWriter()
-    let words = ["milk", "eggs", "bread", "call", "mum", "meeting", "at", "noon", "buy", "stamps", "and", "tea"]
     var notes: [PropertyListValue] = []
     notes.reserveCapacity(count)
     for key in 1...count {
-        var text = ""
-        var wordCount = 0
-        var seed = key &* 2_654_435_761
-        while text.utf8.count < 36 {
-            text += (text.isEmpty ? "" : " ") + words[seed % words.count]
-            seed = seed / words.count + key
-            wordCount += 1
-        }
+        let (text, wordCount) = noteText(key)
         let content = writer.addValue(.string(text + " #\(key)"))
         let date = writer.addObject(
             className: "NSDate", classes: ["NSDate", "NSObject"],

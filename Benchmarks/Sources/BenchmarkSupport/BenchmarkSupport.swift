@@ -26,25 +26,31 @@ public let notesModel: ObjectModel = {
     return ObjectModel(versionName: "Notes", entities: [note], versionIdentifiers: ["1"])
 }()
 
+/// The text of note `key`, ~40 bytes of words picked by the key (the same for every run), and its word count.
+public func noteText(_ key: Int) -> (text: String, wordCount: Int) {
+    let words = ["milk", "eggs", "bread", "call", "mum", "meeting", "at", "noon", "buy", "stamps", "and", "tea"]
+    var text = ""
+    var wordCount = 0
+    var seed = key &* 2_654_435_761
+    while text.utf8.count < 36 {
+        text += (text.isEmpty ? "" : " ") + words[seed % words.count]
+        seed = seed / words.count + key
+        wordCount += 1
+    }
+    return (text, wordCount)
+}
+
 /// Writes a Notes store of `count` objects with ~40-byte texts, through Decant's writer, as a single file.
 public func generateNotesStore(count: Int, at url: URL) throws {
     guard let layout = RecordLayout(entity: "Note", in: notesModel) else { throw BenchmarkError("no layout") }
     let writer = try SQLiteStoreWriter(creating: url, model: notesModel, journalMode: .delete)
     var batch = RecordBatch(layout: layout)
-    let words = ["milk", "eggs", "bread", "call", "mum", "meeting", "at", "noon", "buy", "stamps", "and", "tea"]
     var key = 0
     while key < count {
         batch.removeAll()
         for _ in 0..<min(4096, count - key) {
             key += 1
-            var text = ""
-            var wordCount = 0
-            var seed = key &* 2_654_435_761
-            while text.utf8.count < 36 {
-                text += (text.isEmpty ? "" : " ") + words[seed % words.count]
-                seed = seed / words.count + key
-                wordCount += 1
-            }
+            let (text, wordCount) = noteText(key)
             batch.beginRecord(primaryKey: Int64(key))
             batch.appendText(text)  // content
             batch.appendReal(700_000_000 + Double(key) * 13.25)  // date

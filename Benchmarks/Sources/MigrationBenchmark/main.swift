@@ -48,20 +48,13 @@ func generate(count: Int, at url: URL) throws {
     }
     try writer.write(folders)
     var batch = RecordBatch(layout: noteLayout)
-    let words = ["milk", "eggs", "bread", "call", "mum", "meeting", "at", "noon", "buy", "stamps", "and", "tea"]
     var key = 0
     while key < count {
         batch.removeAll()
         for _ in 0..<min(4096, count - key) {
             key += 1
-            var text = ""
-            var seed = key &* 2_654_435_761
-            while text.utf8.count < 36 {
-                text += (text.isEmpty ? "" : " ") + words[seed % words.count]
-                seed = seed / words.count + key
-            }
             batch.beginRecord(primaryKey: Int64(key))
-            batch.appendText(text)  // content
+            batch.appendText(noteText(key).text)  // content
             batch.appendReal(700_000_000 + Double(key) * 13.25)  // date
             batch.appendReference(ObjectReference(entity: "Folder", id: .primaryKey(Int64(key % 1000 + 1))))
             batch.endRecord()
