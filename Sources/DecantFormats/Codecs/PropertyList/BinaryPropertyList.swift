@@ -56,7 +56,7 @@ public struct BinaryPropertyList: Sendable {
     /// With `checksStructure` false only the header, trailer and offset table are checked on opening: the caller
     /// runs ``startStructureCheck()`` and finishes it before it trusts what it read (every read is bounds-checked,
     /// so reading before the check ends is safe; only which error is reported first depends on it).
-    init(file: FileBlocks, maximumDepth: Int = 512, checksStructure: Bool = true) throws {
+    init(file: FileBlocks, maximumDepth: Int = 512, checksStructure: Bool) throws {
         try self.init(
             source: .file(file), byteCount: file.size, path: file.path, maximumDepth: maximumDepth,
             checksStructure: checksStructure)

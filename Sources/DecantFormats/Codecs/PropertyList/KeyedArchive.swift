@@ -68,28 +68,16 @@ public struct KeyedArchive: Sendable {
         try self.init(list: BinaryPropertyList(data: data, path: path), path: path, nestingDepth: nestingDepth)
     }
 
-    /// Reads the archive in `file`: a binary one stays on disk and is read a block at a time (see ``FileBlocks``),
-    /// anything else is read whole, as ``init(data:path:)`` reads it.
+    /// Opens the archive in `file`: a binary one stays on disk and is read a block at a time (see ``FileBlocks``),
+    /// anything else is read whole, as ``init(data:path:)`` reads it. A binary archive's structure check (a walk over
+    /// every object) runs on a thread of its own: the caller may walk the objects meanwhile, and must finish the
+    /// check before it trusts what it found, reporting the check's error first (``BinaryPropertyList/StructureCheck``).
     /// - Throws: as ``init(data:path:)``, and `.ioError` when the file cannot be read.
-    init(file: FileBlocks) throws {
-        guard try Self.isBinary(file) else {
-            try self.init(data: file.wholeFile(), path: file.path, nestingDepth: 0)
-            return
-        }
-        try self.init(list: BinaryPropertyList(file: file), path: file.path, nestingDepth: 0)
-    }
-
-    private static func isBinary(_ file: FileBlocks) throws -> Bool {
-        try file.withBlocks { blocks in
+    static func opening(file: FileBlocks) throws -> (KeyedArchive, BinaryPropertyList.StructureCheck?) {
+        let isBinary = try file.withBlocks { blocks in
             file.size >= 6 && (0..<6).map { blocks.byte(at: $0) }.elementsEqual(Array("bplist".utf8))
         }
-    }
-
-    /// Opens the archive in `file` as ``init(file:)`` does, but a binary one's structure check (a walk over every
-    /// object) runs on a thread of its own: the caller may walk the objects meanwhile, and must finish the check
-    /// before it trusts what it found, reporting the check's error first (``BinaryPropertyList/StructureCheck``).
-    static func opening(file: FileBlocks) throws -> (KeyedArchive, BinaryPropertyList.StructureCheck?) {
-        guard try isBinary(file) else {
+        guard isBinary else {
             return (try KeyedArchive(data: file.wholeFile(), path: file.path, nestingDepth: 0), nil)
         }
         let list = try BinaryPropertyList(file: file, checksStructure: false)

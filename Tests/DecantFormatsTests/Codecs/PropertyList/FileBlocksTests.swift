@@ -35,7 +35,9 @@ struct FileBlocksTests {
     /// Opens `url` with blocks of `1 << shift` bytes, `slots` of them.
     static func open(_ url: URL, shift: Int, slots: Int) throws -> KeyedArchive {
         let file = try #require(try FileBlocks(opening: url, path: "t.archive", blockShift: shift, slotCount: slots))
-        return try KeyedArchive(file: file)
+        let (archive, check) = try KeyedArchive.opening(file: file)
+        try check?.finish()
+        return archive
     }
 
     @Test(arguments: [(4, 2), (6, 3), (16, 8)])
