@@ -49,12 +49,19 @@ public final class ArchiveReader: RecordReader {
     private var mappedEntities: [String] = []
     /// Per class name and coder key, the property it fills (nil: none, reported once).
     private var keyTargets: [String: [String: Target?]] = [:]
-    /// The class, coder keys and key objects of the last object read the full way, and what each key fills: objects
-    /// of a class mostly have the same keys in the same order, so their targets are looked up once.
+    /// The class, coder keys and key objects of the last object read the full way, and the attribute each key fills:
+    /// objects of a class mostly have the same keys in the same order, so their targets are looked up once, and
+    /// their values read straight from the bytes (``ArchiveRowDecoder``).
     private var lastClass: String?
     private var lastKeys: [String] = []
-    private var lastTargets: [Target?] = []
+    private var lastAttributes: [Int?] = []
     private var lastShape: KeyedArchive.FieldShape?
+    private var rowDecoder = ArchiveRowDecoder()
+    /// Whether objects shaped like the one before are read straight from the bytes; false reads every object the full
+    /// way (for tests that compare the two).
+    var readsRowsFromBytes = true
+    /// How many records were read straight from the bytes (for tests).
+    private(set) var rowsReadFromBytes = 0
 
     /// The records of one entity.
     private struct EntityPlan {
@@ -124,21 +131,39 @@ public final class ArchiveReader: RecordReader {
         guard nextPlan < plans.count else { return false }
         let plan = plans[nextPlan]
         batch.removeAll(newLayout: plan.layout)
-        var values = [Value](repeating: .null, count: plan.layout.attributes.count)
         // The types once per batch: an `Attribute` is a large value, and copying it per field showed in profiles.
         let types = plan.layout.attributes.map(\.type)
-        let end = min(nextRow + max(batchSize, 1), plan.objects.count)
-        for row in nextRow..<end {
+        let rows = nextRow..<min(nextRow + max(batchSize, 1), plan.objects.count)
+        // A binary archive is read through one cursor for the whole batch.
+        let isBinary = try archive.withBinaryCursor { cursor, objects in
+            try readRows(rows, of: plan, types: types, into: &batch, bytes: (cursor, objects))
+        } != nil
+        if !isBinary { try readRows(rows, of: plan, types: types, into: &batch, bytes: nil) }
+        nextRow = rows.upperBound
+        return true
+    }
+
+    /// Appends the records of `rows` of `plan`. Most objects have the keys and class of the one before: with the
+    /// archive's `bytes`, their values are read straight from them (``ArchiveRowDecoder``). Anything else goes the
+    /// full way, which names any problem.
+    private func readRows(
+        _ rows: Range<Int>, of plan: EntityPlan, types: [AttributeType], into batch: inout RecordBatch,
+        bytes: (cursor: BinaryPropertyList.Cursor, objects: BinaryPropertyList.References)?
+    ) throws {
+        var cells = [ArchiveRowDecoder.Cell](repeating: .value(.null), count: types.count)
+        var values = [Value](repeating: .null, count: types.count)
+        for row in rows {
             let index = plan.objects[row]
-            for position in values.indices { values[position] = .null }
-            // Most objects have the keys and class of the one before: their values are read by position. Anything
-            // else, a failure included, goes the full way, which names the problem.
-            if let shape = lastShape, let fields = archive.fieldValues(at: index, shapedLike: shape),
-                fields.count == lastKeys.count,
-                (try? fill(&values, from: fields, targets: lastTargets, types: types, layout: plan.layout, index: index))
-                    != nil
+            if let bytes, readsRowsFromBytes, let shape = lastShape,
+                rowDecoder.read(
+                    index, shapedLike: shape, attributes: lastAttributes, types: types, in: archive,
+                    cursor: bytes.cursor, objects: bytes.objects, into: &cells)
             {
-                append(index: index, values: values, types: types, row: row, plan: plan, to: &batch)
+                rowsReadFromBytes += 1
+                batch.beginRecord(id: .external(String(index)))
+                ArchiveRowDecoder.append(cells, types: types, cursor: bytes.cursor, to: &batch)
+                appendRelationships(row: row, of: plan, to: &batch)
+                batch.endRecord()
                 continue
             }
             for position in values.indices { values[position] = .null }
@@ -146,10 +171,14 @@ public final class ArchiveReader: RecordReader {
             if object.className != lastClass || object.fields.keys != lastKeys {
                 lastClass = object.className
                 lastKeys = object.fields.keys
-                lastTargets = lastKeys.map { target(of: $0, in: object, layout: plan.layout) }
+                let targets = lastKeys.map { target(of: $0, in: object, layout: plan.layout) }
+                lastAttributes = targets.map { target -> Int? in
+                    guard case .attribute(let position)? = target else { return nil }
+                    return position
+                }
             }
             for (item, (key, field)) in object.fields.enumerated() {
-                guard case .attribute(let position)? = lastTargets[item] else { continue }
+                guard let position = lastAttributes[item] else { continue }
                 values[position] = try archive.inField(key, of: object) {
                     try value(
                         of: field, for: position, type: types[position], layout: plan.layout, index: object.index,
@@ -157,32 +186,17 @@ public final class ArchiveReader: RecordReader {
                 }
             }
             lastShape = archive.fieldShape(at: index)
-            append(index: index, values: values, types: types, row: row, plan: plan, to: &batch)
-        }
-        nextRow = end
-        return true
-    }
-
-    /// The attribute values of an object whose fields come in the order of `lastKeys`.
-    private func fill(
-        _ values: inout [Value], from fields: [PropertyListValue], targets: [Target?], types: [AttributeType],
-        layout: RecordLayout, index: Int
-    ) throws {
-        for (item, field) in fields.enumerated() {
-            guard case .attribute(let position)? = targets[item] else { continue }
-            values[position] = try value(
-                of: field, for: position, type: types[position], layout: layout, index: index, key: lastKeys[item])
+            batch.beginRecord(id: .external(String(index)))
+            for (value, type) in zip(values, types) {
+                batch.append(value, as: type)
+            }
+            appendRelationships(row: row, of: plan, to: &batch)
+            batch.endRecord()
         }
     }
 
-    /// Appends the record of object `index`.
-    private func append(
-        index: Int, values: [Value], types: [AttributeType], row: Int, plan: EntityPlan, to batch: inout RecordBatch
-    ) {
-        batch.beginRecord(id: .external(String(index)))
-        for (value, type) in zip(values, types) {
-            batch.append(value, as: type)
-        }
+    /// Appends the relationships of `row` of `plan` to the record begun in `batch`.
+    private func appendRelationships(row: Int, of plan: EntityPlan, to batch: inout RecordBatch) {
         for relationship in plan.relationships.isEmpty ? [] : plan.relationships[row] {
             switch relationship {
             case .toOne(let reference): batch.appendReference(reference)
@@ -190,7 +204,6 @@ public final class ArchiveReader: RecordReader {
             case .viaInverse: batch.appendViaInverse()
             }
         }
-        batch.endRecord()
     }
 
     // MARK: Classes → entities
@@ -438,6 +451,7 @@ public final class ArchiveReader: RecordReader {
             let className = object.className
         {
             referenceMemos[position] = .shaped(shape, keys: object.fields.keys, className: className, classes: object.classes)
+            if case .date = resolved { rowDecoder.learnDate(at: position, from: object, shape: shape) }
         } else {
             referenceMemos[position] = .plain
         }

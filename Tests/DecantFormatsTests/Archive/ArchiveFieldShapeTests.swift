@@ -112,3 +112,98 @@ struct ArchiveFieldShapeTests {
         #expect(error?.location?.keyPath == "wordCount")
     }
 }
+
+/// Objects shaped like the one before are read straight from the bytes (``ArchiveRowDecoder``): the records are
+/// exactly those of the full way, whatever the values.
+@Suite("Keyed archives: records read straight from the bytes")
+struct ArchiveRowDecoderTests {
+    static let model: ObjectModel = {
+        var note = Entity(name: "Note")
+        note.attributes = [
+            Attribute(name: "content", type: .string, isOptional: true),
+            Attribute(name: "score", type: .double, isOptional: true),
+            Attribute(name: "count", type: .integer64, isOptional: true),
+            Attribute(name: "flag", type: .boolean, isOptional: true),
+            Attribute(name: "date", type: .date, isOptional: true),
+            Attribute(name: "link", type: .uri, isOptional: true),
+            Attribute(name: "blob", type: .binary, isOptional: true),
+        ]
+        return ObjectModel(versionName: "Notes", entities: [note])
+    }()
+
+    /// Reads `data` both ways; `straightRows` is how many records the first way read from the bytes.
+    static func bothWays(_ data: Data) throws -> (straight: [Record], full: [Record], straightRows: Int) {
+        var options = FormatOptions(bundle: ArchiveTesting.bundle(model))
+        options.classEntities = ["LegacyNote": "Note"]
+        var straight = try ArchiveReader(data: data, path: "notes.archive", options: options)
+        var full = try ArchiveReader(data: data, path: "notes.archive", options: options)
+        full.readsRowsFromBytes = false
+        let records = try ArchiveTesting.readAll(&straight)["Note"] ?? []
+        return (records, try ArchiveTesting.readAll(&full)["Note"] ?? [], straight.rowsReadFromBytes)
+    }
+
+    @Test func everyKindOfValueReadsAsTheFullWayReadsIt() throws {
+        var writer = KeyedArchiveWriter()
+        let texts: [PropertyListValue] = [
+            writer.addString("plain text").uid, writer.addString("naïve café ✓").uid, .string("inline"),
+            .uid(0), writer.addValue(.string("$null")).uid, writer.addString("").uid,
+        ]
+        let numbers: [PropertyListValue] = [.real(1.5), .integer(-7), .real(-0.0), .integer(Int64.max)]
+        let counts: [PropertyListValue] = [.integer(3), .bool(true), .real(12), .integer(Int64.min)]
+        let flags: [PropertyListValue] = [.bool(false), .bool(true), .integer(1), .integer(0)]
+        let links: [PropertyListValue] = [writer.addString("https://example.com/a").uid, .string("file:///b"), .uid(0)]
+        let blobs: [PropertyListValue] = [.data(Data([1, 2, 3])), .data(Data()), .uid(0)]
+        var notes: [PropertyListValue] = []
+        for number in 0..<48 {
+            let time: PropertyListValue = number % 5 == 4 ? .integer(Int64(number)) : .real(Double(number) * 1.25)
+            let date = writer.addObject(className: "NSDate", classes: ["NSDate", "NSObject"], fields: ["NS.time": time])
+            let note = writer.addObject(
+                className: "App.LegacyNote",
+                fields: [
+                    "content": texts[number % texts.count], "score": numbers[number % numbers.count],
+                    "count": counts[number % counts.count], "flag": flags[number % flags.count],
+                    "date": number % 7 == 6 ? .uid(0) : date.uid, "link": links[number % links.count],
+                    "blob": blobs[number % blobs.count],
+                ])
+            notes.append(note.uid)
+        }
+        let root = writer.addArray(notes)
+        let (straight, full, straightRows) = try Self.bothWays(try writer.encodedData(root: root))
+        #expect(straight.count == 48)
+        // The first note goes the full way (and any the decoder is not sure of); the others are read from the bytes.
+        #expect(straightRows >= 40)
+        #expect(straight == full)
+        #expect(ArchiveTesting.value("content", of: straight[1], in: Self.model) == .string("naïve café ✓"))
+        #expect(ArchiveTesting.value("content", of: straight[4], in: Self.model) == .null)
+        #expect(ArchiveTesting.value("count", of: straight[1], in: Self.model) == .integer(1))
+        #expect(
+            ArchiveTesting.value("date", of: straight[4], in: Self.model)
+                == .date(Date(timeIntervalSinceReferenceDate: 4)))
+    }
+
+    @Test func aValueThatDoesNotFitFailsAsTheFullWayFails() throws {
+        // The third note's date is a text, the fourth's count a text: the full way names each.
+        for broken in [2, 3] {
+            var writer = KeyedArchiveWriter()
+            var notes: [PropertyListValue] = []
+            for number in 0..<5 {
+                let time: PropertyListValue = number == 2 && broken == 2 ? .string("soon") : .real(Double(number))
+                let date = writer.addObject(className: "NSDate", fields: ["NS.time": time])
+                let count: PropertyListValue = number == 3 && broken == 3 ? .string("many") : .integer(1)
+                notes.append(
+                    writer.addObject(className: "LegacyNote", fields: ["date": date.uid, "count": count]).uid)
+            }
+            let root = writer.addArray(notes)
+            let data = try writer.encodedData(root: root)
+            let straight = #expect(throws: DecantError.self) { try Self.bothWays(data) }
+            var options = FormatOptions(bundle: ArchiveTesting.bundle(Self.model))
+            options.classEntities = ["LegacyNote": "Note"]
+            let reader = try ArchiveReader(data: data, path: "notes.archive", options: options)
+            reader.readsRowsFromBytes = false
+            var full = reader
+            let fullError = #expect(throws: DecantError.self) { try ArchiveTesting.readAll(&full) }
+            #expect(straight?.code == .malformedInput)
+            #expect(straight?.description == fullError?.description)
+        }
+    }
+}

@@ -317,6 +317,16 @@ public struct KeyedArchive: Sendable {
             index: index, className: className, classes: classes, fields: fields, classEntry: classEntry)
     }
 
+    /// Runs `body` with a cursor over a binary archive's bytes and the references of its `$objects` array: one cursor
+    /// for many look-ups (a batch of records). Returns nil, without running `body`, for an archive decoded whole.
+    /// - Throws: what `body` throws, and what reading the file found (see ``BinaryPropertyList/withCursor(_:)``).
+    func withBinaryCursor<T>(
+        _ body: (BinaryPropertyList.Cursor, BinaryPropertyList.References) throws -> T
+    ) throws -> T? {
+        guard case .binary(let list, let objects) = storage else { return nil }
+        return try list.withCursor { try body($0, objects) }
+    }
+
     /// The key objects and class of an archived object's dictionary. NSKeyedArchiver writes each key string once,
     /// so the objects of a class share their key objects: a reader that decoded one object reads the next one's
     /// values by position (``fieldValues(at:shapedLike:)``), without decoding its keys and class again.

@@ -1,0 +1,188 @@
+import DecantCore
+import Foundation
+
+/// Reads the attribute values of archived objects straight from a binary archive's bytes into a record batch, for
+/// objects shaped like one ``ArchiveReader`` read the full way: the same key objects and class, so the same
+/// properties. It builds no property-list values, objects or strings on the way: an ASCII text is copied from the
+/// file into the batch, and a referenced `NSDate` is read by position, like the one read the full way at that
+/// attribute.
+///
+/// It reads only what it is sure of: inline scalars, texts (in place or as entries, `$null` included), nil
+/// references, and referenced objects shaped like an `NSDate` the full way read at the same attribute. Anything
+/// else (a collection, another object, a value that does not fit its attribute, a damaged object) makes it give the
+/// object back, with nothing appended: the full way then reads it, and names any problem. Run after the archive's
+/// structure check, it writes exactly what the full way writes.
+struct ArchiveRowDecoder {
+    /// A field's value, ready to append.
+    enum Cell {
+        case value(Value)
+        /// An ASCII text: `count` bytes at `start` in the file.
+        case text(start: Int, count: Int)
+    }
+
+    /// A referenced `NSDate` as the full way read one: its dictionary's key objects and class, and the item that
+    /// holds `NS.time`.
+    struct DateShape {
+        var shape: KeyedArchive.FieldShape
+        var timeItem: Int
+    }
+
+    /// Per attribute position, the shape of the dates the full way found there.
+    private var dates: [Int: DateShape] = [:]
+
+    /// Remembers that the full way read a date from object `object` (shaped `shape`) at attribute `position`.
+    mutating func learnDate(at position: Int, from object: ArchivedObject, shape: KeyedArchive.FieldShape) {
+        guard let field = object.fields.keys.firstIndex(of: "NS.time") else { return }
+        // The fields leave `$class` out; the dictionary's items do not.
+        let item = field < shape.classPosition ? field : field + 1
+        dates[position] = DateShape(shape: shape, timeItem: item)
+    }
+
+    /// Reads entry `index` when its dictionary has exactly `shape`'s key objects and class: per field (`$class` left
+    /// out), `attributes` names the attribute position it fills (nil: a relationship, or nothing), whose type is in
+    /// `types`. Fills `cells` (one per attribute, `.null` where no field gives a value) and returns true; returns
+    /// false when the object is anything else (see the type's notes).
+    func read(
+        _ index: Int, shapedLike shape: KeyedArchive.FieldShape, attributes: [Int?], types: [AttributeType],
+        in archive: KeyedArchive, cursor: BinaryPropertyList.Cursor, objects: BinaryPropertyList.References,
+        into cells: inout [Cell]
+    ) -> Bool {
+        for position in cells.indices { cells[position] = .value(.null) }
+        do {
+            guard let (keys, values) = try cursor.entries(of: cursor.reference(objects, index)),
+                keys.count == shape.keyReferences.count, attributes.count == keys.count - 1
+            else { return false }
+            for item in 0..<keys.count where try cursor.reference(keys, item) != shape.keyReferences[item] {
+                return false
+            }
+            for item in 0..<values.count {
+                let reference = try cursor.reference(values, item)
+                if item == shape.classPosition {
+                    guard try uid(of: reference, cursor) == shape.classUID else { return false }
+                    continue
+                }
+                let field = item < shape.classPosition ? item : item - 1
+                guard let position = attributes[field] else {
+                    // Not an attribute: only checked as the full way checks every field (references inside
+                    // `$objects`); a collection written in place goes the full way.
+                    guard try refersInside(reference, archive, cursor) else { return false }
+                    continue
+                }
+                guard let cell = try cell(of: reference, at: position, type: types[position], archive, cursor, objects)
+                else { return false }
+                cells[position] = cell
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Appends `cells` (from ``read(_:shapedLike:attributes:types:in:cursor:objects:into:)``) to the record begun in
+    /// `batch`.
+    static func append(_ cells: [Cell], types: [AttributeType], cursor: BinaryPropertyList.Cursor, to batch: inout RecordBatch) {
+        for (cell, type) in zip(cells, types) {
+            switch cell {
+            case .value(let value):
+                batch.append(value, as: type)
+            case .text(let start, let count):
+                cursor.bytes.withBytes(start..<(start + count)) { batch.appendText(utf8: $0) }
+            }
+        }
+    }
+
+    /// The UID object `reference` holds, or nil when it is another kind of object.
+    private func uid(of reference: Int, _ cursor: BinaryPropertyList.Cursor) throws -> UInt64? {
+        let offset = try cursor.objectOffset(reference)
+        let marker = cursor.bytes[offset]
+        guard marker >> 4 == 0x8 else { return nil }
+        return try cursor.scalar(marker: marker, at: offset).uidValue
+    }
+
+    /// Whether object `reference`, a field's value, refers only inside `$objects` (a reference) or nowhere (a
+    /// scalar); false for a collection written in place.
+    private func refersInside(
+        _ reference: Int, _ archive: KeyedArchive, _ cursor: BinaryPropertyList.Cursor
+    ) throws -> Bool {
+        let marker = try cursor.marker(of: reference)
+        switch marker >> 4 {
+        case 0x8: return try uid(of: reference, cursor).map { $0 < UInt64(archive.objectCount) } ?? false
+        case 0xA, 0xC, 0xD: return false
+        default: return true
+        }
+    }
+
+    /// The cell of attribute `position` from field value `reference`, or nil when only the full way can tell.
+    private func cell(
+        of reference: Int, at position: Int, type: AttributeType, _ archive: KeyedArchive,
+        _ cursor: BinaryPropertyList.Cursor, _ objects: BinaryPropertyList.References
+    ) throws -> Cell? {
+        let offset = try cursor.objectOffset(reference)
+        let marker = cursor.bytes[offset]
+        switch marker >> 4 {
+        case 0x8:
+            guard let uid = try uid(of: reference, cursor) else { return nil }
+            if uid == 0 { return .value(.null) }
+            guard uid < UInt64(archive.objectCount) else { return nil }
+            let entry = try cursor.reference(objects, Int(uid))
+            let entryOffset = try cursor.objectOffset(entry)
+            let entryMarker = cursor.bytes[entryOffset]
+            switch entryMarker >> 4 {
+            case 0x5, 0x6:
+                // A string entry: `$null` stands for nil.
+                if try cursor.isString(entry, "$null") { return .value(.null) }
+                return try inline(marker: entryMarker, at: entryOffset, type: type, archive, cursor)
+            case 0xD:
+                return try date(at: entry, position: position, type: type, archive, cursor)
+            default:
+                return nil
+            }
+        case 0xA, 0xC, 0xD:
+            return nil
+        default:
+            return try inline(marker: marker, at: offset, type: type, archive, cursor)
+        }
+    }
+
+    /// A scalar written in place (or a string entry), converted as the full way converts it.
+    private func inline(
+        marker: UInt8, at offset: Int, type: AttributeType, _ archive: KeyedArchive,
+        _ cursor: BinaryPropertyList.Cursor
+    ) throws -> Cell? {
+        if marker >> 4 == 0x5, type == .string {
+            let (length, start) = try cursor.count(marker: marker, at: offset)
+            try cursor.checkSpan(start, count: length, width: 1, objectStart: offset)
+            guard cursor.bytes.withBytes(start..<(start + length), { $0.allSatisfy { $0 < 0x80 } }) else { return nil }
+            return .text(start: start, count: length)
+        }
+        let field = try ArchiveField.resolve(cursor.scalar(marker: marker, at: offset), in: archive)
+        return ArchiveReader.convert(field, to: type).map(Cell.value)
+    }
+
+    /// Entry `entry` read as the date the full way found at attribute `position`, when it has that date's shape.
+    private func date(
+        at entry: Int, position: Int, type: AttributeType, _ archive: KeyedArchive, _ cursor: BinaryPropertyList.Cursor
+    ) throws -> Cell? {
+        guard let date = dates[position], let (keys, values) = try cursor.entries(of: entry),
+            keys.count == date.shape.keyReferences.count
+        else { return nil }
+        var seconds: Double?
+        for item in 0..<keys.count {
+            guard try cursor.reference(keys, item) == date.shape.keyReferences[item] else { return nil }
+            let reference = try cursor.reference(values, item)
+            if item == date.shape.classPosition {
+                guard try uid(of: reference, cursor) == date.shape.classUID else { return nil }
+            } else if item == date.timeItem {
+                // What `PropertyListValue.doubleValue` takes: a real or an integer.
+                let offset = try cursor.objectOffset(reference)
+                let marker = cursor.bytes[offset]
+                guard marker >> 4 == 0x1 || marker >> 4 == 0x2 else { return nil }
+                seconds = try cursor.scalar(marker: marker, at: offset).doubleValue
+            } else {
+                guard try refersInside(reference, archive, cursor) else { return nil }
+            }
+        }
+        guard let seconds else { return nil }
+        return ArchiveReader.convert(.date(seconds), to: type).map(Cell.value)
+    }
+}
