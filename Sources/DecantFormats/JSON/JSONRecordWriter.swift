@@ -110,15 +110,20 @@ public final class JSONRecordWriter: RecordWriter {
                 at: Location(path: displayPath, entity: name))
         }
         let spelling = spelling(for: plan.layout)
+        // The bytes are built in a local buffer: a stored property's every use would be checked for exclusive
+        // access at run time, and that showed in profiles.
+        var output = JSONOutput()
+        swap(&output, &self.output)
+        defer { swap(&output, &self.output) }
         for row in 0..<batch.count {
             switch style {
             case .document: output.append(objectCount == 0 ? "\n    " : ",\n    ")
             case .lines: break
             }
-            try appendObject(row: row, of: batch, plan: plan, spelling: spelling)
+            try Self.appendObject(row: row, of: batch, plan: plan, spelling: spelling, to: &output)
             if style == .lines { output.append("\n") }
             objectCount += 1
-            if output.bytes.count >= Self.flushThreshold { try flush() }
+            if output.bytes.count >= Self.flushThreshold { try flush(&output) }
         }
     }
 
@@ -151,6 +156,11 @@ public final class JSONRecordWriter: RecordWriter {
     }
 
     private func flush() throws {
+        try flush(&output)
+    }
+
+    /// Writes `output`'s bytes to the file and empties it.
+    private func flush(_ output: inout JSONOutput) throws {
         guard !output.bytes.isEmpty, let handle else { return }
         do {
             try handle.write(contentsOf: output.bytes)
@@ -197,7 +207,9 @@ public final class JSONRecordWriter: RecordWriter {
         return spelling
     }
 
-    private func appendObject(row: Int, of batch: RecordBatch, plan: EntityPlan, spelling: ObjectSpelling) throws {
+    private static func appendObject(
+        row: Int, of batch: RecordBatch, plan: EntityPlan, spelling: ObjectSpelling, to output: inout JSONOutput
+    ) throws {
         let layout = plan.layout
         // `"Entity/p12"` or `"Entity/<external id>"`, spelled as `Entity/\(RecordID)` is.
         output.bytes.append(contentsOf: spelling.idPrefix)
@@ -215,19 +227,19 @@ public final class JSONRecordWriter: RecordWriter {
         }
         let width = batch.width
         let attributeCount = layout.attributes.count
-        try batch.cells.withUnsafeBufferPointer { cells in
-            let first = row * width
-            for index in 0..<attributeCount {
-                output.bytes.append(contentsOf: spelling.attributeKeys[index])
-                try appendAttribute(cells[first + index], of: batch, type: spelling.attributeTypes[index]) { problem in
-                    // The value came from the input, whose path the writer does not know: the place is the object.
-                    let attribute = layout.attributes[index]
-                    return DecantError(
-                        .malformedInput, "the \(attribute.type.modelName) attribute \(attribute.name) holds \(problem)",
-                        at: Location(
-                            entity: layout.entityName, object: "\(layout.entityName)/\(batch.id(at: row))",
-                            keyPath: attribute.name))
-                }
+        let first = row * width
+        for index in 0..<attributeCount {
+            output.bytes.append(contentsOf: spelling.attributeKeys[index])
+            do {
+                try appendAttribute(batch.cells[first + index], of: batch, type: spelling.attributeTypes[index], to: &output)
+            } catch {
+                // The value came from the input, whose path the writer does not know: the place is the object.
+                let attribute = layout.attributes[index]
+                throw DecantError(
+                    .malformedInput, "the \(attribute.type.modelName) attribute \(attribute.name) holds \(error.problem)",
+                    at: Location(
+                        entity: layout.entityName, object: "\(layout.entityName)/\(batch.id(at: row))",
+                        keyPath: attribute.name))
             }
         }
         guard !layout.relationships.isEmpty else { return output.append("}") }
@@ -272,10 +284,15 @@ public final class JSONRecordWriter: RecordWriter {
         output.append("}")
     }
 
-    /// Appends one attribute value; `mismatch` makes the error for a value the attribute's type cannot have.
-    private func appendAttribute(
-        _ cell: RecordBatch.Cell, of batch: RecordBatch, type: AttributeType, mismatch: (String) -> DecantError
-    ) throws {
+    /// A value an attribute's type cannot have: what it is.
+    private struct Mismatch: Error {
+        var problem: String
+    }
+
+    /// Appends one attribute value.
+    private static func appendAttribute(
+        _ cell: RecordBatch.Cell, of batch: RecordBatch, type: AttributeType, to output: inout JSONOutput
+    ) throws(Mismatch) {
         if cell.kind == .null {
             output.append("null")
             return
@@ -286,7 +303,7 @@ public final class JSONRecordWriter: RecordWriter {
             output.appendInteger(cell.integer)
         case (.integer16, .real), (.integer32, .real), (.integer64, .real):
             // A whole number stored as a real reads as that integer.
-            guard real.rounded() == real, real.magnitude < 9.2e18 else { throw mismatch("the fraction \(real)") }
+            guard real.rounded() == real, real.magnitude < 9.2e18 else { throw Mismatch(problem: "the fraction \(real)") }
             output.appendInteger(Int64(real))
         case (.boolean, .integer):
             output.append(cell.integer != 0 ? "true" : "false")
@@ -297,40 +314,40 @@ public final class JSONRecordWriter: RecordWriter {
         case (.decimal, .integer):
             output.appendString(String(cell.integer))
         case (.decimal, .real):
-            guard real.isFinite else { throw mismatch("\(real), which a decimal cannot be") }
+            guard real.isFinite else { throw Mismatch(problem: "\(real), which a decimal cannot be") }
             output.appendString(real.description)
         case (.decimal, .text):
-            let text = try string(of: cell, in: batch, mismatch: mismatch)
-            guard JSONNumberSyntax.isValid(text) else { throw mismatch("the text \"\(text)\", not a decimal number") }
+            let text = try string(of: cell, in: batch)
+            guard JSONNumberSyntax.isValid(text) else { throw Mismatch(problem: "the text \"\(text)\", not a decimal number") }
             output.appendString(text)
         case (.date, .integer):
-            appendDate(Double(cell.integer))
+            appendDate(Double(cell.integer), to: &output)
         case (.date, .real):
-            appendDate(real)
+            appendDate(real, to: &output)
         case (.string, .text), (.uri, .text):
             let valid = batch.withBytes(of: cell) { text in
                 guard UTF8Validation.firstInvalidByte(in: text) == nil else { return false }
                 output.appendString(raw: text)
                 return true
             }
-            guard valid else { throw mismatch("text that is not valid UTF-8") }
+            guard valid else { throw Mismatch(problem: "text that is not valid UTF-8") }
         case (.binary, .blob), (.transformable, .blob):
             output.append("\"")
             output.appendRaw(batch.withBytes(of: cell) { Data($0) }.base64EncodedString())
             output.append("\"")
         case (.binary, .externalDataReference), (.transformable, .externalDataReference):
             output.append("{\"externalDataReference\":")
-            output.appendString(try string(of: cell, in: batch, mismatch: mismatch))
+            output.appendString(try string(of: cell, in: batch))
             output.append("}")
         case (.uuid, .blob) where cell.length == 16:
             let uuid = batch.withBytes(of: cell) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
             output.appendString(uuid.uuidString)
         default:
-            throw mismatch(Self.describe(cell.kind))
+            throw Mismatch(problem: Self.describe(cell.kind))
         }
     }
 
-    private func appendDate(_ seconds: Double) {
+    private static func appendDate(_ seconds: Double, to output: inout JSONOutput) {
         output.bytes.append(UInt8(ascii: "\""))
         if ExactDate.appendText(referenceSeconds: seconds, to: &output.bytes) {
             output.bytes.append(UInt8(ascii: "\""))
@@ -340,11 +357,9 @@ public final class JSONRecordWriter: RecordWriter {
         }
     }
 
-    private func string(
-        of cell: RecordBatch.Cell, in batch: RecordBatch, mismatch: (String) -> DecantError
-    ) throws -> String {
+    private static func string(of cell: RecordBatch.Cell, in batch: RecordBatch) throws(Mismatch) -> String {
         guard let text = batch.withBytes(of: cell, { String(validating: $0, as: UTF8.self) }) else {
-            throw mismatch("text that is not valid UTF-8")
+            throw Mismatch(problem: "text that is not valid UTF-8")
         }
         return text
     }
