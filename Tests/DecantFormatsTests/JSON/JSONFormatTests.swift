@@ -142,4 +142,40 @@ struct JSONFormatTests {
         }
         #expect(error?.code == .fileNotFound)
     }
+
+    @Test func aValueThatDoesNotFitItsAttributeFailsNamingTheObjectAndAttribute() throws {
+        var note = Entity(name: "Note")
+        note.attributes = [
+            Attribute(name: "count", type: .integer64, isOptional: true),
+            Attribute(name: "title", type: .string, isOptional: true),
+        ]
+        let model = ObjectModel(versionName: "Notes", entities: [note])
+        let layout = try #require(RecordLayout(entity: "Note", in: model))
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cases: [(fill: (inout RecordBatch) -> Void, keyPath: String, problem: String)] = [
+            ({ $0.appendText("seven"); $0.appendNull() }, "count", "the Integer 64 attribute count holds text"),
+            (
+                { batch in
+                    batch.appendInteger(7)
+                    [UInt8]([0x61, 0xFF]).withUnsafeBytes { batch.appendText(utf8: $0) }
+                }, "title", "holds text that is not valid UTF-8"
+            ),
+        ]
+        for (fill, keyPath, problem) in cases {
+            var batch = layout.emptyBatch()
+            batch.beginRecord(id: .external("n1"))
+            fill(&batch)
+            batch.endRecord()
+            let writer = try JSONRecordWriter(
+                creating: folder.appendingPathComponent("out.ndjson"), model: model, style: .lines)
+            let error = #expect(throws: DecantError.self) { try writer.write(batch) }
+            #expect(error?.code == .malformedInput)
+            #expect(error?.location?.object == "Note/n1")
+            #expect(error?.location?.keyPath == keyPath)
+            #expect(error?.message.contains(problem) == true)
+            writer.abandon()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        }
+    }
 }
