@@ -278,42 +278,55 @@ public final class ArchiveReader: RecordReader {
         var classPlans: [Int: (position: Int?, leftOutName: String?)] = [:]
         var planOfEntity: [String: Int] = [:]
         var leftOut: [String: Int] = [:]
+        // The class of the entry before, which the next one mostly shares (no hashing then).
+        var lastClassPlan: (classIndex: Int, plan: (position: Int?, leftOutName: String?))?
         // Only relationships look objects' entities up; without any, the table is not worth its memory.
         let needsEntityOfObject = model.entities.contains { !$0.relationships.isEmpty }
         entityOfObject = needsEntityOfObject ? [Int32](repeating: -1, count: archive.objectCount) : []
-        for index in 0..<archive.objectCount {
-            // Most entries are told from their bytes alone; the rest are decoded, which throws when `$class` is
-            // not a reference to a class dictionary or a field refers outside `$objects`.
-            let classIndex: Int
-            switch archive.quickLook(at: index) {
-            case .plain:
-                continue
-            case .object(let found):
-                classIndex = found
-            case .unsure:
-                let object = try archive.object(at: index)
-                guard object.className != nil, let found = object.classIndex else { continue }
-                classIndex = found
+        func walk(_ look: (Int) -> KeyedArchive.QuickLook) throws {
+            for index in 0..<archive.objectCount {
+                // Most entries are told from their bytes alone; the rest are decoded, which throws when `$class` is
+                // not a reference to a class dictionary or a field refers outside `$objects`.
+                let classIndex: Int
+                switch look(index) {
+                case .plain:
+                    continue
+                case .object(let found):
+                    classIndex = found
+                case .unsure:
+                    let object = try archive.object(at: index)
+                    guard object.className != nil, let found = object.classIndex else { continue }
+                    classIndex = found
+                }
+                let classPlan: (position: Int?, leftOutName: String?)
+                if let last = lastClassPlan, last.classIndex == classIndex {
+                    classPlan = last.plan
+                } else if let known = classPlans[classIndex] {
+                    classPlan = known
+                } else {
+                    // The first object of a class: its class dictionary is checked here (errors name this object).
+                    let (className, classes) = try archive.classDescription(at: classIndex, owner: index)
+                    let object = ArchivedObject(
+                        index: index, className: className, classes: classes, fields: [:],
+                        classEntry: ArchivedObject.ClassEntry(reference: .uid(UInt64(classIndex)), position: 0))
+                    classPlan = plan(forClassOf: object, planOfEntity: &planOfEntity)
+                    classPlans[classIndex] = classPlan
+                }
+                lastClassPlan = (classIndex, classPlan)
+                guard let position = classPlan.position else {
+                    if let name = classPlan.leftOutName { leftOut[name, default: 0] += 1 }
+                    continue
+                }
+                plans[position].objects.append(index)
+                if needsEntityOfObject { entityOfObject[index] = Int32(position) }
             }
-            let classPlan: (position: Int?, leftOutName: String?)
-            if let known = classPlans[classIndex] {
-                classPlan = known
-            } else {
-                // The first object of a class: its class dictionary is checked here (errors name this object).
-                let (className, classes) = try archive.classDescription(at: classIndex, owner: index)
-                let object = ArchivedObject(
-                    index: index, className: className, classes: classes, fields: [:],
-                    classEntry: ArchivedObject.ClassEntry(reference: .uid(UInt64(classIndex)), position: 0))
-                classPlan = plan(forClassOf: object, planOfEntity: &planOfEntity)
-                classPlans[classIndex] = classPlan
-            }
-            guard let position = classPlan.position else {
-                if let name = classPlan.leftOutName { leftOut[name, default: 0] += 1 }
-                continue
-            }
-            plans[position].objects.append(index)
-            if needsEntityOfObject { entityOfObject[index] = Int32(position) }
         }
+        // A binary archive is walked through one cursor; an archive decoded whole goes the full way.
+        var keys = KeyedArchive.KeyKinds()
+        let isBinary = try archive.withBinaryCursor { cursor, objects in
+            try walk { archive.quickLook(at: $0, cursor: cursor, objects: objects, keys: &keys) }
+        } != nil
+        if !isBinary { try walk { _ in .unsure } }
         let order = Dictionary(uniqueKeysWithValues: model.entities.enumerated().map { ($1.name, $0) })
         plans.sort { (order[$0.layout.entityName] ?? 0) < (order[$1.layout.entityName] ?? 0) }
         for (name, count) in leftOut.sorted(by: { $0.key < $1.key }) {

@@ -96,7 +96,14 @@ struct ArchiveRowDecoder {
         let offset = try cursor.objectOffset(reference)
         let marker = cursor.bytes[offset]
         guard marker >> 4 == 0x8 else { return nil }
-        return try cursor.scalar(marker: marker, at: offset).uidValue
+        return try uid(marker: marker, at: offset, cursor)
+    }
+
+    /// The UID object at `offset`, whose marker is `marker` (`0x8n`).
+    private func uid(marker: UInt8, at offset: Int, _ cursor: BinaryPropertyList.Cursor) throws -> UInt64? {
+        let width = Int(marker & 0x0F) + 1
+        guard width <= 8 else { return nil }
+        return try cursor.unsigned(at: offset + 1, size: width, objectStart: offset)
     }
 
     /// Whether object `reference`, a field's value, refers only inside `$objects` (a reference) or nowhere (a
@@ -121,7 +128,7 @@ struct ArchiveRowDecoder {
         let marker = cursor.bytes[offset]
         switch marker >> 4 {
         case 0x8:
-            guard let uid = try uid(of: reference, cursor) else { return nil }
+            guard let uid = try uid(marker: marker, at: offset, cursor) else { return nil }
             if uid == 0 { return .value(.null) }
             guard uid < UInt64(archive.objectCount) else { return nil }
             let entry = try cursor.reference(objects, Int(uid))
@@ -155,7 +162,15 @@ struct ArchiveRowDecoder {
             guard cursor.bytes.withBytes(start..<(start + length), { $0.allSatisfy { $0 < 0x80 } }) else { return nil }
             return .text(start: start, count: length)
         }
-        let field = try ArchiveField.resolve(cursor.scalar(marker: marker, at: offset), in: archive)
+        // Numbers and Booleans as the full way resolves them, without a property-list value on the way.
+        let field: ArchiveField
+        switch marker {
+        case 0x08: field = .bool(false)
+        case 0x09: field = .bool(true)
+        case 0x10...0x14: field = .integer(try cursor.integer(nibble: Int(marker & 0x0F), at: offset))
+        case 0x23: field = .real(Double(bitPattern: try cursor.unsigned(at: offset + 1, size: 8, objectStart: offset)))
+        default: field = try ArchiveField.resolve(cursor.scalar(marker: marker, at: offset), in: archive)
+        }
         return ArchiveReader.convert(field, to: type).map(Cell.value)
     }
 
@@ -175,9 +190,12 @@ struct ArchiveRowDecoder {
             } else if item == date.timeItem {
                 // What `PropertyListValue.doubleValue` takes: a real or an integer.
                 let offset = try cursor.objectOffset(reference)
-                let marker = cursor.bytes[offset]
-                guard marker >> 4 == 0x1 || marker >> 4 == 0x2 else { return nil }
-                seconds = try cursor.scalar(marker: marker, at: offset).doubleValue
+                switch cursor.bytes[offset] {
+                case 0x23: seconds = Double(bitPattern: try cursor.unsigned(at: offset + 1, size: 8, objectStart: offset))
+                case let marker where marker >> 4 == 0x1 || marker >> 4 == 0x2:
+                    seconds = try cursor.scalar(marker: marker, at: offset).doubleValue
+                default: return nil
+                }
             } else {
                 guard try refersInside(reference, archive, cursor) else { return nil }
             }

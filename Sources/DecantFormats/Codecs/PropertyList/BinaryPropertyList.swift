@@ -255,7 +255,7 @@ extension BinaryPropertyList {
             guard index >= 0, index < list.objectCount else {
                 throw error("object \(index) is not below the object count \(list.objectCount)", at: offsetTableOffset)
             }
-            let entry = offsetTableOffset + index * list.offsetIntSize
+            let entry = offsetTableOffset &+ index &* list.offsetIntSize
             let offset = readUnsigned(at: entry, size: list.offsetIntSize)
             guard offset >= 8, offset < UInt64(offsetTableOffset) else {
                 throw error("object \(index) has offset \(offset), outside the object area", at: entry)
@@ -296,7 +296,8 @@ extension BinaryPropertyList {
         /// The reference at position `item` of a span, checked against the object count.
         @inline(__always)
         func reference(_ span: References, _ item: Int) throws -> Int {
-            let at = span.start + item * list.objectRefSize
+            // In a span checked to lie in the file: no overflow to check.
+            let at = span.start &+ item &* list.objectRefSize
             let reference = readUnsigned(at: at, size: list.objectRefSize)
             guard reference < UInt64(list.objectCount) else {
                 throw error("reference \(reference) is not below the object count \(list.objectCount)", at: at)
@@ -541,8 +542,8 @@ extension BinaryPropertyList {
         }
 
         mutating func quickCheck(_ index: Int, depth: Int) throws -> Int {
-            let word = index >> 6
-            let bit = UInt64(1) << UInt64(index & 63)
+            let word = index &>> 6
+            let bit = UInt64(1) &<< UInt64(index & 63)
             let isOnPath = onPathBits[word] & bit != 0
             if visited[word] & bit != 0, !isOnPath {
                 // Reached again: fine for a scalar (one value per reference); a container needs the exact count.

@@ -247,20 +247,22 @@ final class FileBlockCache: @unchecked Sendable {
         /// The byte at `offset` (below `size`).
         @inline(__always)
         func byte(at offset: Int) -> UInt8 {
+            // Offsets are checked by the caller, and the shift is 4...24: wrapping and masking operators, without the
+            // overflow and shift-range checks of the plain ones (they showed as half of each look-up's instructions).
             let shift = state.pointee.blockShift
-            return base(ofBlock: offset >> shift).load(fromByteOffset: offset & ((1 << shift) - 1), as: UInt8.self)
+            return base(ofBlock: offset &>> shift).load(fromByteOffset: offset & ((1 &<< shift) &- 1), as: UInt8.self)
         }
 
         /// The big-endian unsigned integer of `width` bytes (1...8) at `offset` (within `size`).
         @inline(__always)
         func bigEndian(at offset: Int, width: Int) -> UInt64 {
             let shift = state.pointee.blockShift
-            let within = offset & ((1 << shift) - 1)
-            if within + 8 <= 1 << shift {
+            let within = offset & ((1 &<< shift) &- 1)
+            if within &+ 8 <= 1 &<< shift {
                 // One load of 8 bytes, the first `width` kept (3-byte references are common in large archives).
-                let base = base(ofBlock: offset >> shift)
+                let base = base(ofBlock: offset &>> shift)
                 let word = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: within, as: UInt64.self))
-                return word >> (64 - 8 * UInt64(width))
+                return word &>> (64 &- 8 &* UInt64(width))
             }
             var value: UInt64 = 0
             for index in offset..<(offset + width) {
@@ -294,7 +296,7 @@ final class FileBlockCache: @unchecked Sendable {
             let slot = Int(state.pointee.slotOfBlock[block])
             guard slot >= 0 else { return load(block) }
             if !state.pointee.used[slot] { state.pointee.used[slot] = true }
-            return UnsafeRawPointer(state.pointee.storage + (slot << state.pointee.blockShift))
+            return UnsafeRawPointer(state.pointee.storage + (slot &<< state.pointee.blockShift))
         }
 
         private func load(_ block: Int) -> UnsafeRawPointer {
@@ -355,10 +357,10 @@ struct ByteView {
     @inline(__always)
     func bigEndian(at offset: Int, width: Int) -> UInt64 {
         if let file { return file.bigEndian(at: offset, width: width) }
-        if offset + 8 <= memory.count {
+        if offset &+ 8 <= memory.count {
             // One load of 8 bytes, the first `width` kept.
             let word = UInt64(bigEndian: memory.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            return word >> (64 - 8 * UInt64(width))
+            return word &>> (64 &- 8 &* UInt64(width))
         }
         switch width {
         case 1: return UInt64(memory[offset])

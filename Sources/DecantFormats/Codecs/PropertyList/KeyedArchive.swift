@@ -394,63 +394,80 @@ public struct KeyedArchive: Sendable {
         return fields
     }
 
-    /// What a quick look at entry `index` tells: for a binary archive, read straight from the bytes without building
-    /// any value, `.object` when the entry has a `$class` reference and every reference in its fields is inside
-    /// `$objects` (what ``object(at:)`` checks, but for the class dictionary itself), `.plain` for an entry without
-    /// `$class`, and `.unsure` when anything looks wrong or the archive is not binary: then ``object(at:)`` decides
-    /// and names the problem.
-    func quickLook(at index: Int) -> QuickLook {
-        guard case .binary(let list, let objects) = storage, index >= 0, index < objectCount else { return .unsure }
+    /// What a quick look at binary entry `index` tells, read straight from the bytes through `cursor` (from
+    /// ``withBinaryCursor(_:)``, with `objects`) without building any value: `.object` when the entry has a `$class`
+    /// reference and every reference in its fields is inside `$objects` (what ``object(at:)`` checks, but for the
+    /// class dictionary itself), `.plain` for an entry without `$class`, and `.unsure` when anything looks wrong:
+    /// then ``object(at:)`` decides and names the problem. `keys` remembers which key objects are `$class`, for the
+    /// next look.
+    func quickLook(
+        at index: Int, cursor: BinaryPropertyList.Cursor, objects: BinaryPropertyList.References,
+        keys: inout KeyKinds
+    ) -> QuickLook {
         let objectCount = UInt64(objectCount)
-        func referencesInside(_ cursor: BinaryPropertyList.Cursor, _ reference: Int, depth: Int) throws -> Bool {
-            let marker = try cursor.marker(of: reference)
+        func referencesInside(_ reference: Int, depth: Int) throws -> Bool {
+            let offset = try cursor.objectOffset(reference)
+            let marker = cursor.bytes[offset]
             switch marker >> 4 {
             case 0x8:
-                let offset = try cursor.objectOffset(reference)
                 return try cursor.scalar(marker: marker, at: offset).uidValue.map { $0 < objectCount } ?? false
             case 0xA, 0xC:
-                guard depth < 64, let span = try cursor.elements(of: reference) else { return false }
+                guard depth < 64 else { return false }
+                let span = try cursor.elementReferences(marker: marker, at: offset)
                 for item in 0..<span.count {
-                    guard try referencesInside(cursor, cursor.reference(span, item), depth: depth + 1) else {
-                        return false
-                    }
+                    guard try referencesInside(cursor.reference(span, item), depth: depth + 1) else { return false }
                 }
                 return true
             case 0xD:
-                guard depth < 64, let (_, values) = try cursor.entries(of: reference) else { return false }
+                guard depth < 64 else { return false }
+                let (_, values) = try cursor.dictionaryReferences(marker: marker, at: offset)
                 for item in 0..<values.count {
-                    guard try referencesInside(cursor, cursor.reference(values, item), depth: depth + 1) else {
-                        return false
-                    }
+                    guard try referencesInside(cursor.reference(values, item), depth: depth + 1) else { return false }
                 }
                 return true
             default:
                 return true
             }
         }
-        let look = try? list.withCursor { cursor -> QuickLook in
+        do {
             let entry = try cursor.reference(objects, index)
-            guard let (keys, values) = try cursor.entries(of: entry) else { return .plain }
+            guard let (entryKeys, values) = try cursor.entries(of: entry) else { return .plain }
             var classIndex: Int?
-            for item in 0..<keys.count {
+            for item in 0..<entryKeys.count {
                 let value = try cursor.reference(values, item)
-                if try cursor.isString(cursor.reference(keys, item), "$class") {
-                    let marker = try cursor.marker(of: value)
-                    guard marker >> 4 == 0x8,
-                        let uid = try cursor.scalar(marker: marker, at: cursor.objectOffset(value)).uidValue,
+                if try keys.isClassKey(cursor.reference(entryKeys, item), cursor) {
+                    let offset = try cursor.objectOffset(value)
+                    let marker = cursor.bytes[offset]
+                    guard marker >> 4 == 0x8, let uid = try cursor.scalar(marker: marker, at: offset).uidValue,
                         uid != 0, uid < objectCount
                     else { return .unsure }
                     classIndex = Int(uid)
                 } else {
-                    guard try referencesInside(cursor, value, depth: 0) else { return .unsure }
+                    guard try referencesInside(value, depth: 0) else { return .unsure }
                 }
             }
             return classIndex.map(QuickLook.object) ?? .plain
+        } catch {
+            return .unsure
         }
-        return look ?? .unsure
     }
 
-    /// The answer of ``quickLook(at:)``.
+    /// Which key objects are the string `$class`, for ``quickLook(at:cursor:objects:keys:)``: an archive writes each
+    /// key string once, so the objects of its classes share a few key objects, and each is compared once.
+    struct KeyKinds {
+        /// The key objects seen, up to a few dozen.
+        private var known: [(reference: Int, isClass: Bool)] = []
+
+        /// Whether key object `reference` is the string `$class`.
+        mutating func isClassKey(_ reference: Int, _ cursor: BinaryPropertyList.Cursor) throws -> Bool {
+            for entry in known where entry.reference == reference { return entry.isClass }
+            let isClass = try cursor.isString(reference, "$class")
+            if known.count < 32 { known.append((reference, isClass)) }
+            return isClass
+        }
+    }
+
+    /// The answer of ``quickLook(at:cursor:objects:keys:)``.
     enum QuickLook {
         case plain
         case object(classIndex: Int)
