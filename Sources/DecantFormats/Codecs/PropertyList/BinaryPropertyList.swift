@@ -305,6 +305,35 @@ extension BinaryPropertyList {
             return Int(reference)
         }
 
+        /// Whether every reference of `span` (checked to lie in the file) is below the object count: the bytes read in
+        /// one go, for a check that only wants to know (``reference(_:_:)`` throws the error, naming the offset).
+        func referencesAreValid(_ span: References) -> Bool {
+            let width = list.objectRefSize
+            let limit = UInt64(list.objectCount)
+            guard span.count > 0 else { return true }
+            return bytes.withBytes(span.start..<(span.start &+ span.count &* width)) { raw in
+                switch width {
+                case 1:
+                    return limit > 0xFF || raw.allSatisfy { UInt64($0) < limit }
+                case 2:
+                    for item in 0..<span.count
+                    where UInt64(UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: item &* 2, as: UInt16.self))) >= limit {
+                        return false
+                    }
+                    return true
+                default:
+                    var at = 0
+                    for _ in 0..<span.count {
+                        var value: UInt64 = 0
+                        for byte in raw[at..<(at &+ width)] { value = value &<< 8 | UInt64(byte) }
+                        if value >= limit { return false }
+                        at &+= width
+                    }
+                    return true
+                }
+            }
+        }
+
         /// The reference span of an array or set (`0xA`, `0xC`) at `offset`, bounds-checked.
         func elementReferences(marker: UInt8, at offset: Int) throws -> References {
             let (length, start) = try count(marker: marker, at: offset)
@@ -503,8 +532,9 @@ extension BinaryPropertyList {
         /// Quick mode: the visited objects and those on the current path, one bit each.
         var visited: [UInt64]
         var onPathBits: [UInt64]
-        /// Quick mode: the visited objects that are arrays, sets or dictionaries.
+        /// Quick mode: the visited objects that are arrays, sets or dictionaries, and those that are strings.
         var containerBits: [UInt64]
+        var stringBits: [UInt64]
         /// Quick mode: the values the top expands to so far.
         var total = 1
 
@@ -521,6 +551,7 @@ extension BinaryPropertyList {
             self.visited = exact ? [] : [UInt64](repeating: 0, count: (count + 63) / 64)
             self.onPathBits = visited
             self.containerBits = visited
+            self.stringBits = visited
         }
 
         /// Checks object `index` and its subtree; returns its tree size (exact mode; 1 in quick mode).
@@ -561,6 +592,7 @@ extension BinaryPropertyList {
             onPathBits[word] |= bit
             let kind = cursor.bytes[offset] >> 4
             if kind == 0xA || kind == 0xC || kind == 0xD { containerBits[word] |= bit }
+            if kind == 0x5 || kind == 0x6 { stringBits[word] |= bit }
             _ = try checkContents(at: offset, depth: depth)
             onPathBits[word] &= ~bit
             return 1
@@ -572,18 +604,28 @@ extension BinaryPropertyList {
             case 0xA, 0xC:
                 // Like the eager parser: every reference is checked before the first child, and no list is built.
                 let span = try cursor.elementReferences(marker: marker, at: offset)
-                for item in 0..<span.count { _ = try cursor.reference(span, item) }
+                if !cursor.referencesAreValid(span) {
+                    for item in 0..<span.count { _ = try cursor.reference(span, item) }
+                }
                 for item in 0..<span.count { _ = try check(try cursor.reference(span, item), depth: depth + 1) }
                 return try treeSize(of: span, and: nil, at: offset)
             case 0xD:
                 let (keys, values) = try cursor.dictionaryReferences(marker: marker, at: offset)
-                for item in 0..<keys.count { _ = try cursor.reference(keys, item) }
-                for item in 0..<values.count { _ = try cursor.reference(values, item) }
+                // The values follow the keys: both checked in one go, and one by one (naming the first bad one) only
+                // when one is bad.
+                if !cursor.referencesAreValid(References(start: keys.start, count: keys.count &* 2)) {
+                    for item in 0..<keys.count { _ = try cursor.reference(keys, item) }
+                    for item in 0..<values.count { _ = try cursor.reference(values, item) }
+                }
                 for item in 0..<keys.count {
                     let keyReference = try cursor.reference(keys, item)
                     _ = try check(keyReference, depth: depth + 1)
-                    let keyKind = try cursor.marker(of: keyReference) >> 4
-                    guard keyKind == 0x5 || keyKind == 0x6 else {
+                    // Checked above, so visited: the quick mode knows whether it is a string.
+                    let isString =
+                        exact
+                        ? [0x5, 0x6].contains(try cursor.marker(of: keyReference) >> 4)
+                        : stringBits[keyReference &>> 6] & (UInt64(1) &<< UInt64(keyReference & 63)) != 0
+                    guard isString else {
                         throw cursor.error("dictionary key (object \(keyReference)) is not a string", at: offset)
                     }
                     _ = try check(try cursor.reference(values, item), depth: depth + 1)
