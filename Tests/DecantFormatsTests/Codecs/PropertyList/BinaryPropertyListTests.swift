@@ -289,6 +289,20 @@ struct BinaryPropertyListTests {
         #expect(error?.location?.offset == 9)
     }
 
+    @Test func referencePastObjectCountInADictionaryIsNamedByItsOffset() throws {
+        // {"a": "a", "b": <object 256>} with 2-byte references: the check reads a container's references in one go,
+        // and still names the bad one (its second value, at byte 15).
+        var bytes: [UInt8] = Array("bplist00".utf8) + [0xD2, 0x00, 0x01, 0x00, 0x02, 0x00, 0x01, 0x01, 0x00]
+        bytes += [0x51, 0x61, 0x51, 0x62]
+        let table = bytes.count
+        bytes += [8, 17, 19]
+        bytes += [0, 0, 0, 0, 0, 0, 1, 2] + be(3) + be(0) + be(UInt64(table))
+        let error = #expect(throws: DecantError.self) { try BinaryPropertyListReader().read(Data(bytes)) }
+        #expect(error?.code == .malformedInput)
+        #expect(error?.location?.offset == 15)
+        #expect(error?.message.contains("reference 256 is not below the object count 3") == true)
+    }
+
     @Test func randomCorruptionNeverCrashes() throws {
         // Flip bytes all over a real-looking plist: every outcome must be a value or a DecantError.
         let original = [UInt8](BinaryPropertyListWriter().write(Self.sample))
