@@ -310,28 +310,38 @@ extension BinaryPropertyList {
         func referencesAreValid(_ span: References) -> Bool {
             let width = list.objectRefSize
             let limit = UInt64(list.objectCount)
-            guard span.count > 0 else { return true }
-            return bytes.withBytes(span.start..<(span.start &+ span.count &* width)) { raw in
-                switch width {
-                case 1:
-                    return limit > 0xFF || raw.allSatisfy { UInt64($0) < limit }
-                case 2:
-                    for item in 0..<span.count
-                    where UInt64(UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: item &* 2, as: UInt16.self))) >= limit {
-                        return false
+            // A few thousand at a time: a large container (an archive's `$objects`) is not copied out whole.
+            var first = 0
+            while first < span.count {
+                let count = min(span.count &- first, 4096)
+                let start = span.start &+ first &* width
+                let valid = bytes.withBytes(start..<(start &+ count &* width)) { raw in
+                    switch width {
+                    case 1:
+                        return limit > 0xFF || raw.allSatisfy { UInt64($0) < limit }
+                    case 2:
+                        for item in 0..<count
+                        where UInt64(UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: item &* 2, as: UInt16.self)))
+                            >= limit
+                        {
+                            return false
+                        }
+                        return true
+                    default:
+                        var at = 0
+                        for _ in 0..<count {
+                            var value: UInt64 = 0
+                            for byte in raw[at..<(at &+ width)] { value = value &<< 8 | UInt64(byte) }
+                            if value >= limit { return false }
+                            at &+= width
+                        }
+                        return true
                     }
-                    return true
-                default:
-                    var at = 0
-                    for _ in 0..<span.count {
-                        var value: UInt64 = 0
-                        for byte in raw[at..<(at &+ width)] { value = value &<< 8 | UInt64(byte) }
-                        if value >= limit { return false }
-                        at &+= width
-                    }
-                    return true
                 }
+                guard valid else { return false }
+                first &+= count
             }
+            return true
         }
 
         /// The reference span of an array or set (`0xA`, `0xC`) at `offset`, bounds-checked.

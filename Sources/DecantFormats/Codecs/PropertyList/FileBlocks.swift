@@ -31,7 +31,7 @@ final class FileBlocks: Sendable {
     private let blockShift: Int
     private let slotCount: Int
     /// The caches cursors share, one cursor each at a time: a cursor takes the first one free (a third nested or
-    /// concurrent cursor makes its own), and gives it back when done. Two, because a structure check may walk the
+    /// concurrent cursor makes its own, of two blocks), and gives it back when done. Two, because a structure check may walk the
     /// whole file on one thread while the reader looks objects up on another (``BinaryPropertyList/StructureCheck``).
     private let shared: FileBlockCache
     private let sharedInUse = Atomic<Bool>(false)
@@ -79,12 +79,14 @@ final class FileBlocks: Sendable {
         let isShared = sharedInUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
         let isSecond =
             !isShared && secondInUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+        // A third cursor at a time is a reader's nested look-up (an object's class, while it walks the objects with
+        // the check running): a few blocks do, and they are freed when it is done.
         let cache =
             isShared
             ? shared
             : isSecond
                 ? second
-                : FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
+                : FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: 2)
         defer {
             cache.clearProblem()
             if isShared { sharedInUse.store(false, ordering: .releasing) }
