@@ -17,9 +17,11 @@ public import Foundation
 /// to mapped objects, a collection for a to-many. When only one side of a relationship with an inverse is
 /// archived, the other side is filled in.
 ///
-/// Archives are whole-file by nature: the reader keeps the file's bytes and, for a binary archive, decodes each object
-/// when it needs it (one walk to map objects to entities, then records entity by entity, a batch at a time), so
-/// memory stays near the file's size plus a few integers per object. XML archives are decoded whole on opening.
+/// A binary archive is read where it lies (a file a few blocks at a time, see `FileBlocks`) and each object decoded when
+/// it is needed: one walk maps objects to entities (beside the archive's structure check, on a thread of its own), then
+/// records come entity by entity, a batch at a time, objects shaped like the one before read straight from the bytes
+/// (``ArchiveRowDecoder``). Memory stays at a few blocks plus a few integers per object. XML archives are decoded whole
+/// on opening.
 /// Every problem is `.malformedInput` naming the file, the object (`$objects[12]`) and the coder key.
 ///
 /// ```swift
