@@ -20,7 +20,7 @@ public import Foundation
 /// A binary archive is read where it lies (a file a few blocks at a time, see `FileBlocks`) and each object decoded when
 /// it is needed: one walk maps objects to entities (beside the archive's structure check, on a thread of its own), then
 /// records come entity by entity, a batch at a time, objects shaped like the one before read straight from the bytes
-/// (``ArchiveRowDecoder``). Memory stays at a few blocks plus a few integers per object. XML archives are decoded whole
+/// (`ArchiveRowDecoder`). Memory stays at a few blocks plus a few integers per object. XML archives are decoded whole
 /// on opening.
 /// Every problem is `.malformedInput` naming the file, the object (`$objects[12]`) and the coder key.
 ///
