@@ -3,7 +3,7 @@ import Foundation
 
 /// Reads the attribute values of archived objects straight from a binary archive's bytes into a record batch, for
 /// objects shaped like one ``ArchiveReader`` read the full way: the same key objects and class, so the same
-/// properties. It builds no property-list values, objects or strings on the way: an ASCII text is copied from the
+/// properties. It builds no dictionaries, objects or strings on the way: an ASCII text is copied from the
 /// file into the batch, and a referenced `NSDate` is read by position, like the one read the full way at that
 /// attribute.
 ///
@@ -49,18 +49,11 @@ struct ArchiveRowDecoder {
     ) -> Bool {
         for position in cells.indices { cells[position] = .value(.null) }
         do {
-            guard let (keys, values) = try cursor.entries(of: cursor.reference(objects, index)),
-                keys.count == shape.keyReferences.count, attributes.count == keys.count - 1
+            guard let values = try shape.values(of: cursor.reference(objects, index), cursor: cursor),
+                attributes.count == values.count - 1
             else { return false }
-            for item in 0..<keys.count where try cursor.reference(keys, item) != shape.keyReferences[item] {
-                return false
-            }
-            for item in 0..<values.count {
+            for item in 0..<values.count where item != shape.classPosition {
                 let reference = try cursor.reference(values, item)
-                if item == shape.classPosition {
-                    guard try uid(of: reference, cursor) == shape.classUID else { return false }
-                    continue
-                }
                 let field = item < shape.classPosition ? item : item - 1
                 guard let position = attributes[field] else {
                     // Not an attribute: only checked as the full way checks every field (references inside
@@ -91,29 +84,15 @@ struct ArchiveRowDecoder {
         }
     }
 
-    /// The UID object `reference` holds, or nil when it is another kind of object.
-    private func uid(of reference: Int, _ cursor: BinaryPropertyList.Cursor) throws -> UInt64? {
-        let offset = try cursor.objectOffset(reference)
-        let marker = cursor.bytes[offset]
-        guard marker >> 4 == 0x8 else { return nil }
-        return try uid(marker: marker, at: offset, cursor)
-    }
-
-    /// The UID object at `offset`, whose marker is `marker` (`0x8n`).
-    private func uid(marker: UInt8, at offset: Int, _ cursor: BinaryPropertyList.Cursor) throws -> UInt64? {
-        let width = Int(marker & 0x0F) + 1
-        guard width <= 8 else { return nil }
-        return try cursor.unsigned(at: offset + 1, size: width, objectStart: offset)
-    }
-
     /// Whether object `reference`, a field's value, refers only inside `$objects` (a reference) or nowhere (a
     /// scalar); false for a collection written in place.
     private func refersInside(
         _ reference: Int, _ archive: KeyedArchive, _ cursor: BinaryPropertyList.Cursor
     ) throws -> Bool {
-        let marker = try cursor.marker(of: reference)
+        let offset = try cursor.objectOffset(reference)
+        let marker = cursor.bytes[offset]
         switch marker >> 4 {
-        case 0x8: return try uid(of: reference, cursor).map { $0 < UInt64(archive.objectCount) } ?? false
+        case 0x8: return try cursor.uid(marker: marker, at: offset).map { $0 < UInt64(archive.objectCount) } ?? false
         case 0xA, 0xC, 0xD: return false
         default: return true
         }
@@ -128,7 +107,7 @@ struct ArchiveRowDecoder {
         let marker = cursor.bytes[offset]
         switch marker >> 4 {
         case 0x8:
-            guard let uid = try uid(marker: marker, at: offset, cursor) else { return nil }
+            guard let uid = try cursor.uid(marker: marker, at: offset) else { return nil }
             if uid == 0 { return .value(.null) }
             guard uid < UInt64(archive.objectCount) else { return nil }
             let entry = try cursor.reference(objects, Int(uid))
@@ -162,15 +141,10 @@ struct ArchiveRowDecoder {
             guard cursor.bytes.withBytes(start..<(start + length), { $0.allSatisfy { $0 < 0x80 } }) else { return nil }
             return .text(start: start, count: length)
         }
-        // Numbers and Booleans as the full way resolves them, without a property-list value on the way.
-        let field: ArchiveField
-        switch marker {
-        case 0x08: field = .bool(false)
-        case 0x09: field = .bool(true)
-        case 0x10...0x14: field = .integer(try cursor.integer(nibble: Int(marker & 0x0F), at: offset))
-        case 0x23: field = .real(Double(bitPattern: try cursor.unsigned(at: offset + 1, size: 8, objectStart: offset)))
-        default: field = try ArchiveField.resolve(cursor.scalar(marker: marker, at: offset), in: archive)
-        }
+        // Numbers and Booleans without a property-list value on the way.
+        let field =
+            try number(marker: marker, at: offset, cursor)
+            ?? ArchiveField.resolve(cursor.scalar(marker: marker, at: offset), in: archive)
         return ArchiveReader.convert(field, to: type).map(Cell.value)
     }
 
@@ -178,29 +152,37 @@ struct ArchiveRowDecoder {
     private func date(
         at entry: Int, position: Int, type: AttributeType, _ archive: KeyedArchive, _ cursor: BinaryPropertyList.Cursor
     ) throws -> Cell? {
-        guard let date = dates[position], let (keys, values) = try cursor.entries(of: entry),
-            keys.count == date.shape.keyReferences.count
-        else { return nil }
+        guard let date = dates[position], let values = try date.shape.values(of: entry, cursor: cursor) else {
+            return nil
+        }
         var seconds: Double?
-        for item in 0..<keys.count {
-            guard try cursor.reference(keys, item) == date.shape.keyReferences[item] else { return nil }
+        for item in 0..<values.count where item != date.shape.classPosition {
             let reference = try cursor.reference(values, item)
-            if item == date.shape.classPosition {
-                guard try uid(of: reference, cursor) == date.shape.classUID else { return nil }
-            } else if item == date.timeItem {
-                // What `PropertyListValue.doubleValue` takes: a real or an integer.
-                let offset = try cursor.objectOffset(reference)
-                switch cursor.bytes[offset] {
-                case 0x23: seconds = Double(bitPattern: try cursor.unsigned(at: offset + 1, size: 8, objectStart: offset))
-                case let marker where marker >> 4 == 0x1 || marker >> 4 == 0x2:
-                    seconds = try cursor.scalar(marker: marker, at: offset).doubleValue
-                default: return nil
-                }
-            } else {
+            guard item == date.timeItem else {
                 guard try refersInside(reference, archive, cursor) else { return nil }
+                continue
+            }
+            // What `PropertyListValue.doubleValue` takes: a real or an integer.
+            let offset = try cursor.objectOffset(reference)
+            switch try number(marker: cursor.bytes[offset], at: offset, cursor) {
+            case .real(let real)?: seconds = real
+            case .integer(let integer)?: seconds = Double(integer)
+            default: return nil
             }
         }
         guard let seconds else { return nil }
         return ArchiveReader.convert(.date(seconds), to: type).map(Cell.value)
+    }
+
+    /// The number or Boolean written at `offset` (marker `marker`), as the full way resolves it; nil for any other
+    /// object.
+    private func number(marker: UInt8, at offset: Int, _ cursor: BinaryPropertyList.Cursor) throws -> ArchiveField? {
+        switch marker {
+        case 0x08: return .bool(false)
+        case 0x09: return .bool(true)
+        case 0x10...0x14: return .integer(try cursor.integer(nibble: Int(marker & 0x0F), at: offset))
+        case 0x22, 0x23: return try cursor.scalar(marker: marker, at: offset).doubleValue.map(ArchiveField.real)
+        default: return nil
+        }
     }
 }

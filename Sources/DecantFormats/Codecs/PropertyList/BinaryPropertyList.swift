@@ -384,6 +384,21 @@ extension BinaryPropertyList {
             return try scalar(marker: marker, at: offset).stringValue
         }
 
+        /// The UID object `index` holds, or nil when it is another kind of object (or a UID wider than 8 bytes).
+        func uid(of index: Int) throws -> UInt64? {
+            let offset = try objectOffset(index)
+            let marker = bytes[offset]
+            guard marker >> 4 == 0x8 else { return nil }
+            return try uid(marker: marker, at: offset)
+        }
+
+        /// The UID object at `offset`, whose marker is `marker` (`0x8n`); nil when it is wider than 8 bytes.
+        func uid(marker: UInt8, at offset: Int) throws -> UInt64? {
+            let width = Int(marker & 0x0F) + 1
+            guard width <= 8 else { return nil }
+            return try unsigned(at: offset + 1, size: width, objectStart: offset)
+        }
+
         /// Whether object `index` is the string `text` (compared as bytes when it is ASCII, without a `String`).
         func isString(_ index: Int, _ text: StaticString) throws -> Bool {
             let offset = try objectOffset(index)

@@ -243,9 +243,6 @@ final class FileBlockCache: @unchecked Sendable {
     struct Reader {
         let state: UnsafeMutablePointer<State>
 
-        /// The file's size.
-        var size: Int { state.pointee.size }
-
         /// The byte at `offset` (below `size`).
         @inline(__always)
         func byte(at offset: Int) -> UInt8 {
@@ -344,9 +341,6 @@ struct ByteView {
         self.memory = UnsafeRawBufferPointer(start: nil, count: 0)
         self.file = file
     }
-
-    /// The number of bytes.
-    var count: Int { file?.size ?? memory.count }
 
     /// The byte at `offset`.
     @inline(__always)

@@ -336,6 +336,17 @@ public struct KeyedArchive: Sendable {
         /// The position of `$class` among them, and the UID it holds.
         var classPosition: Int
         var classUID: UInt64
+
+        /// The value references of dictionary object `entry` when it has exactly these key objects and class; nil
+        /// when it has not, or is not a dictionary.
+        func values(of entry: Int, cursor: BinaryPropertyList.Cursor) throws -> BinaryPropertyList.References? {
+            guard let (keys, values) = try cursor.entries(of: entry), keys.count == keyReferences.count else {
+                return nil
+            }
+            for item in 0..<keys.count where try cursor.reference(keys, item) != keyReferences[item] { return nil }
+            guard try cursor.uid(of: cursor.reference(values, classPosition)) == classUID else { return nil }
+            return values
+        }
     }
 
     /// The shape of binary entry `index`: nil for an archive decoded whole or an entry that is not a dictionary with
@@ -351,10 +362,7 @@ public struct KeyedArchive: Sendable {
                 let key = try cursor.reference(keys, item)
                 references.append(key)
                 guard try cursor.isString(key, "$class") else { continue }
-                var memo: [Int: PropertyListValue]? = nil
-                guard case .uid(let uid) = try cursor.value(at: cursor.reference(values, item), memo: &memo) else {
-                    return nil
-                }
+                guard let uid = try cursor.uid(of: cursor.reference(values, item)) else { return nil }
                 classPosition = item
                 classUID = uid
             }
@@ -368,22 +376,14 @@ public struct KeyedArchive: Sendable {
     func fieldValues(at index: Int, shapedLike shape: FieldShape) -> [PropertyListValue]? {
         guard case .binary(let list, let objects) = storage, index >= 0, index < objectCount else { return nil }
         let fields = try? list.withCursor { cursor -> [PropertyListValue]? in
-            guard let (keys, values) = try cursor.entries(of: cursor.reference(objects, index)),
-                keys.count == shape.keyReferences.count
-            else { return nil }
-            for item in 0..<keys.count where try cursor.reference(keys, item) != shape.keyReferences[item] {
+            guard let values = try shape.values(of: cursor.reference(objects, index), cursor: cursor) else {
                 return nil
             }
             var memo: [Int: PropertyListValue]? = nil
             var fields: [PropertyListValue] = []
-            fields.reserveCapacity(keys.count - 1)
-            for item in 0..<values.count {
-                let value = try cursor.value(at: cursor.reference(values, item), memo: &memo)
-                if item == shape.classPosition {
-                    guard case .uid(shape.classUID) = value else { return nil }
-                } else {
-                    fields.append(value)
-                }
+            fields.reserveCapacity(values.count - 1)
+            for item in 0..<values.count where item != shape.classPosition {
+                fields.append(try cursor.value(at: cursor.reference(values, item), memo: &memo))
             }
             return fields
         }
@@ -410,7 +410,7 @@ public struct KeyedArchive: Sendable {
             let marker = cursor.bytes[offset]
             switch marker >> 4 {
             case 0x8:
-                return try cursor.scalar(marker: marker, at: offset).uidValue.map { $0 < objectCount } ?? false
+                return try cursor.uid(marker: marker, at: offset).map { $0 < objectCount } ?? false
             case 0xA, 0xC:
                 guard depth < 64 else { return false }
                 let span = try cursor.elementReferences(marker: marker, at: offset)
@@ -436,11 +436,7 @@ public struct KeyedArchive: Sendable {
             for item in 0..<entryKeys.count {
                 let value = try cursor.reference(values, item)
                 if try keys.isClassKey(cursor.reference(entryKeys, item), cursor) {
-                    let offset = try cursor.objectOffset(value)
-                    let marker = cursor.bytes[offset]
-                    guard marker >> 4 == 0x8, let uid = try cursor.scalar(marker: marker, at: offset).uidValue,
-                        uid != 0, uid < objectCount
-                    else { return .unsure }
+                    guard let uid = try cursor.uid(of: value), uid != 0, uid < objectCount else { return .unsure }
                     classIndex = Int(uid)
                 } else {
                     guard try referencesInside(value, depth: 0) else { return .unsure }
