@@ -116,11 +116,18 @@ public final class JSONRecordWriter: RecordWriter {
         swap(&output, &self.output)
         defer { swap(&output, &self.output) }
         for row in 0..<batch.count {
+            // An object that fails is taken back out, its separator too: the buffer holds whole objects only.
+            let mark = output.bytes.count
             switch style {
             case .document: output.append(objectCount == 0 ? "\n    " : ",\n    ")
             case .lines: break
             }
-            try Self.appendObject(row: row, of: batch, plan: plan, spelling: spelling, to: &output)
+            do {
+                try Self.appendObject(row: row, of: batch, plan: plan, spelling: spelling, to: &output)
+            } catch {
+                output.bytes.removeSubrange(mark...)
+                throw error
+            }
             if style == .lines { output.append("\n") }
             objectCount += 1
             if output.bytes.count >= Self.flushThreshold { try flush(&output) }
@@ -131,7 +138,7 @@ public final class JSONRecordWriter: RecordWriter {
         guard state == .open else { return }
         do {
             if style == .document { output.append(objectCount == 0 ? "]\n}\n" : "\n  ]\n}\n") }
-            try flush()
+            try flush(&output)
             try handle?.synchronize()
             try handle?.close()
             handle = nil
@@ -153,10 +160,6 @@ public final class JSONRecordWriter: RecordWriter {
         handle = nil
         output.bytes = []
         staged.discard()
-    }
-
-    private func flush() throws {
-        try flush(&output)
     }
 
     /// Writes `output`'s bytes to the file and empties it.
@@ -243,7 +246,6 @@ public final class JSONRecordWriter: RecordWriter {
             }
         }
         guard !layout.relationships.isEmpty else { return output.append("}") }
-        let id = "\(layout.entityName)/\(batch.id(at: row))"
         for (index, relationship) in layout.relationships.enumerated() {
             let cell = batch.cell(row: row, column: attributeCount + index)
             if cell.kind == .viaInverse { continue }
@@ -275,7 +277,9 @@ public final class JSONRecordWriter: RecordWriter {
                 } else {
                     throw DecantError(
                         .malformedInput, "the to-one relationship \(relationship.name) holds \(members.count) objects",
-                        at: Location(entity: layout.entityName, object: id, keyPath: relationship.name))
+                        at: Location(
+                            entity: layout.entityName, object: "\(layout.entityName)/\(batch.id(at: row))",
+                            keyPath: relationship.name))
                 }
             default:
                 output.append(relationship.isToMany ? "[]" : "null")

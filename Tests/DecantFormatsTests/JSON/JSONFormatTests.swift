@@ -178,4 +178,30 @@ struct JSONFormatTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
         }
     }
+
+    @Test func anObjectThatFailsLeavesNothingOfItselfInTheOutput() throws {
+        // A writer kept after a failed write (not abandoned) still finishes a valid document of the objects written.
+        var note = Entity(name: "Note")
+        note.attributes = [Attribute(name: "count", type: .integer64, isOptional: true)]
+        let model = ObjectModel(versionName: "Notes", entities: [note])
+        let layout = try #require(RecordLayout(entity: "Note", in: model))
+        func batch(_ fill: (inout RecordBatch) -> Void) -> RecordBatch {
+            var batch = layout.emptyBatch()
+            batch.beginRecord(id: .external("n1"))
+            fill(&batch)
+            batch.endRecord()
+            return batch
+        }
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("out.json")
+        let writer = try JSONRecordWriter(creating: url, model: model)
+        try writer.write(batch { $0.appendInteger(1) })
+        #expect(throws: DecantError.self) { try writer.write(batch { $0.appendText("seven") }) }
+        try writer.write(batch { $0.appendInteger(3) })
+        try writer.finish()
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+        let objects = try #require(document?["objects"] as? [[String: Any]])
+        #expect(objects.map { $0["count"] as? Int } == [1, 3])
+    }
 }

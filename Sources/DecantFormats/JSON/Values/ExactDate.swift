@@ -61,15 +61,8 @@ enum ExactDate {
             return appendText(whole: Int64(shortest.integer), output: &output) { output in
                 guard shortest.fractionDigits > 0 else { return }
                 output.append(UInt8(ascii: "."))
-                var divisor: UInt64 = 1
-                for _ in 1..<shortest.fractionDigits { divisor *= 10 }
-                var rest = shortest.fraction
-                // The last digit is not 0: the shortest decimal has no trailing zeros.
-                while divisor > 0 {
-                    output.append(0x30 + UInt8(truncatingIfNeeded: rest / divisor))
-                    rest %= divisor
-                    divisor /= 10
-                }
+                // At most 17 digits, with their leading zeros; the last is not 0 (the shortest has no trailing zeros).
+                appendDigits(Int64(shortest.fraction), shortest.fractionDigits, to: &output)
             }
         }
         if seconds.sign == .plus, seconds < 1e12 {

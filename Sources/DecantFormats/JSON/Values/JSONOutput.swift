@@ -14,24 +14,12 @@ struct JSONOutput {
 
     /// Appends `text` as a JSON string.
     mutating func appendString(_ text: String) {
-        appendString(utf8: text.utf8)
+        var text = text
+        text.withUTF8 { appendString(raw: UnsafeRawBufferPointer($0)) }
     }
 
-    /// Appends valid UTF-8 bytes as a JSON string: quotes, backslashes and control characters escaped, everything
-    /// else as it is.
-    mutating func appendString(utf8: some Sequence<UInt8>) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in utf8 {
-            if Self.needsEscape(byte) {
-                appendEscape(byte)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// Appends valid UTF-8 from raw memory as a JSON string, copying the runs that need no escape at once.
+    /// Appends valid UTF-8 from raw memory as a JSON string: quotes, backslashes and control characters escaped,
+    /// everything else as it is, the runs that need no escape copied at once.
     mutating func appendString(raw utf8: UnsafeRawBufferPointer) {
         bytes.append(UInt8(ascii: "\""))
         var runStart = 0
