@@ -22,7 +22,6 @@ public struct ModelValidator {
     package struct AttributeRules {
         package var position: Int
         package var name: String
-        package var type: AttributeType
         package var isOptional: Bool
         /// The smallest and largest allowed measure: the value for numbers, the length (in characters) for strings,
         /// seconds since 2001-01-01 for dates.
@@ -67,7 +66,7 @@ public struct ModelValidator {
         var result = EntityRules()
         for (position, attribute) in layout.attributes.enumerated() where attribute.derivation == nil {
             var rules = AttributeRules(
-                position: position, name: attribute.name, type: attribute.type, isOptional: attribute.isOptional)
+                position: position, name: attribute.name, isOptional: attribute.isOptional)
             switch attribute.type {
             case .integer16, .integer32, .integer64, .double, .float, .decimal, .string:
                 rules.minimum = attribute.minValue.flatMap(Double.init)
@@ -219,7 +218,7 @@ public struct ModelValidator {
                 }
             }
             for constraint in entityChecks.rules.constraints {
-                var parts = constraint.attributes.map { "\(batch.value(row: row, attribute: $0))" }
+                var parts = constraint.attributes.map { Self.uniquenessKey(batch.value(row: row, attribute: $0)) }
                 parts += constraint.relationships.map { "\(batch.cell(row: row, column: attributeCount + $0).integer)" }
                 let key = parts.joined(separator: "\u{1F}")
                 if try !uniqueKeys.insert(.text(key), in: constraint.scope) {
@@ -266,6 +265,30 @@ public struct ModelValidator {
     }
 
     /// The error for a failing object when rejects are not collected.
+    /// A value's part of a uniqueness key: texts equal exactly when the values are, byte for byte, as a SQLite store's
+    /// unique index compares them. (A `String` takes canonically equivalent texts, `é` and `e` + U+0301, as one, and
+    /// a `Data`'s description is only its length.) Texts that are plain ASCII without the key's separator stay as they
+    /// are; other texts and bytes are written in hexadecimal.
+    static func uniquenessKey(_ value: Value) -> String {
+        func hex(_ bytes: some Sequence<UInt8>) -> String {
+            let digits = Array("0123456789abcdef".utf8)
+            var text: [UInt8] = []
+            for byte in bytes {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+            return String(decoding: text, as: UTF8.self)
+        }
+        switch value {
+        case .string(let text), .uri(let text):
+            return text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x1F }) ? "t" + text : "x" + hex(text.utf8)
+        case .data(let bytes), .transformable(let bytes):
+            return "d" + hex(bytes)
+        default:
+            return "\(value)"
+        }
+    }
+
     static func error(_ reject: Reject) -> DecantError {
         let what: String
         switch reject.rule {

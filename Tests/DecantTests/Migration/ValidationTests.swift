@@ -149,6 +149,42 @@ struct ValidationTests {
         #expect(try MigrationFixtures.read(output, bundle: bundle)["Tag"]?.count == 2)
     }
 
+    @Test func uniquenessComparesTextsAndBytesExactly() throws {
+        // As a SQLite store's unique index compares them: canonically equivalent texts (é and e + U+0301, K and the
+        // Kelvin sign) are different names, and bytes of the same length are different icons. Both engines agree.
+        var tag = Entity(name: "Tag")
+        tag.attributes = [
+            Attribute(name: "name", type: .string, isOptional: true),
+            Attribute(name: "icon", type: .binary, isOptional: true),
+        ]
+        var unique = tag
+        unique.uniquenessConstraints = [["name"], ["icon"]]
+        let bundle = MigrationFixtures.bundle(
+            "Tags",
+            [ObjectModel(versionName: "T1", entities: [tag]), ObjectModel(versionName: "T2", entities: [unique])]
+        )
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = bundle.versions[0]
+        let store = folder.appendingPathComponent("t1.sqlite")
+        let names = ["\u{E9}", "e\u{301}", "K", "\u{212A}"]
+        try MigrationFixtures.writeStore(
+            at: store,
+            model: v1,
+            records: names.enumerated().map {
+                MigrationFixtures.record(
+                    "Tag", Int64($0 + 1), in: v1, ["name": .string($1), "icon": .data(Data([UInt8($0), 7]))])
+            }
+        )
+        for inStore in [true, false] {
+            let output = folder.appendingPathComponent("t2-\(inStore).sqlite")
+            var options = StoreMigration.Options(bundle: bundle)
+            options.runsInStoreWhenPossible = inStore
+            let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+            #expect(report.ledgers.first?.rows["Tag"] == MigrationLedger.Row(read: 4, written: 4, rejected: 0))
+        }
+    }
+
     @Test func aReferenceToAFilteredObjectBecomesNil() throws {
         // A `where` filter drops a note that a kept folder lists (to-many without inverse): Nullify.
         var note = Entity(name: "Note")
