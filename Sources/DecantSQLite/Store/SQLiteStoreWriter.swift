@@ -247,13 +247,22 @@ public final class SQLiteStoreWriter: RecordWriter {
     /// Runs `body` on the store being written with the database at `uri` attached read-only as `src`, for rows that
     /// go in with `INSERT … SELECT` (``InStoreMigration``); afterwards each table's highest `Z_PK` is noted for
     /// `Z_PRIMARYKEY`, as ``write(_:)`` does. SQLite attaches and detaches only outside a transaction, so the one the
-    /// writer keeps open is committed around the call: the file is private until ``finish()``, and a failure still
-    /// abandons all of it.
+    /// writer keeps open is committed around the call: the file is private until ``finish()``, and a failure
+    /// abandons all of it (the writer is closed, its file removed: `src` stays attached to nothing).
     func withAttachedSource<T>(_ uri: String, _ body: (Database) throws -> T) throws -> T {
         guard state == .open else {
             throw DecantError(.usage, "the store writer is already closed", at: Location(path: displayPath))
         }
-        return try connection.writeWithoutTransaction { db in
+        do {
+            return try attachingSource(uri, body)
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    private func attachingSource<T>(_ uri: String, _ body: (Database) throws -> T) throws -> T {
+        try connection.writeWithoutTransaction { db in
             try db.execute(sql: "COMMIT")
             // The source is attached in the normal locking mode: the writer's exclusive mode would take (and, with a
             // write-ahead log, need) an exclusive lock on it, which the reader's connection keeps from it.
