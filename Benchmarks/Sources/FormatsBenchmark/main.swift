@@ -10,10 +10,10 @@ import BenchmarkSupport
 import Decant
 import Foundation
 
-/// Runs a program and returns its wall time; its output goes to `output` when given, else to `capture`.
+/// Runs a program and returns its wall time; its output goes to `output` when given, else nowhere.
 @discardableResult
 func timed(
-    _ executable: String, _ arguments: [String], input: URL? = nil, output: URL? = nil, capture: Pipe? = nil
+    _ executable: String, _ arguments: [String], input: URL? = nil, output: URL? = nil
 ) throws -> Double {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
@@ -22,7 +22,7 @@ func timed(
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: output)
     } else {
-        process.standardOutput = capture ?? FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
     }
     if let input { process.standardInput = try FileHandle(forReadingFrom: input) }
     let start = Date()
@@ -34,13 +34,10 @@ func timed(
     return Date().timeIntervalSince(start)
 }
 
-/// Decant's convert in a child process (this program with `--convert`): wall time and the child's own peak RSS,
-/// which it prints when done.
+/// Decant's convert in a child process (this program with `--convert`): wall time and peak RSS.
+@discardableResult
 func decant(_ input: URL, _ output: URL, to format: String) throws -> (seconds: Double, peakMiB: Double) {
-    let pipe = Pipe()
-    let seconds = try timed(CommandLine.arguments[0], ["--convert", input.path, output.path, format], capture: pipe)
-    let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    return (seconds, (Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) / 1024)
+    try measure(CommandLine.arguments[0], ["--convert", input.path, output.path, format])
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -51,9 +48,6 @@ if arguments.first == "--convert", arguments.count == 4 {
     let report = try StoreConversion.convert(
         from: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]), outputFormat: arguments[3],
         options: options)
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    print(usage.ru_maxrss)  // KiB
     exit(report.read == report.written ? 0 : 1)
 }
 
@@ -77,8 +71,8 @@ for size in sizes {
     // The shared inputs, written by Decant: Note.csv and notes.ndjson of the same rows.
     let csv = path("Note.csv")
     let ndjson = path("notes.ndjson")
-    _ = try decant(store, csv, to: "csv")
-    _ = try decant(store, ndjson, to: "ndjson")
+    try decant(store, csv, to: "csv")
+    try decant(store, ndjson, to: "ndjson")
 
     func best(_ body: () throws -> Double) rethrows -> Double {
         var result = Double.infinity
