@@ -176,7 +176,7 @@ struct InStoreMigrationTests {
                 "runs through the record stream: the dry run found objects that break a rule of the destination model"))
     }
 
-    @Test func rulesThatHoldKeepTheMigrationInsideSQLite() throws {
+    @Test func aMinimumLengthOverNonASCIITextHandsTheRunToTheStream() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let bundle = Self.notes { note in
