@@ -193,3 +193,12 @@ extension Value {
         }
     }
 }
+
+extension ValueExpression {
+    /// The value a constant expression gives an attribute of `type`, as a migration writes it; nil when the
+    /// expression reads anything (it is not constant), fails, or gives no value of that type.
+    package func constantValue(as type: AttributeType, functions: ValueExpressionFunctions) -> Value? {
+        guard isConstant, let value = try? evaluate(source: { _ in .null }, functions: functions) else { return nil }
+        return value.converted(to: type)
+    }
+}

@@ -29,6 +29,12 @@ public enum MappingInference: Sendable {
             [.integer16, .integer32], [.integer16, .integer64], [.integer32, .integer64], [.float, .double],
             [.boolean, .integer16], [.boolean, .integer32], [.boolean, .integer64],
         ]
+
+        /// Whether a value of `source` type goes into a `destination` attribute as it is: the same type, or a
+        /// widening.
+        public static func copies(_ source: AttributeType, into destination: AttributeType) -> Bool {
+            source == destination || widenings.contains([source, destination])
+        }
     }
 
     /// One hop's mapping and what stops it.

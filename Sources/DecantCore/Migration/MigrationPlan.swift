@@ -31,6 +31,32 @@ public struct MigrationPlan: Sendable, Hashable {
         public var isInferred: Bool { file == nil }
         /// `Notes → Notes 2`.
         public var name: String { "\(source.versionName ?? "?") → \(destination.versionName ?? "?")" }
+
+        /// Whether `mapping` moves objects: from an entity of the source version into a concrete entity of the
+        /// destination (a removal moves none). Both ways of running a hop, the record stream and the run inside
+        /// SQLite, take the objects of these mappings only.
+        package func moves(_ mapping: EntityMapping) -> Bool {
+            guard let from = mapping.sourceEntity, let to = mapping.destinationEntity, mapping.kind != .remove else {
+                return false
+            }
+            return source.entity(named: from) != nil && destination.entity(named: to)?.isAbstract == false
+        }
+
+        /// Whether the objects written into `destinationEntity` keep their identities (their keys): its table is fed
+        /// from one source table, by distinct source entities. Else they get new ones.
+        package func keepsIdentities(of destinationEntity: String) -> Bool {
+            guard let entity = destination.entity(named: destinationEntity) else { return true }
+            let table = destination.root(of: entity).name
+            var fed: [(sourceRoot: String, source: String)] = []
+            for mapping in mapping.entityMappings where moves(mapping) {
+                guard let from = mapping.sourceEntity.flatMap({ source.entity(named: $0) }),
+                    let to = mapping.destinationEntity.flatMap({ destination.entity(named: $0) }),
+                    destination.root(of: to).name == table
+                else { continue }
+                fed.append((source.root(of: from).name, from.name))
+            }
+            return Set(fed.map(\.sourceRoot)).count <= 1 && Set(fed.map(\.source)).count == fed.count
+        }
     }
 
     /// Data a hop drops on purpose.

@@ -266,33 +266,14 @@ struct CompiledHop {
         self.sourceModel = hop.source
         self.graph = SourceGraph(needs: [:], model: hop.source)
         let source = hop.source
-        let live = hop.mapping.entityMappings.filter { mapping in
-            guard let from = mapping.sourceEntity, let to = mapping.destinationEntity, mapping.kind != .remove else {
-                return false
-            }
-            return source.entity(named: from) != nil && destination.entity(named: to)?.isAbstract == false
-        }
-        // Identities are kept where a destination table is fed from one source table by distinct source entities.
-        var feeds: [String: [(sourceRoot: String, source: String)]] = [:]
-        for mapping in live {
-            guard let from = mapping.sourceEntity.flatMap({ source.entity(named: $0) }),
-                let to = mapping.destinationEntity.flatMap({ destination.entity(named: $0) })
-            else { continue }
-            feeds[destination.root(of: to).name, default: []].append((source.root(of: from).name, from.name))
-        }
-        func keeps(_ destinationEntity: String) -> Bool {
-            guard let entity = destination.entity(named: destinationEntity),
-                let fed = feeds[destination.root(of: entity).name]
-            else { return true }
-            return Set(fed.map(\.sourceRoot)).count == 1 && Set(fed.map(\.source)).count == fed.count
-        }
+        let live = hop.mapping.entityMappings.filter(hop.moves)
         var seenSources: Set<String> = []
         for mapping in live {
             guard let from = mapping.sourceEntity, let to = mapping.destinationEntity,
                 let sourceLayout = RecordLayout(entity: from, in: source),
                 let layout = RecordLayout(entity: to, in: destination)
             else { continue }
-            let target = Target(entity: to, mapping: mapping.name, keepsIdentity: keeps(to))
+            let target = Target(entity: to, mapping: mapping.name, keepsIdentity: hop.keepsIdentities(of: to))
             targetsBySource[from, default: []].append(target)
             targetsByName[mapping.name] = target
             for path in mapping.filter?.sourceKeyPaths ?? [] { navigatedPaths.append((from, path)) }
@@ -307,20 +288,14 @@ struct CompiledHop {
                 switch expression {
                 case .source(let path)? where path.count == 1:
                     if let index = sourceLayout.attributeIndex(path[0]),
-                        sourceLayout.attributes[index].type == attribute.type
-                            || MappingInference.Rules.widenings.contains([
-                                sourceLayout.attributes[index].type, attribute.type,
-                            ])
+                        MappingInference.Rules.copies(sourceLayout.attributes[index].type, into: attribute.type)
                     {
                         attributes.append(.copy(index))
                     } else {
                         attributes.append(.expression(.source(keyPath: path)))
                     }
                 case let expression?:
-                    if expression.isConstant,
-                        let value = try? expression.evaluate(source: { _ in .null }, functions: functions),
-                        let converted = value.converted(to: attribute.type)
-                    {
+                    if let converted = expression.constantValue(as: attribute.type, functions: functions) {
                         attributes.append(.constant(converted))
                     } else {
                         attributes.append(.expression(expression))

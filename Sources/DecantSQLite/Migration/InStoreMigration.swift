@@ -294,16 +294,10 @@ public struct InStoreMigration: Sendable {
             let source = hop.source
             let destination = hop.destination
             let mappings = hop.mapping.entityMappings
-            /// A mapping that moves objects, as the record stream tells them (``MigrationTransform``).
-            func isLive(_ mapping: EntityMapping) -> Bool {
-                guard let from = mapping.sourceEntity, let to = mapping.destinationEntity, mapping.kind != .remove
-                else { return false }
-                return source.entity(named: from) != nil && destination.entity(named: to)?.isAbstract == false
-            }
             var live: [EntityMapping] = []
             for (entity, previous) in rows.sorted(by: { $0.key < $1.key }) {
                 let readers = mappings.filter { $0.sourceEntity == entity }
-                let moving = readers.filter(isLive)
+                let moving = readers.filter(hop.moves)
                 guard let mapping = moving.first else {
                     // Objects no mapping takes are dropped; a removal a mapping file states applies delete rules.
                     if let removal = readers.first(where: { $0.kind == .remove && $0.origin != .inferred }) {
@@ -317,17 +311,10 @@ public struct InStoreMigration: Sendable {
                 if mapping.policy != nil { throw Obstacle("\(mapping.name) makes its objects with a migration policy") }
                 live.append(mapping)
             }
-            // As the record stream decides: a destination table keeps its objects' keys only when it is fed from one
-            // source table by distinct source entities.
-            var feeds: [String: [(sourceRoot: String, source: String)]] = [:]
-            for mapping in mappings where isLive(mapping) {
-                guard let from = mapping.sourceEntity.flatMap({ source.entity(named: $0) }),
-                    let to = mapping.destinationEntity.flatMap({ destination.entity(named: $0) })
-                else { continue }
-                feeds[destination.root(of: to).name, default: []].append((source.root(of: from).name, from.name))
-            }
-            for (table, fed) in feeds
-            where Set(fed.map(\.sourceRoot)).count > 1 || Set(fed.map(\.source)).count != fed.count {
+            // Rows go in with their keys: every table written must keep its objects' identities.
+            for mapping in mappings where hop.moves(mapping) {
+                guard let to = mapping.destinationEntity, !hop.keepsIdentities(of: to) else { continue }
+                let table = destination.entity(named: to).map { destination.root(of: $0).name } ?? to
                 throw Obstacle("the table of \(table) is fed from several source tables or twice, so its objects get new keys")
             }
             var result: [String: Rows] = [:]
@@ -366,8 +353,7 @@ public struct InStoreMigration: Sendable {
             /// `$source.name` when the source attribute keeps its type or widens.
             func column(_ path: [String]) throws -> String? {
                 guard path.count == 1, let index = sourceLayout.attributeIndex(path[0]) else { return nil }
-                let type = sourceLayout.attributes[index].type
-                guard type == attribute.type || MappingInference.Rules.widenings.contains([type, attribute.type]) else {
+                guard MappingInference.Rules.copies(sourceLayout.attributes[index].type, into: attribute.type) else {
                     return nil
                 }
                 guard let sql = previous.attributes[path[0]] else {
@@ -399,9 +385,7 @@ public struct InStoreMigration: Sendable {
         /// A constant as the SQL literal of the value the record stream would write for `type`, nil when there is
         /// none.
         private func constant(_ expression: ValueExpression, as type: AttributeType) -> String? {
-            guard let evaluated = try? expression.evaluate(source: { _ in .null }, functions: functions),
-                let value = evaluated.converted(to: type)
-            else { return nil }
+            guard let value = expression.constantValue(as: type, functions: functions) else { return nil }
             let real = [.double, .float, .date].contains(type)
             func realLiteral(_ number: Double) -> String? {
                 guard number.isFinite else { return nil }
@@ -414,8 +398,7 @@ public struct InStoreMigration: Sendable {
             case .double(let number): return realLiteral(number)
             case .date(let date): return realLiteral(date.timeIntervalSinceReferenceDate)
             case .string(let text), .uri(let text):
-                guard !text.utf8.contains(0) else { return nil }
-                return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+                return PredicateSQL.textLiteral(text)
             case .data(let data), .transformable(let data):
                 return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
             case .uuid(let uuid):
@@ -562,7 +545,7 @@ public struct InStoreMigration: Sendable {
             if !constantConditions.isEmpty {
                 checks.append(
                     Check(
-                        sql: "SELECT '\(name)' WHERE \(constantConditions.joined(separator: " OR "))",
+                        sql: "SELECT \(PredicateSQL.textLiteral(name) ?? "NULL") WHERE \(constantConditions.joined(separator: " OR "))",
                         reason: "a constant value breaks a rule of the destination model in "))
             }
             for constraint in rules.constraints {

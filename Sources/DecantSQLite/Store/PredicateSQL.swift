@@ -152,10 +152,14 @@ struct PredicateSQL {
             default: return nil
             }
         }
-        if type == .string, case .string(let text) = value, !text.unicodeScalars.contains("\0") {
-            return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-        }
+        if type == .string, case .string(let text) = value { return textLiteral(text) }
         return nil
+    }
+
+    /// `text` as a SQL string literal (`'it''s'`), or nil when it holds a NUL, which a literal cannot.
+    static func textLiteral(_ text: String) -> String? {
+        guard !text.utf8.contains(0) else { return nil }
+        return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     static func isNumeric(_ type: AttributeType) -> Bool {
