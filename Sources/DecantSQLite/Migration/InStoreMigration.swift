@@ -20,7 +20,7 @@ import GRDB
 ///
 /// ```swift
 /// if case .ready(let migration) = InStoreMigration.prepare(plan: plan, reader: reader),
-///     case .migrated(let counts) = try migration.run(into: writer)
+///     case .migrated(let counts) = migration.run(into: writer)
 /// {
 ///     try writer.finish()
 /// }
@@ -123,8 +123,9 @@ public struct InStoreMigration: Sendable {
     /// with the number of objects written so far.
     ///
     /// Every error (a damaged source, a source whose tables do not fit its model, a full disk) gives
-    /// `.needsRecordStream` with SQLite's reason: the writer must then be abandoned, and the record stream, run
-    /// next, reports the error precisely, located at the object it concerns.
+    /// `.needsRecordStream` with SQLite's reason, as a row that may break a rule does: the writer is then abandoned
+    /// (its file removed), and the record stream, run next, reports the error precisely, located at the object it
+    /// concerns.
     public func run(
         into writer: SQLiteStoreWriter, progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) -> Outcome {
@@ -152,16 +153,19 @@ public struct InStoreMigration: Sendable {
                 for table in sourceTables {
                     let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM src.\(table)") ?? 0
                     guard rows == taken[table, default: 0] else {
-                        return .needsRecordStream("\(table) has rows whose Z_ENT names none of its entities")
+                        throw HandOver(reason: "\(table) has rows whose Z_ENT names none of its entities")
                     }
                 }
                 for check in checks {
                     if let found = try DatabaseValue.fetchOne(db, sql: check.sql) {
-                        return .needsRecordStream(check.reason + found.description)
+                        throw HandOver(reason: check.reason + found.description)
                     }
                 }
                 return .migrated(tally(counts))
             }
+        } catch let handOver as HandOver {
+            // Thrown, so that the writer is abandoned at once, without finishing the attached run first.
+            return .needsRecordStream(handOver.reason)
         } catch {
             return .needsRecordStream("SQLite could not run the migration in the store: \(DatabaseFailure.reason(of: error))")
         }
@@ -187,6 +191,11 @@ public struct InStoreMigration: Sendable {
         var written: [String: Int] = [:]
         for insert in inserts { written[insert.entity] = read[insert.origin] }
         return Counts(read: read, written: written, ledgers: ledgers)
+    }
+
+    /// Why a run's rows go to the record stream after all.
+    private struct HandOver: Error {
+        var reason: String
     }
 
     /// Why a plan needs the record stream.
