@@ -53,14 +53,38 @@ public struct InStoreMigration: Sendable {
         public var ledgers: [MigrationLedger]
     }
 
+    /// An attribute's value in the rows of some version, as SQL over the attached source table `s`.
+    private enum ColumnValue {
+        /// A source column (`s.ZTITLE`).
+        case column(String)
+        /// `COALESCE` of a value and a constant.
+        case coalesce(String)
+        /// The same in every row (`NULL` included).
+        case constant(String)
+
+        var sql: String {
+            switch self {
+            case .column(let sql), .coalesce(let sql), .constant(let sql): sql
+            }
+        }
+
+        var isConstant: Bool {
+            if case .constant = self { true } else { false }
+        }
+
+        var isCoalesce: Bool {
+            if case .coalesce = self { true } else { false }
+        }
+    }
+
     /// The rows one entity of some version holds, as SQL over the attached source table `s`.
     private struct Rows {
         /// The source entity they come from.
         var origin: String
         var sourceTable: String
         var sourceNumber: Int
-        /// Attribute name → SQL expression (none for an attribute the source table has no column for).
-        var attributes: [String: String]
+        /// Attribute name → its value (none for an attribute the source table has no column for).
+        var attributes: [String: ColumnValue]
         /// To-one relationship name → the SQL expression of the key and the entity (of this version) it points at;
         /// a to-one without an entry is empty in every row.
         var toOnes: [String: (sql: String, target: String)]
@@ -267,12 +291,12 @@ public struct InStoreMigration: Sendable {
                 }
                 guard exists == true else { continue }
                 let columns = try ColumnPlan(layout: layout, schema: schema)
-                var attributes: [String: String] = [:]
+                var attributes: [String: ColumnValue] = [:]
                 for stored in columns.attributes {
                     if stored.attribute.allowsExternalBinaryDataStorage {
                         throw Obstacle("\(entity.name).\(stored.attribute.name) may be stored outside the database")
                     }
-                    attributes[stored.attribute.name] = "s.\(stored.column)"
+                    attributes[stored.attribute.name] = .column("s.\(stored.column)")
                 }
                 var toOnes: [String: (String, String)] = [:]
                 var unreadable: [String: String] = [:]
@@ -336,8 +360,8 @@ public struct InStoreMigration: Sendable {
                 next.attributes = [:]
                 next.toOnes = [:]
                 for attribute in layout.attributes {
-                    let sql = try value(of: attribute, in: mapping, from: sourceLayout, previous: previous)
-                    next.attributes[attribute.name] = sql
+                    next.attributes[attribute.name] = try value(
+                        of: attribute, in: mapping, from: sourceLayout, previous: previous)
                 }
                 next.unreadable = [:]
                 for relationship in layout.relationships {
@@ -352,34 +376,34 @@ public struct InStoreMigration: Sendable {
             return result
         }
 
-        /// The SQL of a destination attribute's value.
+        /// A destination attribute's value.
         private func value(
             of attribute: Attribute, in mapping: EntityMapping, from sourceLayout: RecordLayout, previous: Rows
-        ) throws -> String {
+        ) throws -> ColumnValue {
             let what = "\(mapping.destinationEntity ?? "?").\(attribute.name)"
             if attribute.derivation != nil { throw Obstacle("\(what) is derived") }
-            guard let expression = mapping.property(attribute.name)?.expression else { return "NULL" }
+            guard let expression = mapping.property(attribute.name)?.expression else { return .constant("NULL") }
             /// `$source.name` when the source attribute keeps its type or widens.
-            func column(_ path: [String]) throws -> String? {
+            func column(_ path: [String]) throws -> ColumnValue? {
                 guard path.count == 1, let index = sourceLayout.attributeIndex(path[0]) else { return nil }
                 guard MappingInference.Rules.copies(sourceLayout.attributes[index].type, into: attribute.type) else {
                     return nil
                 }
-                guard let sql = previous.attributes[path[0]] else {
+                guard let value = previous.attributes[path[0]] else {
                     throw Obstacle("\(what) reads a value the source table has no column for")
                 }
-                return sql
+                return value
             }
             switch expression {
             case .source(let path):
-                if let sql = try column(path) { return sql }
+                if let value = try column(path) { return value }
             case .binary(.coalesce, .source(let path), let fallback)
             where fallback.isConstant && Self.coalescible.contains(attribute.type):
-                if let sql = try column(path), let literal = constant(fallback, as: attribute.type) {
-                    return "COALESCE(\(sql), \(literal))"
+                if let value = try column(path), let literal = constant(fallback, as: attribute.type) {
+                    return .coalesce("COALESCE(\(value.sql), \(literal))")
                 }
             case let expression where expression.isConstant:
-                if let literal = constant(expression, as: attribute.type) { return literal }
+                if let literal = constant(expression, as: attribute.type) { return .constant(literal) }
             default:
                 break
             }
@@ -477,15 +501,15 @@ public struct InStoreMigration: Sendable {
                 if attribute.allowsExternalBinaryDataStorage {
                     throw Obstacle("\(name).\(attribute.name) may be stored outside the database")
                 }
-                let sql = rows.attributes[attribute.name] ?? "NULL"
+                let written = rows.attributes[attribute.name] ?? .constant("NULL")
                 names.append(stored.column)
-                values.append(sql)
-                // A source column, `COALESCE` of one, or a constant.
-                let isConstant = !sql.hasPrefix("s.") && !sql.hasPrefix("COALESCE(")
-                let value = isConstant ? sql : "t.\(stored.column)"
+                values.append(written.sql)
+                // A constant is checked once; anything else in the rows written.
+                let isConstant = written.isConstant
+                let value = isConstant ? written.sql : "t.\(stored.column)"
                 var conditions: [String] = []
                 let rule = checked[stored.position]
-                if rule != nil || constrained.contains(stored.position) || sql.hasPrefix("COALESCE(") {
+                if rule != nil || constrained.contains(stored.position) || written.isCoalesce {
                     if let conformance = Self.unexpectedType(value, attribute.type) { conditions.append(conformance) }
                 }
                 if let rule {
