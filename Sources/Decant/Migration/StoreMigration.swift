@@ -295,12 +295,14 @@ public enum StoreMigration: Sendable {
         if sink is SQLiteFormat, let preparation = inStorePreparation(plan: plan, reader: reader, options: options) {
             switch preparation {
             case .ready(let migration):
-                if let report = try runInStore(
-                    migration, plan: plan, sink: sink, staged: staged, options: options, progress: progress,
-                    streamReason: &streamReason)
+                switch try runInStore(
+                    migration, plan: plan, sink: sink, staged: staged, options: options, progress: progress)
                 {
+                case .migrated(let report):
                     logger.debug("Migrated inside SQLite", metadata: ["hops": "\(plan.hops.map(\.name))"])
                     return report
+                case .handedOver(let reason):
+                    streamReason = reason
                 }
             case .needsRecordStream(let reason):
                 streamReason = reason
@@ -358,16 +360,23 @@ public enum StoreMigration: Sendable {
         return InStoreMigration.prepare(plan: plan, reader: storeReader, functions: options.functions)
     }
 
-    /// Runs `migration` into a SQLite store at `staged.temporary`: the report, or nil with `streamReason` set when the
-    /// record stream must run it instead (its writer is then abandoned, so nothing is left).
+    /// What running a migration inside SQLite gave: its report, or why the record stream runs it instead.
+    private enum InStoreRun {
+        case migrated(Report)
+        case handedOver(String)
+    }
+
+    /// Runs `migration` into a SQLite store at `staged.temporary`. When the record stream must run it instead, its
+    /// writer is abandoned, so nothing is left.
     private static func runInStore(
         _ migration: InStoreMigration, plan: MigrationPlan, sink: any RecordFormat, staged: StagedOutput,
-        options: Options, progress: ((_ entity: String, _ written: Int) -> Void)?, streamReason: inout String?
-    ) throws -> Report? {
-        guard
-            let writer = try sink.makeWriter(at: staged.temporary, model: plan.destination, options: options.readerOptions)
-                as? SQLiteStoreWriter
-        else { return nil }
+        options: Options, progress: ((_ entity: String, _ written: Int) -> Void)?
+    ) throws -> InStoreRun {
+        var made = try sink.makeWriter(at: staged.temporary, model: plan.destination, options: options.readerOptions)
+        guard let writer = made as? SQLiteStoreWriter else {
+            made.abandon()
+            return .handedOver("the \(sink.name) writer is not a SQLite store's")
+        }
         switch migration.run(into: writer, progress: progress) {
         case .migrated(let counts):
             try writer.finish()
@@ -376,7 +385,7 @@ public enum StoreMigration: Sendable {
                 try writeRejects([], to: rejects)
                 rejectsFile = rejects.displayPath
             }
-            return Report(
+            return .migrated(Report(
                 action: "migrated",
                 sourceVersion: plan.sourceVersion,
                 destinationVersion: plan.destinationVersion,
@@ -391,11 +400,10 @@ public enum StoreMigration: Sendable {
                 backup: nil,
                 warnings: [],
                 engine: "sqlite"
-            )
+            ))
         case .needsRecordStream(let reason):
             writer.abandon()
-            streamReason = reason
-            return nil
+            return .handedOver(reason)
         }
     }
 
