@@ -95,9 +95,11 @@ enum JSONNumberSyntax {
 
     /// Where the JSON number that starts at `start` ends, and whether it is an integer (no fraction, no exponent);
     /// nil when the bytes there are no valid number, when it runs to the end of `bytes` (more may follow) or when it
-    /// is longer than `JSONScanner.maximumNumberLength`. Callers read anything else the slow way, which reports it.
+    /// is longer than `maximumLength`. Callers read anything else the slow way, which reports it.
     @inline(__always)
-    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, isInteger: Bool)? {
+    static func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, maximumLength: Int
+    ) -> (end: Int, isInteger: Bool)? {
         var end = start
         func digits() -> Int {
             let first = end
@@ -124,7 +126,7 @@ enum JSONNumberSyntax {
             if end < bytes.count, bytes[end] == UInt8(ascii: "+") || bytes[end] == UInt8(ascii: "-") { end += 1 }
             guard digits() > 0 else { return nil }
         }
-        guard end < bytes.count, end - start <= JSONScanner.maximumNumberLength else { return nil }
+        guard end < bytes.count, end - start <= maximumLength else { return nil }
         return (end, isInteger)
     }
 }

@@ -547,7 +547,7 @@ final class JSONScanner {
     /// anything else, which the byte-by-byte path then reads (and reports).
     private func plainNumber() -> String? {
         let start = index
-        let found = buffer.withUnsafeBufferPointer { JSONNumberSyntax.scan($0, from: start)?.end }
+        let found = buffer.withUnsafeBufferPointer { JSONNumberSyntax.scan($0, from: start, maximumLength: Self.maximumNumberLength)?.end }
         guard let end = found else { return nil }
         let text = String(decoding: buffer[start..<end], as: UTF8.self)
         column += end - start

@@ -393,7 +393,10 @@ private struct LineCursor {
     mutating func number() -> (UnsafeBufferPointer<UInt8>, Bool)? {
         let start = position
         // What follows must end the value.
-        guard let (index, isInteger) = JSONNumberSyntax.scan(bytes, from: start) else { return nil }
+        guard
+            let (index, isInteger) = JSONNumberSyntax.scan(
+                bytes, from: start, maximumLength: JSONScanner.maximumNumberLength)
+        else { return nil }
         switch bytes[index] {
         case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0D: break
         default: return nil
