@@ -117,15 +117,20 @@ struct ValidationTests {
         )
     }
 
-    @Test func uniquenessIsCheckedBeforeTheWriter() throws {
+    /// Tags in two versions: `T1` with `attributes`, `T2` adding the uniqueness constraints `unique`.
+    static func tags(_ attributes: [Attribute], unique: [[String]]) -> ModelBundle {
         var tag = Entity(name: "Tag")
-        tag.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
-        var unique = tag
-        unique.uniquenessConstraints = [["name"]]
-        let bundle = MigrationFixtures.bundle(
+        tag.attributes = attributes
+        var constrained = tag
+        constrained.uniquenessConstraints = unique
+        return MigrationFixtures.bundle(
             "Tags",
-            [ObjectModel(versionName: "T1", entities: [tag]), ObjectModel(versionName: "T2", entities: [unique])]
+            [ObjectModel(versionName: "T1", entities: [tag]), ObjectModel(versionName: "T2", entities: [constrained])]
         )
+    }
+
+    @Test func uniquenessIsCheckedBeforeTheWriter() throws {
+        let bundle = Self.tags([Attribute(name: "name", type: .string, isOptional: true)], unique: [["name"]])
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let v1 = bundle.versions[0]
@@ -152,17 +157,11 @@ struct ValidationTests {
     @Test func uniquenessComparesTextsAndBytesExactly() throws {
         // As a SQLite store's unique index compares them: canonically equivalent texts (é and e + U+0301, K and the
         // Kelvin sign) are different names, and bytes of the same length are different icons. Both engines agree.
-        var tag = Entity(name: "Tag")
-        tag.attributes = [
-            Attribute(name: "name", type: .string, isOptional: true),
-            Attribute(name: "icon", type: .binary, isOptional: true),
-        ]
-        var unique = tag
-        unique.uniquenessConstraints = [["name"], ["icon"]]
-        let bundle = MigrationFixtures.bundle(
-            "Tags",
-            [ObjectModel(versionName: "T1", entities: [tag]), ObjectModel(versionName: "T2", entities: [unique])]
-        )
+        let bundle = Self.tags(
+            [
+                Attribute(name: "name", type: .string, isOptional: true),
+                Attribute(name: "icon", type: .binary, isOptional: true),
+            ], unique: [["name"], ["icon"]])
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let v1 = bundle.versions[0]
