@@ -201,8 +201,10 @@ public struct ModelValidator {
                 case .referenceList:
                     let start = Int(cell.integer)
                     let count = Int(cell.length)
-                    if !check.isOptional && count == 0 { fail(check.name, .optional, nil) }
-                    if check.minCount > 0 && count > 0 && count < check.minCount {
+                    // Core Data checks a to-many's count against its minimum and maximum only: an empty set is
+                    // not nil, so a non-optional to-many with no minimum holds none validly. An optional one may be
+                    // empty whatever its minimum; a non-optional one must hold at least its minimum.
+                    if check.minCount > 0 && count < check.minCount && (count > 0 || !check.isOptional) {
                         fail(check.name, .minCount, .integer(Int64(count)))
                     }
                     if check.maxCount > 0 && count > check.maxCount {

@@ -117,6 +117,54 @@ struct ValidationTests {
         )
     }
 
+    /// Core Data checks a to-many's count only against its minimum and maximum: an empty non-optional to-many with no
+    /// minimum is valid (it was reported as "is nil, but the model requires a value"), an optional one may be empty
+    /// whatever its minimum, a non-optional one with a minimum must reach it.
+    @Test func anEmptyToManyIsNotNil() throws {
+        func shelf(_ name: String, optional: Bool, minCount: Int) -> Relationship {
+            var books = Relationship(name: name, destination: "Book", toMany: true)
+            books.isOptional = optional
+            books.minCount = minCount
+            return books
+        }
+        var library = Entity(name: "Shelf")
+        library.attributes = [Attribute(name: "label", type: .string, isOptional: true)]
+        library.relationships = [
+            shelf("required", optional: false, minCount: 0), shelf("optionalTwo", optional: true, minCount: 2),
+            shelf("requiredTwo", optional: false, minCount: 2),
+        ]
+        let model = ObjectModel(versionName: "Shelves", entities: [library, Entity(name: "Book")])
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("shelves.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store, model: model,
+            records: [
+                // Without an inverse, a book belongs to one shelf per relationship (its hidden key names the shelf).
+                MigrationFixtures.record("Book", 1, in: model), MigrationFixtures.record("Book", 2, in: model),
+                MigrationFixtures.record("Book", 3, in: model), MigrationFixtures.record("Book", 4, in: model),
+                MigrationFixtures.record("Book", 5, in: model),
+                MigrationFixtures.record(
+                    "Shelf", 1, in: model, relationships: ["requiredTwo": .toMany([.pk("Book", 1), .pk("Book", 2)])]),
+                MigrationFixtures.record(
+                    "Shelf", 2, in: model,
+                    relationships: [
+                        "optionalTwo": .toMany([.pk("Book", 3)]), "requiredTwo": .toMany([.pk("Book", 4), .pk("Book", 5)]),
+                    ]),
+                MigrationFixtures.record("Shelf", 3, in: model),
+            ])
+        var options = StoreValidation.Options(bundle: MigrationFixtures.bundle("Shelves", [model]))
+        let rejects = folder.appendingPathComponent("rejects.ndjson")
+        options.rejects = rejects
+        let report = try StoreValidation.validate(store: store, options: options)
+        #expect(report.failures == ["Shelf.optionalTwo minCount": 1, "Shelf.requiredTwo minCount": 1])
+        let lines = try String(contentsOf: rejects, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.sorted() == [
+            #"{"entity":"Shelf","object":"Shelf/p2","property":"optionalTwo","rule":"minCount","value":"1"}"#,
+            #"{"entity":"Shelf","object":"Shelf/p3","property":"requiredTwo","rule":"minCount","value":"0"}"#,
+        ])
+    }
+
     /// Tags in two versions: `T1` with `attributes`, `T2` adding the uniqueness constraints `unique`.
     static func tags(_ attributes: [Attribute], unique: [[String]]) -> ModelBundle {
         var tag = Entity(name: "Tag")
