@@ -18,6 +18,8 @@ import Foundation
 /// and created, and ``MigrationLedger/isReconciled`` proves the numbers add up.
 public struct MigrationTransform: RecordTransform {
     private var hops: [CompiledHop]
+    /// Per hop, what sets the other side of the links its mappings set on one side.
+    private var inverseLinks: [InverseLinks]
     /// The ledgers, shared by every copy of the transform (``RecordTransfer`` runs a copy).
     private let book: LedgerBook
     /// Per hop, what happened to each entity's objects (so far).
@@ -53,6 +55,7 @@ public struct MigrationTransform: RecordTransform {
             if index < graphs.count { compiled.graph = graphs[index] }
             return compiled
         }
+        self.inverseLinks = plan.hops.map { InverseLinks(model: $0.destination) }
         self.book = LedgerBook(plan.hops.map { MigrationLedger(hop: $0.name) })
         self.collectsRejects = collectsRejects
         self.validator = validates ? ModelValidator(model: plan.destination, collectsRejects: collectsRejects, keySets: keySets) : nil
@@ -73,6 +76,9 @@ public struct MigrationTransform: RecordTransform {
                     collectsRejects: collectsRejects
                 )
             }
+            // Both sides of every link among the objects the hop made (a split's, a policy's), before they are
+            // checked: Core Data validates after the relationship phase.
+            inverseLinks[index].complete(&next)
             current = next
         }
         // Rejected objects were created by the migration too, then refused.
@@ -788,7 +794,7 @@ struct CompiledHop {
     }
 
     /// Appends a source cell unchanged (text and bytes copied from the source batch's buffer).
-    private static func copy(_ cell: RecordBatch.Cell, from batch: RecordBatch, into out: inout RecordBatch) {
+    static func copy(_ cell: RecordBatch.Cell, from batch: RecordBatch, into out: inout RecordBatch) {
         switch cell.kind {
         case .text: batch.withBytes(of: cell) { out.appendText(utf8: $0) }
         case .blob: batch.withBytes(of: cell) { out.appendBlob(raw: $0) }
