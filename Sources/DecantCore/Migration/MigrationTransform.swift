@@ -28,10 +28,22 @@ public struct MigrationTransform: RecordTransform {
     public let collectsRejects: Bool
     /// Checks the final objects against the destination model's rules before they are written (nil: no checks).
     private var validator: ModelValidator?
+    /// Checks the source objects against the source version's rules, to tell the violations an object already had
+    /// (nil: every violation stops or rejects, as with `strict`).
+    private var sourceValidator: ModelValidator?
+    /// The violations carried over: what the source objects of the current batch already broke, and what was let
+    /// pass (shared by the validator's excuse and every copy of the transform).
+    private let carried = CarriedViolations()
 
     /// Prepares the plan's hops, each removing the objects `removals` lists for it (``DeleteRules``); with
     /// `validates`, every object is checked against the destination version's rules
     /// (``ModelValidator``) before it is written.
+    ///
+    /// Core Data's lightweight migration runs inside SQLite and never validates the objects it moves. So when every
+    /// hop is inferred and `strict` is false, a violation an object already had at the source version (the same
+    /// object, property and rule) is carried over: the object is written, and the run's diagnostics count such
+    /// violations per entity, property and rule. Only violations the migration makes stop it or reject objects.
+    /// With `strict`, or a hop a mapping file or mapping model states, every violation does.
     /// - Throws: `.planNotExecutable` listing the plan's problems when it has any.
     public init(
         plan: MigrationPlan,
@@ -40,7 +52,8 @@ public struct MigrationTransform: RecordTransform {
         validates: Bool = true,
         removals: [RemovedObjects] = [],
         graphs: [SourceGraph] = [],
-        keySets: KeySetFactory = .inMemory
+        keySets: KeySetFactory = .inMemory,
+        strict: Bool = false
     ) throws {
         guard plan.isExecutable else {
             throw DecantError(
@@ -59,10 +72,62 @@ public struct MigrationTransform: RecordTransform {
         self.book = LedgerBook(plan.hops.map { MigrationLedger(hop: $0.name) })
         self.collectsRejects = collectsRejects
         self.validator = validates ? ModelValidator(model: plan.destination, collectsRejects: collectsRejects, keySets: keySets) : nil
+        if validates, !strict, let source = plan.hops.first?.source, plan.hops.allSatisfy(\.isInferred) {
+            var sourceValidator = ModelValidator(
+                model: source, collectsRejects: true, dropsRejected: false, keySets: keySets)
+            sourceValidator.listsEveryFailure = true
+            self.sourceValidator = sourceValidator
+            let carried = self.carried
+            self.validator?.excuses = { carried.excuses($0) }
+            for index in hops.indices { hops[index].leavesCopiedNilsToValidator = true }
+        }
+    }
+
+    /// The key a violation is known by: object, property, rule.
+    private static func key(_ object: String, _ property: String?, _ rule: String) -> String {
+        object + "\u{1F}" + (property ?? "") + "\u{1F}" + rule
+    }
+
+    /// The key a source object's violation has once the hops carried its object and property over; nil when a hop
+    /// does not carry them as they are.
+    private func carriedKey(_ violation: Reject) -> String? {
+        guard let slash = violation.object.firstIndex(of: "/") else { return nil }
+        let entity = String(violation.object[..<slash])
+        // `Entity/p12` names a primary key, anything else an id the source gave (as ``RecordID``'s description).
+        let name = violation.object[violation.object.index(after: slash)...]
+        let id: RecordID =
+            if name.first == "p", let key = Int64(name.dropFirst()) { .primaryKey(key) } else { .external(String(name)) }
+        var reference = ObjectReference(entity: entity, id: id)
+        var properties = violation.property.map { $0.split(separator: ",").map(String.init) } ?? []
+        for hop in hops {
+            var next: ObjectReference?
+            var renamed: [String] = []
+            for property in properties {
+                guard let (object, name) = hop.carried(reference, property: property) else { return nil }
+                next = object
+                renamed.append(name)
+            }
+            if properties.isEmpty { return nil }
+            guard let next else { return nil }
+            reference = next
+            properties = renamed
+        }
+        return Self.key(
+            "\(reference.entity)/\(reference.id)", violation.property == nil ? nil : properties.joined(separator: ","),
+            violation.rule)
+    }
+
+    /// Notes the violations the source objects of `batch` already have, for the validator to excuse.
+    private mutating func noteSourceViolations(_ batch: RecordBatch) throws {
+        guard sourceValidator != nil else { return }
+        var found: [Reject] = []
+        _ = try sourceValidator?.check(batch, rejects: &found)
+        carried.current = Set(found.compactMap(carriedKey))
     }
 
     public mutating func transform(_ batch: RecordBatch, into output: inout TransformOutput) throws {
         output.removed[batch.layout.entityName, default: 0] += batch.count
+        try noteSourceViolations(batch)
         var current = [batch]
         var hopRejects: [Reject] = []
         for index in hops.indices {
@@ -90,7 +155,9 @@ public struct MigrationTransform: RecordTransform {
             output.created[produced.layout.entityName, default: 0] += produced.count
             // Optional chaining mutates the validator in place: a copy would copy its identity sets every batch.
             var refused: [Reject] = []
-            guard let kept = try validator?.check(produced, rejects: &refused) else {
+            var excused: [Reject] = []
+            defer { carried.note(excused) }
+            guard let kept = try validator?.check(produced, rejects: &refused, excused: &excused) else {
                 output.emit(produced)
                 continue
             }
@@ -106,7 +173,52 @@ public struct MigrationTransform: RecordTransform {
     }
 
     public mutating func finish(into output: inout TransformOutput) throws {
-        output.findings += try validator?.finish() ?? []
+        if var sourceValidator {
+            // References that already dangled in the source dangle the same way after the hops.
+            carried.current = Set(try sourceValidator.finish().compactMap(carriedKey))
+            self.sourceValidator = sourceValidator
+        }
+        var excused: [Reject] = []
+        output.findings += try validator?.finish(excused: &excused) ?? []
+        carried.note(excused)
+        output.diagnostics += carried.diagnostics()
+    }
+}
+
+/// The violations a migration carries over from the source, as Core Data's lightweight migration does.
+private final class CarriedViolations {
+    /// The keys (object, property, rule, after the hops) of the violations the current source batch already had.
+    var current: Set<String> = []
+    /// Per `Entity.property rule`: how many were carried, and the first few objects.
+    private var counts: [String: (count: Int, objects: [String])] = [:]
+    /// How many objects a warning names.
+    static let named = 3
+
+    func excuses(_ violation: Reject) -> Bool {
+        current.contains(violation.object + "\u{1F}" + (violation.property ?? "") + "\u{1F}" + violation.rule)
+    }
+
+    func note(_ violations: [Reject]) {
+        for violation in violations {
+            let key = "\(violation.entity)\(violation.property.map { ".\($0)" } ?? "") \(violation.rule)"
+            var entry = counts[key] ?? (0, [])
+            entry.count += 1
+            if entry.objects.count < Self.named { entry.objects.append(violation.object) }
+            counts[key] = entry
+        }
+    }
+
+    /// One warning per entity, property and rule.
+    func diagnostics() -> [Diagnostic] {
+        counts.keys.sorted().compactMap { key in
+            guard let entry = counts[key] else { return nil }
+            let more = entry.count > entry.objects.count ? ", …" : ""
+            return Diagnostic(
+                .preexistingViolation,
+                "\(key): \(entry.count) object\(entry.count == 1 ? "" : "s") already broke this rule in the source "
+                    + "and \(entry.count == 1 ? "was" : "were") carried over, as Core Data's lightweight migration "
+                    + "does (\(entry.objects.joined(separator: ", "))\(more)); give --strict to refuse them")
+        }
     }
 }
 
@@ -228,6 +340,10 @@ struct CompiledHop {
     /// `sourceEntity|destinationEntity` → where a reference to a source object of that entity goes.
     private let targetCache = TargetCache()
     private let layouts = LayoutCache()
+    private let sourceLayouts = LayoutCache()
+    /// Whether a nil copied as it is into a required attribute is left to the validator, which excuses it when the
+    /// source object was already missing that value (``MigrationTransform``'s carried violations).
+    var leavesCopiedNilsToValidator = false
     /// The keys policies found or inserted objects by, in this hop.
     private let keys = KeyRegistry()
     /// Source objects removed on purpose (``DeleteRules``): not mapped, and references to them become nil.
@@ -352,6 +468,36 @@ struct CompiledHop {
                 )
             }
         }
+    }
+
+    /// Where a source object and one of its properties went in this hop: the object its entity's primary mapping
+    /// made, and the destination property that mapping fills from that property alone (`$source.name`, renamed or
+    /// not); nil when the property reaches no destination property as it is.
+    func carried(_ reference: ObjectReference, property: String) -> (ObjectReference, String)? {
+        guard let mapping = mappingsBySource[reference.entity]?.first else { return nil }
+        let destination = ObjectReference(entity: mapping.destination, id: mapping.target.identity(of: reference.id))
+        if let index = sourceAttributeIndex[reference.entity]?[property] {
+            for (position, plan) in mapping.attributes.enumerated() {
+                switch plan {
+                case .copy(let column) where column == index:
+                    return (destination, mapping.attributeNames[position])
+                case .expression(.source(let path)) where path == [property]:
+                    return (destination, mapping.attributeNames[position])
+                default:
+                    continue
+                }
+            }
+            return nil
+        }
+        guard let layout = sourceLayouts.layout(reference.entity, in: sourceModel),
+            let index = layout.relationshipIndex(property)
+        else { return nil }
+        for (position, plan) in mapping.relationships.enumerated() {
+            if case .source(let column, _) = plan, column == index {
+                return (destination, mapping.layout.relationships[position].name)
+            }
+        }
+        return nil
     }
 
     /// Where a reference to a `sourceEntity` object goes when it is a member of a relationship to `target`: the
@@ -598,7 +744,9 @@ struct CompiledHop {
                                 )
                         }
                     }
-                    if mapping.required[position], failure == nil {
+                    var isCopy = false
+                    if case .copy = plan { isCopy = true }
+                    if mapping.required[position], failure == nil, !(isCopy && leavesCopiedNilsToValidator) {
                         let isNull: Bool
                         switch next {
                         case .cell(let cell): isNull = cell.kind == .null

@@ -128,6 +128,14 @@ public struct ModelValidator {
     /// false when checking a store in place, where it stays.
     public let dropsRejected: Bool
 
+    /// Whether every failure of an object is listed, rather than its first only (to compare an object's failures
+    /// with those it had at another version).
+    public var listsEveryFailure = false
+    /// Which failures are excused: violations an object already had before a migration, which Core Data's
+    /// lightweight migration carries over without checking. Excused failures are listed apart
+    /// (``check(_:rejects:excused:)``) and fail no object; nil excuses none.
+    public var excuses: ((Reject) -> Bool)?
+
     /// A validator for objects of `model`, remembering what it has seen in sets `keySets` makes.
     public init(
         model: ObjectModel, collectsRejects: Bool, dropsRejected: Bool = true, keySets: KeySetFactory = .inMemory
@@ -154,18 +162,29 @@ public struct ModelValidator {
     /// - Throws: `.validationFailed` for the first failing object when rejects are not collected; the key sets'
     ///   errors (`.ioError`).
     public mutating func check(_ batch: RecordBatch, rejects: inout [Reject]) throws -> RecordBatch {
+        var excused: [Reject] = []
+        return try check(batch, rejects: &rejects, excused: &excused)
+    }
+
+    /// Checks every object of `batch` as ``check(_:rejects:)`` does; the failures ``excuses`` excuses go to
+    /// `excused`, and an object whose every failure is excused passes.
+    public mutating func check(
+        _ batch: RecordBatch, rejects: inout [Reject], excused: inout [Reject]
+    ) throws -> RecordBatch {
+        let listsAll = listsEveryFailure || excuses != nil
         let entity = batch.layout.entityName
         let entityChecks = checks(for: batch.layout)
         let attributeCount = batch.layout.attributes.count
         var failed: Set<Int> = []
         for row in 0..<batch.count {
             let id = batch.id(at: row)
-            var failure: Reject?
+            var failures: [Reject] = []
             func fail(_ property: String, _ rule: Rule, _ value: Value?) {
-                if failure == nil {
-                    failure = Reject(
-                        entity: entity, object: "\(entity)/\(id)", property: property, rule: rule.rawValue,
-                        value: value?.text)
+                if failures.isEmpty || listsAll {
+                    failures.append(
+                        Reject(
+                            entity: entity, object: "\(entity)/\(id)", property: property, rule: rule.rawValue,
+                            value: value?.text))
                 }
             }
             func note(_ target: ObjectReference, _ property: String) throws {
@@ -227,10 +246,22 @@ public struct ModelValidator {
                     fail(constraint.names.joined(separator: ","), .unique, nil)
                 }
             }
+            var failure: Reject?
+            if let excuses {
+                for found in failures {
+                    if excuses(found) {
+                        excused.append(found)
+                    } else if failure == nil {
+                        failure = found
+                    }
+                }
+            } else {
+                failure = failures.first
+            }
             var remembers = failure == nil || !dropsRejected
             if let failure {
                 guard collectsRejects else { throw Self.error(failure) }
-                rejects.append(failure)
+                if listsEveryFailure && excuses == nil { rejects += failures } else { rejects.append(failure) }
                 failed.insert(row)
                 remembers = !dropsRejected
             }
@@ -250,6 +281,12 @@ public struct ModelValidator {
     /// holds the reference stays).
     /// - Throws: `.validationFailed` for the first one when rejects are not collected.
     public mutating func finish() throws -> [Reject] {
+        var excused: [Reject] = []
+        return try finish(excused: &excused)
+    }
+
+    /// After the last object, as ``finish()``; the dangling references ``excuses`` excuses go to `excused`.
+    public mutating func finish(excused: inout [Reject]) throws -> [Reject] {
         var result: [Reject] = []
         for (target, holder) in pending.sorted(by: { $0.value.object < $1.value.object }) {
             let reject = Reject(
@@ -259,6 +296,10 @@ public struct ModelValidator {
                 rule: Rule.dangling.rawValue,
                 value: target.description
             )
+            if let excuses, excuses(reject) {
+                excused.append(reject)
+                continue
+            }
             guard collectsRejects else { throw Self.error(reject) }
             result.append(reject)
         }
