@@ -165,6 +165,30 @@ struct ValidationTests {
         ])
     }
 
+    /// The corpus's shape: Sync's model 233 has `Presentation.slides`, an ordered many-to-many that is not optional
+    /// and has no minimum. A presentation with no slides is valid (it was refused as "slides is nil").
+    @Test func aPresentationWithNoSlidesIsValid() throws {
+        let bundle = try ModelBundle.load(from: Fixtures.corpus("3lvis__Sync/Tests/Sync/Models/233.xcdatamodeld"))
+        let model = try #require(bundle.versions.first)
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("233.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store, model: model,
+            records: [
+                MigrationFixtures.record("Presentation", 1, in: model, ["id": 1]),
+                MigrationFixtures.record(
+                    "Presentation", 2, in: model, ["id": 2], relationships: ["slides": .toMany([.pk("Slide", 1)])]),
+                MigrationFixtures.record(
+                    "Slide", 1, in: model, ["id": 1], relationships: ["presentation": .toMany([.pk("Presentation", 2)])]),
+            ])
+        var options = StoreValidation.Options(bundle: bundle)
+        options.rejects = folder.appendingPathComponent("rejects.ndjson")
+        let report = try StoreValidation.validate(store: store, options: options)
+        #expect(report.objects == ["Presentation": 2, "Slide": 1])
+        #expect(report.failures == [:])
+    }
+
     /// Tags in two versions: `T1` with `attributes`, `T2` adding the uniqueness constraints `unique`.
     static func tags(_ attributes: [Attribute], unique: [[String]]) -> ModelBundle {
         var tag = Entity(name: "Tag")
