@@ -96,4 +96,53 @@ struct InverseLinkTests {
         }
         #expect(results[0] == results[1])
     }
+
+    /// A policy that makes each Note's Paragraph, linking them from one side only.
+    struct SplitPolicy: EntityMigrationPolicy {
+        var fromToManySide: Bool
+        func createDestinationInstances(
+            forSource source: ObjectReference, in mapping: EntityMapping, manager: MigrationManager
+        ) throws {
+            let note = try manager.createDefaultDestinationInstance()
+            let paragraph = manager.insertObject(entity: "Paragraph")
+            paragraph["text"] = try manager.sourceValue("body")
+            if fromToManySide {
+                note.setRelationship("paragraphs", to: [paragraph.reference])
+            } else {
+                paragraph.setRelationship("note", to: [note.reference])
+            }
+        }
+    }
+
+    /// The same split made by a policy (an Xcode mapping model's custom policy), linking from either side: before,
+    /// the Paragraphs a policy linked from the Note's side were refused as having no Note.
+    @Test func aPolicyLinkingEitherSideStoresTheRelationship() throws {
+        let bundle = Self.split()
+        let v2 = bundle.versions[1]
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Self.store(in: folder, bundle: bundle)
+        var results: [[String: [Record]]] = []
+        for fromToManySide in [true, false] {
+            var options = StoreMigration.Options(bundle: bundle)
+            var mapping = MappingInference.infer(from: bundle.versions[0], to: v2).mapping
+            for index in mapping.entityMappings.indices where mapping.entityMappings[index].destinationEntity == "Note" {
+                mapping.entityMappings[index].policy = "App.SplitPolicy"
+            }
+            options.mappingModels = [mapping]
+            options.functions.registerPolicy(SplitPolicy(fromToManySide: fromToManySide), as: "SplitPolicy")
+            let output = folder.appendingPathComponent("policy-\(fromToManySide).sqlite")
+            let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+            #expect(report.rejected == 0 && report.dangling == 0)
+            let migrated = try MigrationFixtures.read(output, bundle: bundle)
+            let notes = try #require(migrated["Note"])
+            let paragraphs = try #require(migrated["Paragraph"])
+            #expect(paragraphs.map { MigrationFixtures.value($0, "text", model: v2) } == ["two litres", "a dozen"])
+            #expect(
+                paragraphs.map { MigrationFixtures.relationship($0, "note", model: v2) }
+                    == notes.map { .toOne($0.reference) })
+            results.append(migrated)
+        }
+        #expect(results[0] == results[1])
+    }
 }
