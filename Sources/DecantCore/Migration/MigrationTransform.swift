@@ -76,6 +76,11 @@ public struct MigrationTransform: RecordTransform {
             var sourceValidator = ModelValidator(
                 model: source, collectsRejects: true, dropsRejected: false, keySets: keySets)
             sourceValidator.listsEveryFailure = true
+            // A reference dangles after inferred hops either as it did in the source or because its object was
+            // rejected (``CarriedViolations/rejected``): the source's identities need not be remembered. Values of
+            // uniqueness constraints are, when the destination has constraints.
+            sourceValidator.checksReferences = false
+            sourceValidator.checksUniqueness = plan.destination.entities.contains { !$0.uniquenessConstraints.isEmpty }
             self.sourceValidator = sourceValidator
             let carried = self.carried
             self.validator?.excuses = { carried.excuses($0) }
@@ -91,13 +96,7 @@ public struct MigrationTransform: RecordTransform {
     /// The key a source object's violation has once the hops carried its object and property over; nil when a hop
     /// does not carry them as they are.
     private func carriedKey(_ violation: Reject) -> String? {
-        guard let slash = violation.object.firstIndex(of: "/") else { return nil }
-        let entity = String(violation.object[..<slash])
-        // `Entity/p12` names a primary key, anything else an id the source gave (as ``RecordID``'s description).
-        let name = violation.object[violation.object.index(after: slash)...]
-        let id: RecordID =
-            if name.first == "p", let key = Int64(name.dropFirst()) { .primaryKey(key) } else { .external(String(name)) }
-        var reference = ObjectReference(entity: entity, id: id)
+        guard var reference = Self.reference(named: violation.object) else { return nil }
         var properties = violation.property.map { $0.split(separator: ",").map(String.init) } ?? []
         for hop in hops {
             var next: ObjectReference?
@@ -117,6 +116,29 @@ public struct MigrationTransform: RecordTransform {
             violation.rule)
     }
 
+    /// The object `Entity/p12` (a primary key) or `Entity/name` (an id the source gave) names, as
+    /// ``ObjectReference``'s description writes it.
+    private static func reference(named text: String) -> ObjectReference? {
+        guard let slash = text.firstIndex(of: "/") else { return nil }
+        let name = text[text.index(after: slash)...]
+        let id: RecordID =
+            if name.first == "p", let key = Int64(name.dropFirst()) { .primaryKey(key) } else { .external(String(name)) }
+        return ObjectReference(entity: String(text[..<slash]), id: id)
+    }
+
+    /// The object an object hop `index` refused would have become after the last hop (`Entity/id`); nil when a
+    /// later hop does not carry it.
+    private func finalObject(ofRefused reject: Reject, atHop index: Int) -> String? {
+        guard let source = Self.reference(named: reject.object),
+            var reference = hops[index].object(madeFrom: source, into: reject.entity)
+        else { return nil }
+        for hop in hops[(index + 1)...] {
+            guard let next = hop.object(madeFrom: reference, into: nil) else { return nil }
+            reference = next
+        }
+        return reference.description
+    }
+
     /// Notes the violations the source objects of `batch` already have, for the validator to excuse.
     private mutating func noteSourceViolations(_ batch: RecordBatch) throws {
         guard sourceValidator != nil else { return }
@@ -131,6 +153,7 @@ public struct MigrationTransform: RecordTransform {
         var current = [batch]
         var hopRejects: [Reject] = []
         for index in hops.indices {
+            let refusedBefore = hopRejects.count
             var next: [RecordBatch] = []
             for input in current {
                 try hops[index].apply(
@@ -145,6 +168,11 @@ public struct MigrationTransform: RecordTransform {
             // checked: Core Data validates after the relationship phase.
             inverseLinks[index].complete(&next)
             current = next
+            if sourceValidator != nil {
+                for reject in hopRejects[refusedBefore...] {
+                    if let object = finalObject(ofRefused: reject, atHop: index) { carried.rejected.insert(object) }
+                }
+            }
         }
         // Rejected objects were created by the migration too, then refused.
         for reject in hopRejects {
@@ -168,16 +196,12 @@ public struct MigrationTransform: RecordTransform {
                     refused.count
             }
             for reject in refused { output.reject(reject) }
+            if sourceValidator != nil { for reject in refused { carried.rejected.insert(reject.object) } }
             if kept.count > 0 { output.emit(kept) }
         }
     }
 
     public mutating func finish(into output: inout TransformOutput) throws {
-        if var sourceValidator {
-            // References that already dangled in the source dangle the same way after the hops.
-            carried.current = Set(try sourceValidator.finish().compactMap(carriedKey))
-            self.sourceValidator = sourceValidator
-        }
         var excused: [Reject] = []
         output.findings += try validator?.finish(excused: &excused) ?? []
         carried.note(excused)
@@ -189,13 +213,20 @@ public struct MigrationTransform: RecordTransform {
 private final class CarriedViolations {
     /// The keys (object, property, rule, after the hops) of the violations the current source batch already had.
     var current: Set<String> = []
+    /// The objects (`Entity/id`, after the hops) the run rejected. Inferred hops drop no object on purpose (a
+    /// reference to an object of an entity they drop becomes nil), so a reference to an object the run did not
+    /// write dangles because the object was rejected, or else because it did not exist in the source either.
+    var rejected: Set<String> = []
     /// Per `Entity.property rule`: how many were carried, and the first few objects.
     private var counts: [String: (count: Int, objects: [String])] = [:]
     /// How many objects a warning names.
     static let named = 3
 
     func excuses(_ violation: Reject) -> Bool {
-        current.contains(violation.object + "\u{1F}" + (violation.property ?? "") + "\u{1F}" + violation.rule)
+        if violation.rule == ModelValidator.Rule.dangling.rawValue {
+            return violation.value.map { !rejected.contains($0) } ?? false
+        }
+        return current.contains(violation.object + "\u{1F}" + (violation.property ?? "") + "\u{1F}" + violation.rule)
     }
 
     func note(_ violations: [Reject]) {
@@ -468,6 +499,14 @@ struct CompiledHop {
                 )
             }
         }
+    }
+
+    /// The object a source object becomes in this hop under its mapping into `entity` (nil: its primary mapping).
+    func object(madeFrom reference: ObjectReference, into entity: String?) -> ObjectReference? {
+        let mappings = mappingsBySource[reference.entity] ?? []
+        guard let mapping = entity == nil ? mappings.first : mappings.first(where: { $0.destination == entity })
+        else { return nil }
+        return ObjectReference(entity: mapping.destination, id: mapping.target.identity(of: reference.id))
     }
 
     /// Where a source object and one of its properties went in this hop: the object its entity's primary mapping

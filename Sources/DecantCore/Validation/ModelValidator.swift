@@ -135,6 +135,10 @@ public struct ModelValidator {
     /// lightweight migration carries over without checking. Excused failures are listed apart
     /// (``check(_:rejects:excused:)``) and fail no object; nil excuses none.
     public var excuses: ((Reject) -> Bool)?
+    /// Whether references are checked (dangling ones found at ``finish()``); false remembers no identities.
+    public var checksReferences = true
+    /// Whether uniqueness constraints are checked; false remembers no values.
+    public var checksUniqueness = true
 
     /// A validator for objects of `model`, remembering what it has seen in sets `keySets` makes.
     public init(
@@ -188,6 +192,7 @@ public struct ModelValidator {
                 }
             }
             func note(_ target: ObjectReference, _ property: String) throws {
+                guard checksReferences else { return }
                 if pending[target] == nil, try !seen.contains(target) {
                     pending[target] = ("\(entity)/\(id)", entity, property)
                 }
@@ -238,7 +243,7 @@ public struct ModelValidator {
                     if !check.isOptional && !check.isToMany { fail(check.name, .optional, nil) }
                 }
             }
-            for constraint in entityChecks.rules.constraints {
+            for constraint in entityChecks.rules.constraints where checksUniqueness {
                 var parts = constraint.attributes.map { Self.uniquenessKey(batch.value(row: row, attribute: $0)) }
                 parts += constraint.relationships.map { "\(batch.cell(row: row, column: attributeCount + $0).integer)" }
                 let key = parts.joined(separator: "\u{1F}")
@@ -265,7 +270,7 @@ public struct ModelValidator {
                 failed.insert(row)
                 remembers = !dropsRejected
             }
-            if remembers {
+            if remembers && checksReferences {
                 let reference = ObjectReference(entity: entity, id: id)
                 _ = try seen.insert(reference)
                 if !pending.isEmpty { pending[reference] = nil }
