@@ -132,4 +132,42 @@ struct CarriedViolationTests {
         }
         #expect(error.location?.object == "Item/p1")
     }
+
+    /// A reference that dangles because the run rejected its object is the migration's doing: listed, not carried.
+    @Test func aReferenceToARejectedObjectIsNotCarried() throws {
+        func model(_ version: Int) -> ObjectModel {
+            var owner = Entity(name: "Owner")
+            owner.attributes = [Attribute(name: "name", type: .string, isOptional: version == 1)]
+            var item = Entity(name: "Item")
+            item.attributes = [Attribute(name: "title", type: .string, isOptional: true)]
+            item.relationships = [Relationship(name: "owner", destination: "Owner")]
+            return ObjectModel(versionName: "Owners \(version)", entities: [owner, item])
+        }
+        let bundle = MigrationFixtures.bundle("Owners", [model(1), model(2)])
+        let v1 = bundle.versions[0]
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("owners1.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store, model: v1,
+            records: [
+                MigrationFixtures.record("Owner", 1, in: v1),
+                MigrationFixtures.record("Item", 1, in: v1, ["title": "a"], relationships: ["owner": .toOne(.pk("Owner", 1))]),
+                MigrationFixtures.record("Item", 2, in: v1, ["title": "b"], relationships: ["owner": .toOne(.pk("Owner", 7))]),
+            ])
+        var options = StoreMigration.Options(bundle: bundle)
+        options.rejects = folder.appendingPathComponent("rejects.ndjson")
+        let report = try StoreMigration.migrate(
+            store: store, to: .file(folder.appendingPathComponent("owners2.sqlite")), options: options)
+        #expect(report.rejected == 1 && report.dangling == 1)
+        #expect(
+            try Self.lines(folder.appendingPathComponent("rejects.ndjson")) == [
+                #"{"entity":"Item","object":"Item/p1","property":"owner","rule":"dangling","value":"Owner/p1"}"#,
+                #"{"entity":"Owner","object":"Owner/p1","property":"name","rule":"optional"}"#,
+            ])
+        #expect(report.warnings.map(\.message) == [
+            "Item.owner dangling: 1 object already broke this rule in the source and was carried over, as Core "
+                + "Data's lightweight migration does (Item/p2); give --strict to refuse them",
+        ])
+    }
 }
