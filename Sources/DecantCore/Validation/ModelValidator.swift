@@ -23,7 +23,8 @@ public struct ModelValidator {
         package var position: Int
         package var name: String
         package var isOptional: Bool
-        /// The smallest and largest allowed measure: the value for numbers, the length (in characters) for strings,
+        /// The smallest and largest allowed measure: the value for numbers, the length for strings (in UTF-16 code
+        /// units, as Core Data's validation counts an `NSString`'s `length`),
         /// seconds since 2001-01-01 for dates.
         package var minimum: Double?
         package var maximum: Double?
@@ -206,7 +207,9 @@ public struct ModelValidator {
                 guard check.minimum != nil || check.maximum != nil || pattern != nil else { continue }
                 let measure: Double?
                 switch value {
-                case .string(let text): measure = Double(text.count)
+                // Core Data measures a string by NSString's length: UTF-16 code units, not Swift's characters (an
+                // emoji counts 2, an é written as e and a combining accent 2).
+                case .string(let text): measure = Double(text.utf16.count)
                 case .date(let date): measure = date.timeIntervalSinceReferenceDate
                 default: measure = value.number
                 }

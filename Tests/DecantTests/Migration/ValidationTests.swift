@@ -189,6 +189,32 @@ struct ValidationTests {
         #expect(report.failures == [:])
     }
 
+    /// Core Data measures a string's length as NSString does, in UTF-16 code units: an emoji is 2 long, and so is an é
+    /// written as e and a combining accent (Swift's character count made both 1).
+    @Test func aStringsLengthIsCountedAsNSStringCountsIt() throws {
+        var word = Attribute(name: "word", type: .string, isOptional: true)
+        word.minValue = "2"
+        word.maxValue = "3"
+        var entry = Entity(name: "Entry")
+        entry.attributes = [word]
+        let model = ObjectModel(versionName: "Words", entities: [entry])
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("words.sqlite")
+        let words: [Value] = ["e\u{301}", "👍", "👍👍", "a", "abcd", "abc"]
+        try MigrationFixtures.writeStore(
+            at: store, model: model,
+            records: words.enumerated().map { MigrationFixtures.record("Entry", Int64($0 + 1), in: model, ["word": $1]) })
+        var options = StoreValidation.Options(bundle: MigrationFixtures.bundle("Words", [model]))
+        let rejects = folder.appendingPathComponent("rejects.ndjson")
+        options.rejects = rejects
+        let report = try StoreValidation.validate(store: store, options: options)
+        #expect(report.failures == ["Entry.word max": 2, "Entry.word min": 1])
+        let failing = try String(contentsOf: rejects, encoding: .utf8).split(separator: "\n")
+            .compactMap { $0.split(separator: ",").first { $0.contains("object") } }
+        #expect(failing.sorted() == [#""object":"Entry/p3""#, #""object":"Entry/p4""#, #""object":"Entry/p5""#])
+    }
+
     /// Tags in two versions: `T1` with `attributes`, `T2` adding the uniqueness constraints `unique`.
     static func tags(_ attributes: [Attribute], unique: [[String]]) -> ModelBundle {
         var tag = Entity(name: "Tag")
