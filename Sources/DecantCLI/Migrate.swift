@@ -69,7 +69,9 @@ extension DecantCommand {
         @Option(name: .long, help: "List objects that break a rule in this NDJSON file and go on.")
         var rejects: String?
 
-        @Flag(name: .long, help: "Refuse objects that already broke a rule in the source too (default: carried over with a warning, as Core Data's lightweight migration does).")
+        @Flag(
+            name: .long,
+            help: "Refuse objects that already broke a rule in the source too (default: carried over with a warning).")
         var strict = false
 
         @Option(name: .long, help: "What to do with externally stored values whose file is missing.")

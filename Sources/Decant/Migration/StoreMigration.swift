@@ -174,7 +174,8 @@ public enum StoreMigration: Sendable {
         for reject in transfer.rejects + transfer.findings {
             counts["\(reject.entity)\(reject.property.map { ".\($0)" } ?? "") \(reject.rule)", default: 0] += 1
         }
-        if engine == "sqlite", !counts.isEmpty || transfer.diagnostics.contains(where: { $0.kind == .preexistingViolation }) {
+        let carries = transfer.diagnostics.contains { $0.kind == .preexistingViolation }
+        if engine == "sqlite", !counts.isEmpty || carries {
             // Objects that break a rule are for the record stream to stop at, list or carry over.
             engine = "stream"
             streamReason = "the dry run found objects that break a rule of the destination model"

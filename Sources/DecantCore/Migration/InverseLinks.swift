@@ -16,21 +16,21 @@
 /// ```
 struct InverseLinks {
     private let model: ObjectModel
-    /// Per entity, per relationship position: the inverse's name and whether it is to-many (nil: no inverse).
-    private var inverses: [String: [(name: String, isToMany: Bool)?]] = [:]
+    /// Per entity, per relationship position: the inverse's name (nil: no inverse the model knows).
+    private var inverses: [String: [String?]] = [:]
 
     init(model: ObjectModel) { self.model = model }
 
-    private mutating func inverses(of layout: RecordLayout) -> [(name: String, isToMany: Bool)?] {
+    private mutating func inverses(of layout: RecordLayout) -> [String?] {
         if let known = inverses[layout.entityName] { return known }
-        let found: [(name: String, isToMany: Bool)?] = layout.relationships.map { relationship in
+        let found: [String?] = layout.relationships.map { relationship in
             guard let name = relationship.inverseName,
                 let owner = (relationship.inverseEntity ?? relationship.destinationEntity).flatMap({
                     model.entity(named: $0)
                 }),
-                let inverse = model.properties(of: owner).relationships.first(where: { $0.name == name })
+                model.properties(of: owner).relationships.contains(where: { $0.name == name })
             else { return nil }
-            return (name, inverse.isToMany)
+            return name
         }
         inverses[layout.entityName] = found
         return found
@@ -62,7 +62,7 @@ struct InverseLinks {
                         continue
                     }
                     for target in targets {
-                        claims[target, default: [:]][inverse.name, default: []].append(owner)
+                        claims[target, default: [:]][inverse, default: []].append(owner)
                     }
                 }
             }
@@ -81,7 +81,8 @@ struct InverseLinks {
                         guard let owners = owed[relationship.name], let first = owners.first else { continue }
                         let cell = batch.cell(row: row, column: attributeCount + position)
                         if relationship.isToMany {
-                            guard cell.kind == .referenceList && cell.length == 0 || cell.kind == .null else { continue }
+                            let isEmpty = cell.kind == .referenceList && cell.length == 0 || cell.kind == .null
+                            guard isEmpty else { continue }
                             links[position] = .toMany(owners)
                         } else if cell.kind == .null {
                             links[position] = .toOne(first)
@@ -99,7 +100,9 @@ struct InverseLinks {
     }
 
     /// Appends record `row` of `batch` to `out` as it is, but for the relationships `links` sets.
-    private static func append(row: Int, of batch: RecordBatch, into out: inout RecordBatch, links: [Int: RelationshipValue]) {
+    private static func append(
+        row: Int, of batch: RecordBatch, into out: inout RecordBatch, links: [Int: RelationshipValue]
+    ) {
         let attributeCount = batch.layout.attributes.count
         out.beginRecord(id: batch.id(at: row))
         for column in 0..<attributeCount {
@@ -119,7 +122,8 @@ struct InverseLinks {
             case .reference, .externalReference: out.appendReference(batch.reference(of: cell))
             case .referenceList:
                 let start = Int(cell.integer)
-                out.appendReferenceList((0..<Int(cell.length)).map { batch.reference(of: batch.references[start + $0]) })
+                let members = (0..<Int(cell.length)).map { batch.reference(of: batch.references[start + $0]) }
+                out.appendReferenceList(members)
             case .viaInverse: out.appendViaInverse()
             default: out.append(cell)
             }

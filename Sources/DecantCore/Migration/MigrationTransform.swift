@@ -122,7 +122,11 @@ public struct MigrationTransform: RecordTransform {
         guard let slash = text.firstIndex(of: "/") else { return nil }
         let name = text[text.index(after: slash)...]
         let id: RecordID =
-            if name.first == "p", let key = Int64(name.dropFirst()) { .primaryKey(key) } else { .external(String(name)) }
+            if name.first == "p", let key = Int64(name.dropFirst()) {
+                .primaryKey(key)
+            } else {
+                .external(String(name))
+            }
         return ObjectReference(entity: String(text[..<slash]), id: id)
     }
 
