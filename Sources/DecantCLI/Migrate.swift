@@ -29,7 +29,11 @@ extension DecantCommand {
 
                 An object that breaks the destination's rules (a required value that is nil) stops the run with exit \
                 1 and nothing is written, unless --rejects FILE: then such objects are listed there (NDJSON) and the \
-                run goes on. A plan that cannot run exits 1 with the reason per entity and property.
+                run goes on; a run that rejected objects writes its output and exits 1, with the counts per entity \
+                on standard error. A violation an object already had at the source version (same object, property \
+                and rule) is carried over in an inferred hop, as Core Data's lightweight migration does, with a \
+                warning per entity, property and rule; --strict refuses those too. A plan that cannot run exits 1 \
+                with the reason per entity and property.
 
                 Several stores (fixture stores from every released version) run as a batch: with --output-dir (each \
                 output under its store's name) or --in-place, --jobs N at a time, --shard I/N taking one slice of the \
@@ -64,6 +68,11 @@ extension DecantCommand {
 
         @Option(name: .long, help: "List objects that break a rule in this NDJSON file and go on.")
         var rejects: String?
+
+        @Flag(
+            name: .long,
+            help: "Refuse objects that already broke a rule in the source too (default: carried over with a warning).")
+        var strict = false
 
         @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
         var missingExternalData: MissingExternalDataArgument = .fail
@@ -101,6 +110,7 @@ extension DecantCommand {
                 )
                 settings.formatOptions.missingExternalData = missingExternalData.policy
                 settings.rejects = rejects.map { URL(fileURLWithPath: $0) }
+                settings.strict = strict
                 if batch.isBatch(stores: stores) {
                     let outputDir = batch.outputDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
                     if let outputDir { try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true) }
@@ -134,8 +144,11 @@ extension DecantCommand {
                 )
                 progress.finish()
                 printWarnings(report.warnings)
+                // Rejecting objects is a problem found: the output and the rejects file are complete, the exit is 1.
+                defer { if report.foundProblems { reportProblems(report) } }
                 if options.json {
                     printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))
+                    if report.foundProblems { throw ExitCode(1) }
                     return
                 }
                 switch report.action {
@@ -166,7 +179,27 @@ extension DecantCommand {
                 }
                 if let file = report.rejectsFile { printOut("\(report.rejected) objects rejected, listed in \(file)") }
                 if let backup = report.backup { printOut("original kept at \(backup)") }
+                if report.foundProblems { throw ExitCode(1) }
             }
+        }
+
+        /// Writes what a run that rejected objects (or kept dangling references) found to standard error: per
+        /// entity, and where they are listed.
+        private func reportProblems(_ report: StoreMigration.Report) {
+            func objects(_ count: Int) -> String { count == 1 ? "1 object" : "\(count) objects" }
+            var lines: [String] = []
+            let perEntity = report.rejectedPerEntity
+            if report.rejected > 0 {
+                lines.append(
+                    "Error: \(objects(report.rejected)) rejected by the rules of \(report.destinationVersion): "
+                        + perEntity.keys.sorted().map { "\($0) \(perEntity[$0] ?? 0)" }.joined(separator: ", "))
+            }
+            if report.dangling > 0 {
+                lines.append(
+                    "Error: \(objects(report.dangling)) written with a reference to an object that does not exist")
+            }
+            if let file = report.rejectsFile { lines.append("  listed in \(file)") }
+            FileHandle.standardError.write(Data(lines.map { $0 + "\n" }.joined().utf8))
         }
     }
 }

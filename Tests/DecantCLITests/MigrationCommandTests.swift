@@ -127,6 +127,77 @@ struct MigrationCommandTests {
         #expect(fixed.stdout.contains("(explicit: \(mapping.path))"))
     }
 
+    /// `Items 1`: `Item{name (required), code}`; `Items 2` requires `code` too. Item 1 has no name (broken
+    /// already), item 2 no code (broken by the migration), item 3 both.
+    static func itemsStore(in folder: URL) throws -> (bundle: URL, store: URL) {
+        let bundle = folder.appendingPathComponent("Items.xcdatamodeld")
+        for (version, codeIsOptional) in [("Items", "YES"), ("Items 2", "NO")] {
+            let model = bundle.appendingPathComponent("\(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+            try Data(
+                """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                    <entity name="Item" representedClassName="Item" syncable="YES">
+                        <attribute name="name" attributeType="String"/>
+                        <attribute name="code" optional="\(codeIsOptional)" attributeType="String"/>
+                    </entity>
+                </model>
+                """.utf8
+            ).write(to: model.appendingPathComponent("contents"))
+        }
+        let loaded = try ModelBundle.load(from: bundle)
+        let v1 = try #require(loaded.version(named: "Items"))
+        let store = folder.appendingPathComponent("items.sqlite")
+        let writer = try SQLiteStoreWriter(creating: store, model: v1)
+        var batch = RecordBatch(layout: try #require(RecordLayout(entity: "Item", in: v1)))
+        let codes: [Value] = ["c", .null, .null]
+        for (key, name) in [Value.null, "two", "three"].enumerated() {
+            let values = try #require(RecordLayout(entity: "Item", in: v1)).attributes.map { $0.name == "name" ? name : codes[key] }
+            batch.append(Record(entity: "Item", id: .primaryKey(Int64(key + 1)), values: values))
+        }
+        try writer.write(batch)
+        try writer.finish()
+        return (bundle, store)
+    }
+
+    /// A run that rejects objects is a problem found: it exits 1 with the counts per entity on standard error, its
+    /// output and rejects file complete (it exited 0 and said nothing on standard error). What the store already
+    /// broke is carried over with a warning (it was rejected too), unless --strict.
+    @Test(.enabled(if: hasBinary)) func rejectingObjectsExits1AndCarriedViolationsWarn() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (bundle, store) = try Self.itemsStore(in: folder)
+        let output = folder.appendingPathComponent("out.sqlite")
+        let rejects = folder.appendingPathComponent("rejects.ndjson")
+        let run = try EndToEndTests.run([
+            "migrate", store.path, "--model", bundle.path, "--output", output.path, "--rejects", rejects.path,
+        ])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("Error: 2 objects rejected by the rules of Items 2: Item 2"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "warning: Item.name optional: 1 object already broke this rule in the source and was carried over"))
+        #expect(run.stdout.contains("Item  read 3, written 1, rejected 2, removed 0, created 0"), "\(run.stdout)")
+        #expect(FileManager.default.fileExists(atPath: output.path))
+        let listed = try String(contentsOf: rejects, encoding: .utf8).split(separator: "\n")
+        #expect(listed.count == 2 && listed.allSatisfy { $0.contains(#""property":"code","rule":"optional""#) })
+
+        let json = try EndToEndTests.run([
+            "migrate", store.path, "--model", bundle.path, "--output", output.path, "--rejects", rejects.path, "--json",
+        ])
+        #expect(json.status == 1)
+        #expect(try EndToEndTests.validate(json.stdout, schema: "migrate") == "valid")
+        #expect(json.stdout.contains(#""kind":"preexisting-violation""#) || json.stdout.contains(#""kind" : "preexisting-violation""#))
+
+        let strict = try EndToEndTests.run([
+            "migrate", store.path, "--model", bundle.path, "--output", output.path, "--rejects", rejects.path, "--strict",
+        ])
+        #expect(strict.status == 1)
+        #expect(strict.stderr.contains("Error: 3 objects rejected by the rules of Items 2: Item 3"), "\(strict.stderr)")
+        #expect(!strict.stderr.contains("warning:"))
+    }
+
     @Test(.enabled(if: hasBinary)) func inferMappingWritesAFileThatReproducesTheMigration() throws {
         let (folder, store) = try Self.v1Store()
         defer { try? FileManager.default.removeItem(at: folder) }

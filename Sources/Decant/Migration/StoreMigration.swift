@@ -30,6 +30,11 @@ public enum StoreMigration: Sendable {
         public var formatOptions = FormatOptions()
         /// Where objects that break a rule are listed (NDJSON); without it the first such object stops the run.
         public var rejects: URL?
+        /// Whether a violation an object already had at the source version stops the run (or rejects the object)
+        /// too. By default, as Core Data's lightweight migration (which never validates the objects it moves), a
+        /// plan whose hops are all inferred carries such violations over, with a warning per entity, property and
+        /// rule; only violations the migration makes stop it.
+        public var strict = false
         /// The functions value expressions may call.
         public var functions = ValueExpressionFunctions()
         /// The formats.
@@ -111,6 +116,19 @@ public enum StoreMigration: Sendable {
         public var engine: String = "stream"
         /// Why a SQLite → SQLite migration ran in the record stream rather than inside SQLite.
         public var streamReason: String?
+
+        /// Objects rejected per destination entity, over every hop (from ``ledgers``).
+        public var rejectedPerEntity: [String: Int] {
+            var result: [String: Int] = [:]
+            for ledger in ledgers {
+                for (entity, row) in ledger.rows where row.rejected > 0 { result[entity, default: 0] += row.rejected }
+            }
+            return result
+        }
+
+        /// Whether the run found problems: objects rejected, or written holding references to objects that do not
+        /// exist. Such a run still writes its output and its rejects file, and `decant migrate` exits 1.
+        public var foundProblems: Bool { rejected > 0 || dangling > 0 }
     }
 
     /// The plan for `store`, and what a dry run found: per entity and rule, the objects that would be rejected.
@@ -156,8 +174,9 @@ public enum StoreMigration: Sendable {
         for reject in transfer.rejects + transfer.findings {
             counts["\(reject.entity)\(reject.property.map { ".\($0)" } ?? "") \(reject.rule)", default: 0] += 1
         }
-        if engine == "sqlite", !counts.isEmpty {
-            // Objects that break a rule are for the record stream to stop at or list.
+        let carries = transfer.diagnostics.contains { $0.kind == .preexistingViolation }
+        if engine == "sqlite", !counts.isEmpty || carries {
+            // Objects that break a rule are for the record stream to stop at, list or carry over.
             engine = "stream"
             streamReason = "the dry run found objects that break a rule of the destination model"
         }
@@ -423,7 +442,8 @@ public enum StoreMigration: Sendable {
             collectsRejects: collectsRejects,
             removals: removals,
             graphs: graphs,
-            keySets: options.keySets
+            keySets: options.keySets,
+            strict: options.strict
         )
         return (transform, removals)
     }

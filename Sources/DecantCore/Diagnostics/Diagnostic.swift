@@ -20,6 +20,9 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         public static let leftOutReference = Kind(rawValue: "left-out-reference")
         /// A property the destination cannot store (no column for it); its values are not written.
         public static let unstoredProperty = Kind(rawValue: "unstored-property")
+        /// Objects that broke a rule of the destination model, and already broke it in the source: a lightweight
+        /// migration carries them over, as Core Data's does.
+        public static let preexistingViolation = Kind(rawValue: "preexisting-violation")
     }
 
     /// What kind of thing was noticed.

@@ -18,6 +18,8 @@ import Foundation
 /// and created, and ``MigrationLedger/isReconciled`` proves the numbers add up.
 public struct MigrationTransform: RecordTransform {
     private var hops: [CompiledHop]
+    /// Per hop, what sets the other side of the links its mappings set on one side.
+    private var inverseLinks: [InverseLinks]
     /// The ledgers, shared by every copy of the transform (``RecordTransfer`` runs a copy).
     private let book: LedgerBook
     /// Per hop, what happened to each entity's objects (so far).
@@ -26,10 +28,22 @@ public struct MigrationTransform: RecordTransform {
     public let collectsRejects: Bool
     /// Checks the final objects against the destination model's rules before they are written (nil: no checks).
     private var validator: ModelValidator?
+    /// Checks the source objects against the source version's rules, to tell the violations an object already had
+    /// (nil: every violation stops or rejects, as with `strict`).
+    private var sourceValidator: ModelValidator?
+    /// The violations carried over: what the source objects of the current batch already broke, and what was let
+    /// pass (shared by the validator's excuse and every copy of the transform).
+    private let carried = CarriedViolations()
 
     /// Prepares the plan's hops, each removing the objects `removals` lists for it (``DeleteRules``); with
     /// `validates`, every object is checked against the destination version's rules
     /// (``ModelValidator``) before it is written.
+    ///
+    /// Core Data's lightweight migration runs inside SQLite and never validates the objects it moves. So when every
+    /// hop is inferred and `strict` is false, a violation an object already had at the source version (the same
+    /// object, property and rule) is carried over: the object is written, and the run's diagnostics count such
+    /// violations per entity, property and rule. Only violations the migration makes stop it or reject objects.
+    /// With `strict`, or a hop a mapping file or mapping model states, every violation does.
     /// - Throws: `.planNotExecutable` listing the plan's problems when it has any.
     public init(
         plan: MigrationPlan,
@@ -38,7 +52,8 @@ public struct MigrationTransform: RecordTransform {
         validates: Bool = true,
         removals: [RemovedObjects] = [],
         graphs: [SourceGraph] = [],
-        keySets: KeySetFactory = .inMemory
+        keySets: KeySetFactory = .inMemory,
+        strict: Bool = false
     ) throws {
         guard plan.isExecutable else {
             throw DecantError(
@@ -53,16 +68,96 @@ public struct MigrationTransform: RecordTransform {
             if index < graphs.count { compiled.graph = graphs[index] }
             return compiled
         }
+        self.inverseLinks = plan.hops.map { InverseLinks(model: $0.destination) }
         self.book = LedgerBook(plan.hops.map { MigrationLedger(hop: $0.name) })
         self.collectsRejects = collectsRejects
         self.validator = validates ? ModelValidator(model: plan.destination, collectsRejects: collectsRejects, keySets: keySets) : nil
+        if validates, !strict, let source = plan.hops.first?.source, plan.hops.allSatisfy(\.isInferred) {
+            var sourceValidator = ModelValidator(
+                model: source, collectsRejects: true, dropsRejected: false, keySets: keySets)
+            sourceValidator.listsEveryFailure = true
+            // A reference dangles after inferred hops either as it did in the source or because its object was
+            // rejected (``CarriedViolations/rejected``): the source's identities need not be remembered. Values of
+            // uniqueness constraints are, when the destination has constraints.
+            sourceValidator.checksReferences = false
+            sourceValidator.checksUniqueness = plan.destination.entities.contains { !$0.uniquenessConstraints.isEmpty }
+            self.sourceValidator = sourceValidator
+            let carried = self.carried
+            self.validator?.excuses = { carried.excuses($0) }
+            for index in hops.indices { hops[index].leavesCopiedNilsToValidator = true }
+        }
+    }
+
+    /// The key a violation is known by: object, property, rule.
+    private static func key(_ object: String, _ property: String?, _ rule: String) -> String {
+        object + "\u{1F}" + (property ?? "") + "\u{1F}" + rule
+    }
+
+    /// The key a source object's violation has once the hops carried its object and property over; nil when a hop
+    /// does not carry them as they are.
+    private func carriedKey(_ violation: Reject) -> String? {
+        guard var reference = Self.reference(named: violation.object) else { return nil }
+        var properties = violation.property.map { $0.split(separator: ",").map(String.init) } ?? []
+        for hop in hops {
+            var next: ObjectReference?
+            var renamed: [String] = []
+            for property in properties {
+                guard let (object, name) = hop.carried(reference, property: property) else { return nil }
+                next = object
+                renamed.append(name)
+            }
+            if properties.isEmpty { return nil }
+            guard let next else { return nil }
+            reference = next
+            properties = renamed
+        }
+        return Self.key(
+            "\(reference.entity)/\(reference.id)", violation.property == nil ? nil : properties.joined(separator: ","),
+            violation.rule)
+    }
+
+    /// The object `Entity/p12` (a primary key) or `Entity/name` (an id the source gave) names, as
+    /// ``ObjectReference``'s description writes it.
+    private static func reference(named text: String) -> ObjectReference? {
+        guard let slash = text.firstIndex(of: "/") else { return nil }
+        let name = text[text.index(after: slash)...]
+        let id: RecordID =
+            if name.first == "p", let key = Int64(name.dropFirst()) {
+                .primaryKey(key)
+            } else {
+                .external(String(name))
+            }
+        return ObjectReference(entity: String(text[..<slash]), id: id)
+    }
+
+    /// The object an object hop `index` refused would have become after the last hop (`Entity/id`); nil when a
+    /// later hop does not carry it.
+    private func finalObject(ofRefused reject: Reject, atHop index: Int) -> String? {
+        guard let source = Self.reference(named: reject.object),
+            var reference = hops[index].object(madeFrom: source, into: reject.entity)
+        else { return nil }
+        for hop in hops[(index + 1)...] {
+            guard let next = hop.object(madeFrom: reference, into: nil) else { return nil }
+            reference = next
+        }
+        return reference.description
+    }
+
+    /// Notes the violations the source objects of `batch` already have, for the validator to excuse.
+    private mutating func noteSourceViolations(_ batch: RecordBatch) throws {
+        guard sourceValidator != nil else { return }
+        var found: [Reject] = []
+        _ = try sourceValidator?.check(batch, rejects: &found)
+        carried.current = Set(found.compactMap(carriedKey))
     }
 
     public mutating func transform(_ batch: RecordBatch, into output: inout TransformOutput) throws {
         output.removed[batch.layout.entityName, default: 0] += batch.count
+        try noteSourceViolations(batch)
         var current = [batch]
         var hopRejects: [Reject] = []
         for index in hops.indices {
+            let refusedBefore = hopRejects.count
             var next: [RecordBatch] = []
             for input in current {
                 try hops[index].apply(
@@ -73,7 +168,15 @@ public struct MigrationTransform: RecordTransform {
                     collectsRejects: collectsRejects
                 )
             }
+            // Both sides of every link among the objects the hop made (a split's, a policy's), before they are
+            // checked: Core Data validates after the relationship phase.
+            inverseLinks[index].complete(&next)
             current = next
+            if sourceValidator != nil {
+                for reject in hopRejects[refusedBefore...] {
+                    if let object = finalObject(ofRefused: reject, atHop: index) { carried.rejected.insert(object) }
+                }
+            }
         }
         // Rejected objects were created by the migration too, then refused.
         for reject in hopRejects {
@@ -84,7 +187,9 @@ public struct MigrationTransform: RecordTransform {
             output.created[produced.layout.entityName, default: 0] += produced.count
             // Optional chaining mutates the validator in place: a copy would copy its identity sets every batch.
             var refused: [Reject] = []
-            guard let kept = try validator?.check(produced, rejects: &refused) else {
+            var excused: [Reject] = []
+            defer { carried.note(excused) }
+            guard let kept = try validator?.check(produced, rejects: &refused, excused: &excused) else {
                 output.emit(produced)
                 continue
             }
@@ -95,12 +200,60 @@ public struct MigrationTransform: RecordTransform {
                     refused.count
             }
             for reject in refused { output.reject(reject) }
+            if sourceValidator != nil { for reject in refused { carried.rejected.insert(reject.object) } }
             if kept.count > 0 { output.emit(kept) }
         }
     }
 
     public mutating func finish(into output: inout TransformOutput) throws {
-        output.findings += try validator?.finish() ?? []
+        var excused: [Reject] = []
+        output.findings += try validator?.finish(excused: &excused) ?? []
+        carried.note(excused)
+        output.diagnostics += carried.diagnostics()
+    }
+}
+
+/// The violations a migration carries over from the source, as Core Data's lightweight migration does.
+private final class CarriedViolations {
+    /// The keys (object, property, rule, after the hops) of the violations the current source batch already had.
+    var current: Set<String> = []
+    /// The objects (`Entity/id`, after the hops) the run rejected. Inferred hops drop no object on purpose (a
+    /// reference to an object of an entity they drop becomes nil), so a reference to an object the run did not
+    /// write dangles because the object was rejected, or else because it did not exist in the source either.
+    var rejected: Set<String> = []
+    /// Per `Entity.property rule`: how many were carried, and the first few objects.
+    private var counts: [String: (count: Int, objects: [String])] = [:]
+    /// How many objects a warning names.
+    static let named = 3
+
+    func excuses(_ violation: Reject) -> Bool {
+        if violation.rule == ModelValidator.Rule.dangling.rawValue {
+            return violation.value.map { !rejected.contains($0) } ?? false
+        }
+        return current.contains(violation.object + "\u{1F}" + (violation.property ?? "") + "\u{1F}" + violation.rule)
+    }
+
+    func note(_ violations: [Reject]) {
+        for violation in violations {
+            let key = "\(violation.entity)\(violation.property.map { ".\($0)" } ?? "") \(violation.rule)"
+            var entry = counts[key] ?? (0, [])
+            entry.count += 1
+            if entry.objects.count < Self.named { entry.objects.append(violation.object) }
+            counts[key] = entry
+        }
+    }
+
+    /// One warning per entity, property and rule.
+    func diagnostics() -> [Diagnostic] {
+        counts.keys.sorted().compactMap { key in
+            guard let entry = counts[key] else { return nil }
+            let more = entry.count > entry.objects.count ? ", …" : ""
+            return Diagnostic(
+                .preexistingViolation,
+                "\(key): \(entry.count) object\(entry.count == 1 ? "" : "s") already broke this rule in the source "
+                    + "and \(entry.count == 1 ? "was" : "were") carried over, as Core Data's lightweight migration "
+                    + "does (\(entry.objects.joined(separator: ", "))\(more)); give --strict to refuse them")
+        }
     }
 }
 
@@ -222,6 +375,10 @@ struct CompiledHop {
     /// `sourceEntity|destinationEntity` → where a reference to a source object of that entity goes.
     private let targetCache = TargetCache()
     private let layouts = LayoutCache()
+    private let sourceLayouts = LayoutCache()
+    /// Whether a nil copied as it is into a required attribute is left to the validator, which excuses it when the
+    /// source object was already missing that value (``MigrationTransform``'s carried violations).
+    var leavesCopiedNilsToValidator = false
     /// The keys policies found or inserted objects by, in this hop.
     private let keys = KeyRegistry()
     /// Source objects removed on purpose (``DeleteRules``): not mapped, and references to them become nil.
@@ -346,6 +503,44 @@ struct CompiledHop {
                 )
             }
         }
+    }
+
+    /// The object a source object becomes in this hop under its mapping into `entity` (nil: its primary mapping).
+    func object(madeFrom reference: ObjectReference, into entity: String?) -> ObjectReference? {
+        let mappings = mappingsBySource[reference.entity] ?? []
+        guard let mapping = entity == nil ? mappings.first : mappings.first(where: { $0.destination == entity })
+        else { return nil }
+        return ObjectReference(entity: mapping.destination, id: mapping.target.identity(of: reference.id))
+    }
+
+    /// Where a source object and one of its properties went in this hop: the object its entity's primary mapping
+    /// made, and the destination property that mapping fills from that property alone (`$source.name`, renamed or
+    /// not); nil when the property reaches no destination property as it is.
+    func carried(_ reference: ObjectReference, property: String) -> (ObjectReference, String)? {
+        guard let mapping = mappingsBySource[reference.entity]?.first else { return nil }
+        let destination = ObjectReference(entity: mapping.destination, id: mapping.target.identity(of: reference.id))
+        if let index = sourceAttributeIndex[reference.entity]?[property] {
+            for (position, plan) in mapping.attributes.enumerated() {
+                switch plan {
+                case .copy(let column) where column == index:
+                    return (destination, mapping.attributeNames[position])
+                case .expression(.source(let path)) where path == [property]:
+                    return (destination, mapping.attributeNames[position])
+                default:
+                    continue
+                }
+            }
+            return nil
+        }
+        guard let layout = sourceLayouts.layout(reference.entity, in: sourceModel),
+            let index = layout.relationshipIndex(property)
+        else { return nil }
+        for (position, plan) in mapping.relationships.enumerated() {
+            if case .source(let column, _) = plan, column == index {
+                return (destination, mapping.layout.relationships[position].name)
+            }
+        }
+        return nil
     }
 
     /// Where a reference to a `sourceEntity` object goes when it is a member of a relationship to `target`: the
@@ -592,7 +787,9 @@ struct CompiledHop {
                                 )
                         }
                     }
-                    if mapping.required[position], failure == nil {
+                    var isCopy = false
+                    if case .copy = plan { isCopy = true }
+                    if mapping.required[position], failure == nil, !(isCopy && leavesCopiedNilsToValidator) {
                         let isNull: Bool
                         switch next {
                         case .cell(let cell): isNull = cell.kind == .null
@@ -788,7 +985,7 @@ struct CompiledHop {
     }
 
     /// Appends a source cell unchanged (text and bytes copied from the source batch's buffer).
-    private static func copy(_ cell: RecordBatch.Cell, from batch: RecordBatch, into out: inout RecordBatch) {
+    static func copy(_ cell: RecordBatch.Cell, from batch: RecordBatch, into out: inout RecordBatch) {
         switch cell.kind {
         case .text: batch.withBytes(of: cell) { out.appendText(utf8: $0) }
         case .blob: batch.withBytes(of: cell) { out.appendBlob(raw: $0) }

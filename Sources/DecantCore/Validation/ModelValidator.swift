@@ -23,7 +23,8 @@ public struct ModelValidator {
         package var position: Int
         package var name: String
         package var isOptional: Bool
-        /// The smallest and largest allowed measure: the value for numbers, the length (in characters) for strings,
+        /// The smallest and largest allowed measure: the value for numbers, the length for strings (in UTF-16 code
+        /// units, as Core Data's validation counts an `NSString`'s `length`),
         /// seconds since 2001-01-01 for dates.
         package var minimum: Double?
         package var maximum: Double?
@@ -128,6 +129,18 @@ public struct ModelValidator {
     /// false when checking a store in place, where it stays.
     public let dropsRejected: Bool
 
+    /// Whether every failure of an object is listed, rather than its first only (to compare an object's failures
+    /// with those it had at another version).
+    public var listsEveryFailure = false
+    /// Which failures are excused: violations an object already had before a migration, which Core Data's
+    /// lightweight migration carries over without checking. Excused failures are listed apart
+    /// (``check(_:rejects:excused:)``) and fail no object; nil excuses none.
+    public var excuses: ((Reject) -> Bool)?
+    /// Whether references are checked (dangling ones found at ``finish()``); false remembers no identities.
+    public var checksReferences = true
+    /// Whether uniqueness constraints are checked; false remembers no values.
+    public var checksUniqueness = true
+
     /// A validator for objects of `model`, remembering what it has seen in sets `keySets` makes.
     public init(
         model: ObjectModel, collectsRejects: Bool, dropsRejected: Bool = true, keySets: KeySetFactory = .inMemory
@@ -154,21 +167,33 @@ public struct ModelValidator {
     /// - Throws: `.validationFailed` for the first failing object when rejects are not collected; the key sets'
     ///   errors (`.ioError`).
     public mutating func check(_ batch: RecordBatch, rejects: inout [Reject]) throws -> RecordBatch {
+        var excused: [Reject] = []
+        return try check(batch, rejects: &rejects, excused: &excused)
+    }
+
+    /// Checks every object of `batch` as ``check(_:rejects:)`` does; the failures ``excuses`` excuses go to
+    /// `excused`, and an object whose every failure is excused passes.
+    public mutating func check(
+        _ batch: RecordBatch, rejects: inout [Reject], excused: inout [Reject]
+    ) throws -> RecordBatch {
+        let listsAll = listsEveryFailure || excuses != nil
         let entity = batch.layout.entityName
         let entityChecks = checks(for: batch.layout)
         let attributeCount = batch.layout.attributes.count
         var failed: Set<Int> = []
         for row in 0..<batch.count {
             let id = batch.id(at: row)
-            var failure: Reject?
+            var failures: [Reject] = []
             func fail(_ property: String, _ rule: Rule, _ value: Value?) {
-                if failure == nil {
-                    failure = Reject(
-                        entity: entity, object: "\(entity)/\(id)", property: property, rule: rule.rawValue,
-                        value: value?.text)
+                if failures.isEmpty || listsAll {
+                    failures.append(
+                        Reject(
+                            entity: entity, object: "\(entity)/\(id)", property: property, rule: rule.rawValue,
+                            value: value?.text))
                 }
             }
             func note(_ target: ObjectReference, _ property: String) throws {
+                guard checksReferences else { return }
                 if pending[target] == nil, try !seen.contains(target) {
                     pending[target] = ("\(entity)/\(id)", entity, property)
                 }
@@ -182,7 +207,9 @@ public struct ModelValidator {
                 guard check.minimum != nil || check.maximum != nil || pattern != nil else { continue }
                 let measure: Double?
                 switch value {
-                case .string(let text): measure = Double(text.count)
+                // Core Data measures a string by NSString's length: UTF-16 code units, not Swift's characters (an
+                // emoji counts 2, an é written as e and a combining accent 2).
+                case .string(let text): measure = Double(text.utf16.count)
                 case .date(let date): measure = date.timeIntervalSinceReferenceDate
                 default: measure = value.number
                 }
@@ -201,8 +228,10 @@ public struct ModelValidator {
                 case .referenceList:
                     let start = Int(cell.integer)
                     let count = Int(cell.length)
-                    if !check.isOptional && count == 0 { fail(check.name, .optional, nil) }
-                    if check.minCount > 0 && count > 0 && count < check.minCount {
+                    // Core Data checks a to-many's count against its minimum and maximum only: an empty set is
+                    // not nil, so a non-optional to-many with no minimum holds none validly. An optional one may be
+                    // empty whatever its minimum; a non-optional one must hold at least its minimum.
+                    if check.minCount > 0 && count < check.minCount && (count > 0 || !check.isOptional) {
                         fail(check.name, .minCount, .integer(Int64(count)))
                     }
                     if check.maxCount > 0 && count > check.maxCount {
@@ -217,7 +246,7 @@ public struct ModelValidator {
                     if !check.isOptional && !check.isToMany { fail(check.name, .optional, nil) }
                 }
             }
-            for constraint in entityChecks.rules.constraints {
+            for constraint in entityChecks.rules.constraints where checksUniqueness {
                 var parts = constraint.attributes.map { Self.uniquenessKey(batch.value(row: row, attribute: $0)) }
                 parts += constraint.relationships.map { "\(batch.cell(row: row, column: attributeCount + $0).integer)" }
                 let key = parts.joined(separator: "\u{1F}")
@@ -225,14 +254,26 @@ public struct ModelValidator {
                     fail(constraint.names.joined(separator: ","), .unique, nil)
                 }
             }
+            var failure: Reject?
+            if let excuses {
+                for found in failures {
+                    if excuses(found) {
+                        excused.append(found)
+                    } else if failure == nil {
+                        failure = found
+                    }
+                }
+            } else {
+                failure = failures.first
+            }
             var remembers = failure == nil || !dropsRejected
             if let failure {
                 guard collectsRejects else { throw Self.error(failure) }
-                rejects.append(failure)
+                if listsEveryFailure && excuses == nil { rejects += failures } else { rejects.append(failure) }
                 failed.insert(row)
                 remembers = !dropsRejected
             }
-            if remembers {
+            if remembers && checksReferences {
                 let reference = ObjectReference(entity: entity, id: id)
                 _ = try seen.insert(reference)
                 if !pending.isEmpty { pending[reference] = nil }
@@ -248,6 +289,12 @@ public struct ModelValidator {
     /// holds the reference stays).
     /// - Throws: `.validationFailed` for the first one when rejects are not collected.
     public mutating func finish() throws -> [Reject] {
+        var excused: [Reject] = []
+        return try finish(excused: &excused)
+    }
+
+    /// After the last object, as ``finish()``; the dangling references ``excuses`` excuses go to `excused`.
+    public mutating func finish(excused: inout [Reject]) throws -> [Reject] {
         var result: [Reject] = []
         for (target, holder) in pending.sorted(by: { $0.value.object < $1.value.object }) {
             let reject = Reject(
@@ -257,6 +304,10 @@ public struct ModelValidator {
                 rule: Rule.dangling.rawValue,
                 value: target.description
             )
+            if let excuses, excuses(reject) {
+                excused.append(reject)
+                continue
+            }
             guard collectsRejects else { throw Self.error(reject) }
             result.append(reject)
         }

@@ -517,10 +517,11 @@ public struct InStoreMigration: Sendable {
                     if !rule.isOptional { conditions.append("\(value) IS NULL") }
                     if attribute.type == .string {
                         if let minimum = rule.minimum {
-                            // SQLite counts code points, Swift characters: only plain ASCII without CR counts the same.
+                            // SQLite counts code points, Core Data UTF-16 units (NSString's length): only plain
+                            // ASCII counts the same for certain.
                             conditions.append(
                                 "(\(value) IS NOT NULL AND (length(\(value)) < \(minimum) OR "
-                                    + "length(CAST(\(value) AS BLOB)) != length(\(value)) OR instr(\(value), char(13)) > 0))")
+                                    + "length(CAST(\(value) AS BLOB)) != length(\(value))))")
                         }
                         if let maximum = rule.maximum { conditions.append("length(CAST(\(value) AS BLOB)) > \(maximum)") }
                     } else {

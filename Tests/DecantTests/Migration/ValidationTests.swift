@@ -117,6 +117,104 @@ struct ValidationTests {
         )
     }
 
+    /// Core Data checks a to-many's count only against its minimum and maximum: an empty non-optional to-many with no
+    /// minimum is valid (it was reported as "is nil, but the model requires a value"), an optional one may be empty
+    /// whatever its minimum, a non-optional one with a minimum must reach it.
+    @Test func anEmptyToManyIsNotNil() throws {
+        func shelf(_ name: String, optional: Bool, minCount: Int) -> Relationship {
+            var books = Relationship(name: name, destination: "Book", toMany: true)
+            books.isOptional = optional
+            books.minCount = minCount
+            return books
+        }
+        var library = Entity(name: "Shelf")
+        library.attributes = [Attribute(name: "label", type: .string, isOptional: true)]
+        library.relationships = [
+            shelf("required", optional: false, minCount: 0), shelf("optionalTwo", optional: true, minCount: 2),
+            shelf("requiredTwo", optional: false, minCount: 2),
+        ]
+        let model = ObjectModel(versionName: "Shelves", entities: [library, Entity(name: "Book")])
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("shelves.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store, model: model,
+            records: [
+                // Without an inverse, a book belongs to one shelf per relationship (its hidden key names the shelf).
+                MigrationFixtures.record("Book", 1, in: model), MigrationFixtures.record("Book", 2, in: model),
+                MigrationFixtures.record("Book", 3, in: model), MigrationFixtures.record("Book", 4, in: model),
+                MigrationFixtures.record("Book", 5, in: model),
+                MigrationFixtures.record(
+                    "Shelf", 1, in: model, relationships: ["requiredTwo": .toMany([.pk("Book", 1), .pk("Book", 2)])]),
+                MigrationFixtures.record(
+                    "Shelf", 2, in: model,
+                    relationships: [
+                        "optionalTwo": .toMany([.pk("Book", 3)]), "requiredTwo": .toMany([.pk("Book", 4), .pk("Book", 5)]),
+                    ]),
+                MigrationFixtures.record("Shelf", 3, in: model),
+            ])
+        var options = StoreValidation.Options(bundle: MigrationFixtures.bundle("Shelves", [model]))
+        let rejects = folder.appendingPathComponent("rejects.ndjson")
+        options.rejects = rejects
+        let report = try StoreValidation.validate(store: store, options: options)
+        #expect(report.failures == ["Shelf.optionalTwo minCount": 1, "Shelf.requiredTwo minCount": 1])
+        let lines = try String(contentsOf: rejects, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.sorted() == [
+            #"{"entity":"Shelf","object":"Shelf/p2","property":"optionalTwo","rule":"minCount","value":"1"}"#,
+            #"{"entity":"Shelf","object":"Shelf/p3","property":"requiredTwo","rule":"minCount","value":"0"}"#,
+        ])
+    }
+
+    /// The corpus's shape: Sync's model 233 has `Presentation.slides`, an ordered many-to-many that is not optional
+    /// and has no minimum. A presentation with no slides is valid (it was refused as "slides is nil").
+    @Test func aPresentationWithNoSlidesIsValid() throws {
+        let bundle = try ModelBundle.load(from: Fixtures.corpus("3lvis__Sync/Tests/Sync/Models/233.xcdatamodeld"))
+        let model = try #require(bundle.versions.first)
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("233.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store, model: model,
+            records: [
+                MigrationFixtures.record("Presentation", 1, in: model, ["id": 1]),
+                MigrationFixtures.record(
+                    "Presentation", 2, in: model, ["id": 2], relationships: ["slides": .toMany([.pk("Slide", 1)])]),
+                MigrationFixtures.record(
+                    "Slide", 1, in: model, ["id": 1], relationships: ["presentation": .toMany([.pk("Presentation", 2)])]),
+            ])
+        var options = StoreValidation.Options(bundle: bundle)
+        options.rejects = folder.appendingPathComponent("rejects.ndjson")
+        let report = try StoreValidation.validate(store: store, options: options)
+        #expect(report.objects == ["Presentation": 2, "Slide": 1])
+        #expect(report.failures == [:])
+    }
+
+    /// Core Data measures a string's length as NSString does, in UTF-16 code units: an emoji is 2 long, and so is an é
+    /// written as e and a combining accent (Swift's character count made both 1).
+    @Test func aStringsLengthIsCountedAsNSStringCountsIt() throws {
+        var word = Attribute(name: "word", type: .string, isOptional: true)
+        word.minValue = "2"
+        word.maxValue = "3"
+        var entry = Entity(name: "Entry")
+        entry.attributes = [word]
+        let model = ObjectModel(versionName: "Words", entities: [entry])
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("words.sqlite")
+        let words: [Value] = ["e\u{301}", "👍", "👍👍", "a", "abcd", "abc"]
+        try MigrationFixtures.writeStore(
+            at: store, model: model,
+            records: words.enumerated().map { MigrationFixtures.record("Entry", Int64($0 + 1), in: model, ["word": $1]) })
+        var options = StoreValidation.Options(bundle: MigrationFixtures.bundle("Words", [model]))
+        let rejects = folder.appendingPathComponent("rejects.ndjson")
+        options.rejects = rejects
+        let report = try StoreValidation.validate(store: store, options: options)
+        #expect(report.failures == ["Entry.word max": 2, "Entry.word min": 1])
+        let failing = try String(contentsOf: rejects, encoding: .utf8).split(separator: "\n")
+            .compactMap { $0.split(separator: ",").first { $0.contains("object") } }
+        #expect(failing.sorted() == [#""object":"Entry/p3""#, #""object":"Entry/p4""#, #""object":"Entry/p5""#])
+    }
+
     /// Tags in two versions: `T1` with `attributes`, `T2` adding the uniqueness constraints `unique`.
     static func tags(_ attributes: [Attribute], unique: [[String]]) -> ModelBundle {
         var tag = Entity(name: "Tag")

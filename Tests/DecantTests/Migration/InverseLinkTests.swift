@@ -1,0 +1,148 @@
+import Decant
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// Core Data maintains inverses: a mapping that sets either side of a relationship stores it, and the objects a hop
+/// makes are checked once both sides are set (Core Data validates after the relationship phase).
+@Suite("Inverse links")
+struct InverseLinkTests {
+    /// `Split 1`: `Note{title, body}`. `Split 2`: `Note{title, paragraphs (to-many, required, at least 1)}`,
+    /// `Paragraph{text, note (to-one, required)}`: each Note's body becomes a Paragraph of its own.
+    static func split() -> ModelBundle {
+        var note1 = Entity(name: "Note")
+        note1.attributes = [
+            Attribute(name: "title", type: .string, isOptional: true),
+            Attribute(name: "body", type: .string, isOptional: true),
+        ]
+        var note2 = Entity(name: "Note")
+        note2.attributes = [Attribute(name: "title", type: .string, isOptional: true)]
+        var paragraphs = Relationship(name: "paragraphs", destination: "Paragraph", inverse: "note", toMany: true)
+        paragraphs.isOptional = false
+        paragraphs.minCount = 1
+        note2.relationships = [paragraphs]
+        var paragraph = Entity(name: "Paragraph")
+        paragraph.attributes = [Attribute(name: "text", type: .string, isOptional: true)]
+        var note = Relationship(name: "note", destination: "Note", inverse: "paragraphs")
+        note.isOptional = false
+        paragraph.relationships = [note]
+        return MigrationFixtures.bundle(
+            "Split",
+            [
+                ObjectModel(versionName: "Split 1", entities: [note1]),
+                ObjectModel(versionName: "Split 2", entities: [note2, paragraph]),
+            ])
+    }
+
+    /// The split written from the to-many side (Note's `paragraphs`) or from the to-one side (Paragraph's `note`).
+    static func mapping(fromToManySide: Bool) -> String {
+        """
+        source: Split 1
+        destination: Split 2
+        entities:
+          Note:
+            from: Note
+            relationships:
+              paragraphs: \(fromToManySide ? "\"mapped('NoteToParagraph', $source)\"" : "nil")
+          Paragraph:
+            from: Note
+            attributes:
+              text: $source.body
+            relationships:
+              note: \(fromToManySide ? "nil" : "$source")
+        """
+    }
+
+    static func store(in folder: URL, bundle: ModelBundle) throws -> URL {
+        let v1 = bundle.versions[0]
+        let store = folder.appendingPathComponent("split1.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store, model: v1,
+            records: [
+                MigrationFixtures.record("Note", 1, in: v1, ["title": "milk", "body": "two litres"]),
+                MigrationFixtures.record("Note", 2, in: v1, ["title": "eggs", "body": "a dozen"]),
+            ])
+        return store
+    }
+
+    /// Without keeping both sides, the split from the to-many side wrote Paragraphs with no Note (and they were
+    /// refused as "note is nil"), and the split from the to-one side refused its Notes as having no paragraphs.
+    @Test func aSplitWrittenFromEitherSideStoresTheRelationship() throws {
+        let bundle = Self.split()
+        let v2 = bundle.versions[1]
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Self.store(in: folder, bundle: bundle)
+        var results: [[String: [Record]]] = []
+        for fromToManySide in [true, false] {
+            var options = StoreMigration.Options(bundle: bundle)
+            options.mappings = [try MappingFiles.parse(Self.mapping(fromToManySide: fromToManySide), path: "split.yaml")]
+            let output = folder.appendingPathComponent("split2-\(fromToManySide).sqlite")
+            let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+            #expect(report.rejected == 0 && report.dangling == 0)
+            #expect(report.written == ["Note": 2, "Paragraph": 2])
+            let migrated = try MigrationFixtures.read(output, bundle: bundle)
+            let notes = try #require(migrated["Note"])
+            let paragraphs = try #require(migrated["Paragraph"])
+            #expect(paragraphs.map { MigrationFixtures.value($0, "text", model: v2) } == ["two litres", "a dozen"])
+            #expect(
+                paragraphs.map { MigrationFixtures.relationship($0, "note", model: v2) }
+                    == notes.map { .toOne($0.reference) })
+            // Read back from the other side too, through the inverse's column.
+            var validation = StoreValidation.Options(bundle: bundle)
+            validation.rejects = folder.appendingPathComponent("rejects-\(fromToManySide).ndjson")
+            #expect(try StoreValidation.validate(store: output, options: validation).failures == [:])
+            results.append(migrated)
+        }
+        #expect(results[0] == results[1])
+    }
+
+    /// A policy that makes each Note's Paragraph, linking them from one side only.
+    struct SplitPolicy: EntityMigrationPolicy {
+        var fromToManySide: Bool
+        func createDestinationInstances(
+            forSource source: ObjectReference, in mapping: EntityMapping, manager: MigrationManager
+        ) throws {
+            let note = try manager.createDefaultDestinationInstance()
+            let paragraph = manager.insertObject(entity: "Paragraph")
+            paragraph["text"] = try manager.sourceValue("body")
+            if fromToManySide {
+                note.setRelationship("paragraphs", to: [paragraph.reference])
+            } else {
+                paragraph.setRelationship("note", to: [note.reference])
+            }
+        }
+    }
+
+    /// The same split made by a policy (an Xcode mapping model's custom policy), linking from either side: before,
+    /// the Paragraphs a policy linked from the Note's side were refused as having no Note.
+    @Test func aPolicyLinkingEitherSideStoresTheRelationship() throws {
+        let bundle = Self.split()
+        let v2 = bundle.versions[1]
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Self.store(in: folder, bundle: bundle)
+        var results: [[String: [Record]]] = []
+        for fromToManySide in [true, false] {
+            var options = StoreMigration.Options(bundle: bundle)
+            var mapping = MappingInference.infer(from: bundle.versions[0], to: v2).mapping
+            for index in mapping.entityMappings.indices where mapping.entityMappings[index].destinationEntity == "Note" {
+                mapping.entityMappings[index].policy = "App.SplitPolicy"
+            }
+            options.mappingModels = [mapping]
+            options.functions.registerPolicy(SplitPolicy(fromToManySide: fromToManySide), as: "SplitPolicy")
+            let output = folder.appendingPathComponent("policy-\(fromToManySide).sqlite")
+            let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+            #expect(report.rejected == 0 && report.dangling == 0)
+            let migrated = try MigrationFixtures.read(output, bundle: bundle)
+            let notes = try #require(migrated["Note"])
+            let paragraphs = try #require(migrated["Paragraph"])
+            #expect(paragraphs.map { MigrationFixtures.value($0, "text", model: v2) } == ["two litres", "a dozen"])
+            #expect(
+                paragraphs.map { MigrationFixtures.relationship($0, "note", model: v2) }
+                    == notes.map { .toOne($0.reference) })
+            results.append(migrated)
+        }
+        #expect(results[0] == results[1])
+    }
+}
