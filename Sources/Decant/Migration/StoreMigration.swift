@@ -41,6 +41,11 @@ public enum StoreMigration: Sendable {
         /// SQL inside SQLite (``InStoreMigration``), as Core Data's lightweight migration does; it writes the same
         /// store as the record stream, several times faster. False forces the record stream.
         public var runsInStoreWhenPossible = true
+        /// Whether what the run would otherwise let pass stops it (`--strict`).
+        public var strict = false
+        /// Whether mapping models are searched for beside the model when none is given (`--no-mapping-search`
+        /// turns it off).
+        public var searchesForMappings = true
 
         /// Options for `bundle`.
         public init(bundle: ModelBundle, destinationVersion: String? = nil) {
