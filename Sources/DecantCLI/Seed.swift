@@ -24,20 +24,26 @@ extension DecantCommand {
         @Option(name: .long, help: "Where the app keeps its store.")
         var store: String
 
-        @Option(name: .long, help: "The model bundle the store must follow.")
-        var model: String?
-
         @Option(name: .long, help: "For a JSON or CSV seed: the model version it follows (default: the current one).")
         var version: String?
+
+        @OptionGroup var migration: MigrationOptions
 
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
             try reportingErrors(verbose: options.verbose) {
-                let formatOptions = FormatOptions(
-                    bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }, version: version)
+                var settings: StoreMigration.Options?
+                var formatOptions = FormatOptions(version: version)
+                if migration.model != nil {
+                    settings = try migration.settings()
+                    formatOptions = settings?.formatOptions ?? formatOptions
+                    formatOptions.bundle = settings?.bundle
+                    formatOptions.version = version
+                }
                 let report = try Seeding.seed(
-                    default: URL(fileURLWithPath: seed), store: URL(fileURLWithPath: store), options: formatOptions)
+                    default: URL(fileURLWithPath: seed), store: URL(fileURLWithPath: store), options: formatOptions,
+                    migration: settings)
                 printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
             }
         }
