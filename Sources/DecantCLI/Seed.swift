@@ -31,16 +31,20 @@ extension DecantCommand {
 
         @OptionGroup var options: GlobalOptions
 
-        func run() throws {
+        func validate() throws {
+            if migration.model == nil {
+                let given = migration.destinationVersion != nil || !migration.mapping.isEmpty
+                    || migration.versionOrder != nil || migration.rejects != nil || migration.strict
+                    || migration.noMappingSearch
+                guard !given else { throw ValidationError("the migration options go with --model") }
+            }
+        }
+
+                func run() throws {
             try reportingErrors(verbose: options.verbose) {
-                var settings: StoreMigration.Options?
-                var formatOptions = FormatOptions(version: version)
-                if migration.model != nil {
-                    settings = try migration.settings()
-                    formatOptions = settings?.formatOptions ?? formatOptions
-                    formatOptions.bundle = settings?.bundle
-                    formatOptions.version = version
-                }
+                let settings = try migration.model.map { _ in try migration.settings() }
+                var formatOptions = FormatOptions(bundle: settings?.bundle, version: version)
+                formatOptions.missingExternalData = migration.missingExternalData.policy
                 let report = try Seeding.seed(
                     default: URL(fileURLWithPath: seed), store: URL(fileURLWithPath: store), options: formatOptions,
                     migration: settings)
