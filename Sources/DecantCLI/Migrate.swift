@@ -136,7 +136,11 @@ extension DecantCommand {
                 default:
                     printOut("\(report.output): migrated \(report.sourceVersion) → \(report.destinationVersion)")
                 }
+                if let choice = report.sourceChoice { printOut(choice) }
                 if !report.hops.isEmpty { printOut("hops: " + report.hops.joined(separator: ", ")) }
+                if let reason = report.singleStepReason {
+                    printOut("single step (as Core Data's automatic migration): \(reason)")
+                }
                 if report.engine == "sqlite" {
                     printOut("run inside SQLite, as Core Data's lightweight migration does (INSERT … SELECT)")
                 } else if let reason = report.streamReason {

@@ -116,6 +116,18 @@ public enum StoreMigration: Sendable {
         public var engine: String = "stream"
         /// Why a SQLite → SQLite migration ran in the record stream rather than inside SQLite.
         public var streamReason: String?
+        /// For Core Data's single step straight to the destination (``MigrationPlan/Path``): why hop by hop did not run.
+        public var singleStepReason: String?
+        /// When several versions have the store's entity hashes: which was taken, and why.
+        public var sourceChoice: String?
+
+        /// The report with what `plan` says about its path and source version.
+        fileprivate func noting(_ plan: MigrationPlan) -> Report {
+            var report = self
+            if case .singleStep(let reason) = plan.path { report.singleStepReason = reason }
+            report.sourceChoice = plan.sourceChoice
+            return report
+        }
     }
 
     /// The plan for `store`, and what a dry run found: per entity and rule, the objects that would be rejected.
@@ -305,7 +317,7 @@ public enum StoreMigration: Sendable {
                 {
                 case .migrated(let report):
                     logger.debug("Migrated inside SQLite", metadata: ["hops": "\(plan.hops.map(\.name))"])
-                    return report
+                    return report.noting(plan)
                 case .handedOver(let reason):
                     streamReason = reason
                 }
@@ -352,7 +364,7 @@ public enum StoreMigration: Sendable {
             backup: nil,
             warnings: transfer.diagnostics,
             streamReason: streamReason
-        )
+        ).noting(plan)
     }
 
     /// Whether the migration of the store `reader` reads can run inside SQLite (into a SQLite store): nil when the

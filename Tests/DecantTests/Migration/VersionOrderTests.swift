@@ -181,6 +181,7 @@ struct VersionOrderTests {
         let output = folder.appendingPathComponent("v3.sqlite")
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: .init(bundle: bundle))
         #expect(report.sourceVersion == "V1")
+        #expect(report.sourceChoice?.contains("V1 is taken") == true)
         // Identifiers that name neither: the later version, everywhere.
         var unnamed = bundle.versions[0]
         unnamed.versionIdentifiers = ["other"]
@@ -247,6 +248,7 @@ struct VersionOrderTests {
         let output = folder.appendingPathComponent("v3.sqlite")
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: .init(bundle: bundle))
         #expect(report.hops == ["V1 → V3"])
+        #expect(report.singleStepReason?.hasPrefix("hop V2 → V3 cannot be inferred") == true)
         let read = try MigrationFixtures.read(output, bundle: bundle)
         #expect(read["Artwork"]?.count == 1)
         #expect(read["Location"]?.count == 1)
