@@ -76,4 +76,27 @@ struct SeedingMigrationTests {
         #expect(copied.migratedFrom == nil)
         #expect(try SQLiteStore(contentsOf: again).metadata.storeUUID == SQLiteStore(contentsOf: destination).metadata.storeUUID)
     }
+
+    @Test func anExistingStoreOfAVersionWithNoOrderIsMigratedInPlaceToTheCurrentOne() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let names = ["ArtsyPartner 5", "ArtsyFolio v2.6.0", "ArtsyFolio v2.7.0"]
+        let url = try VersionOrderTests.writeBundle("ArtsyFolio", versions: names, in: folder, current: "ArtsyFolio v2.7.0")
+        let bundle = try ModelBundle.load(from: url)
+        let destination = folder.appendingPathComponent("App.sqlite")
+        try VersionOrderTests.store(at: destination, version: try #require(bundle.version(named: "ArtsyPartner 5")))
+        let seed = folder.appendingPathComponent("Seed.sqlite")
+        try VersionOrderTests.store(at: seed, version: try #require(bundle.version(named: "ArtsyFolio v2.7.0")))
+        var migration = StoreMigration.Options(bundle: bundle, destinationVersion: "Nope")
+        let unknown = #expect(throws: DecantError.self) {
+            try Seeding.seed(default: seed, store: destination, migration: migration)
+        }
+        #expect(unknown?.code == .usage)
+        migration.destinationVersion = nil
+        let report = try Seeding.seed(default: seed, store: destination, migration: migration)
+        #expect(report.action == .migrated)
+        #expect(report.migratedFrom == "ArtsyPartner 5")
+        #expect(report.version == "ArtsyFolio v2.7.0")
+        #expect(try MigrationFixtures.hashes(destination) == bundle.currentVersion?.entityVersionHashes)
+    }
 }

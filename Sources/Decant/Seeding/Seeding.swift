@@ -121,8 +121,14 @@ public enum Seeding: Sendable {
         let match = ModelMatch(
             storeHashes: store.metadata.entityVersionHashes, storeIdentifiers: store.metadata.versionIdentifiers,
             bundle: bundle)
-        let targetName = migration.destinationVersion ?? bundle.currentVersion?.versionName
-        let target = bundle.versions.firstIndex { $0.versionName == targetName } ?? bundle.currentIndex
+        var target = bundle.currentIndex
+        if let name = migration.destinationVersion {
+            guard let index = bundle.versions.firstIndex(where: { $0.versionName == name }) else {
+                let names = bundle.versions.compactMap(\.versionName).joined(separator: ", ")
+                throw DecantError(.usage, "\(bundle.name) has no version \(name) (it has \(names))")
+            }
+            target = index
+        }
         guard let matched = match.matched, let found = bundle.index(of: matched), let target else {
             let what = "no version of \(bundle.name) (nearest \(match.nearest?.versionName ?? "none"): "
                 + match.differences.map(\.description).joined(separator: "; ") + ")"
