@@ -185,6 +185,9 @@ public struct MigrationPlan: Sendable, Hashable {
         // Two versions with equal hashes: the store is at the destination already if the destination has its hashes.
         if bundle.versions[end].entityVersionHashes == hashes {
             self.source = bundle.versions[end]
+            if start != end, let choice = match.choice {
+                self.sourceChoice = choice + "; the destination \(destinationVersion) has the same hashes: nothing to migrate"
+            }
             return
         }
         let from = bundle.versions[start].versionName ?? "?"

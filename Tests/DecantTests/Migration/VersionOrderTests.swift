@@ -182,6 +182,10 @@ struct VersionOrderTests {
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: .init(bundle: bundle))
         #expect(report.sourceVersion == "V1")
         #expect(report.sourceChoice?.contains("V1 is taken") == true)
+        // To V2, which has the same hashes: nothing to migrate, and the plan says why.
+        let twin = try MigrationPlan(bundle: bundle, source: bundle.versions[0], to: "V2")
+        #expect(twin.isUpToDate)
+        #expect(twin.sourceChoice?.hasSuffix("the destination V2 has the same hashes: nothing to migrate") == true)
         // Identifiers that name neither: the later version, everywhere.
         var unnamed = bundle.versions[0]
         unnamed.versionIdentifiers = ["other"]
