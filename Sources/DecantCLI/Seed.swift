@@ -7,14 +7,19 @@ extension DecantCommand {
         static let configuration = CommandConfiguration(
             abstract: "Put a default store in place on first run, safely.",
             discussion: """
-                If STORE does not exist, copies SEED into place as one consistent set: a SQLite seed's -wal content \\
-                included, its .<Name>_SUPPORT/_EXTERNAL_DATA folder beside it, nothing from another copy. The copy \\
-                is built under a temporary name in STORE's folder, flushed to disk and renamed into place, under an \\
-                advisory lock beside STORE: two seeders started together make one copy and both succeed, and a \\
-                temporary copy left by a crashed run is removed. A JSON or CSV seed becomes a new SQLite store for \\
-                --model. An existing STORE is never overwritten: a second run says "already seeded" and changes \\
-                nothing. With --model, an existing STORE must be the model's current version; otherwise the run \\
-                stops with what differs, and nothing is deleted.
+                If STORE does not exist, copies SEED into place as one consistent set: a SQLite seed's -wal content \
+                included, its .<Name>_SUPPORT/_EXTERNAL_DATA folder beside it, nothing from another copy. The copy \
+                is built under a temporary name in STORE's folder, flushed to disk and renamed into place, under an \
+                advisory lock beside STORE: two seeders started together make one copy and both succeed, and a \
+                temporary copy left by a crashed run is removed. A JSON or CSV seed becomes a new SQLite store for \
+                --model. An existing STORE is never overwritten: a second run says "already seeded" and changes \
+                nothing.
+
+                With --model, seeding is migration, with migrate's options (--to, --mapping, --no-mapping-search, \
+                --version-order, --rejects, --missing-external-data, --strict): a seed at another version is \
+                migrated before it is put in place, so a seed whose migration fails leaves STORE exactly as it was \
+                (absent); an existing STORE at an older version is migrated in place after a backup beside it \
+                (STORE.backup-<version>); a newer or unknown one stops with what differs, and nothing is deleted.
                 """
         )
 
