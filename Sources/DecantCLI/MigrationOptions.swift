@@ -19,9 +19,7 @@ struct MigrationOptions: ParsableArguments {
     @Flag(name: .long, help: "Use only the mappings given with --mapping; search for none beside the model.")
     var noMappingSearch = false
 
-    @Option(
-        name: .long,
-        help: "The versions' order, oldest first: names separated by commas, or a file with one name a line (default: Xcode's numbering).")
+    @Option(name: .long, help: versionOrderHelp)
     var versionOrder: String?
 
     @Option(name: .long, help: "List objects that break a rule in this NDJSON file and go on.")
@@ -35,20 +33,7 @@ struct MigrationOptions: ParsableArguments {
 
     /// The bundle, in the order `--version-order` gives; nil without `--model`.
     func bundle() throws -> ModelBundle? {
-        guard let model else { return nil }
-        let bundle = try ModelBundle.load(from: URL(fileURLWithPath: model))
-        guard let versionOrder else { return bundle }
-        var list = versionOrder
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: versionOrder, isDirectory: &isDirectory), !isDirectory.boolValue {
-            do {
-                list = try String(contentsOfFile: versionOrder, encoding: .utf8)
-            } catch {
-                throw DecantError(
-                    .ioError, "cannot read the version order", at: Location(path: versionOrder), underlyingError: error)
-            }
-        }
-        return try bundle.ordered(as: VersionOrder.names(inList: list))
+        try model.map { try loadBundle($0, versionOrder: versionOrder) }
     }
 
     /// The library's migration settings; `--model` is required.
@@ -63,3 +48,26 @@ struct MigrationOptions: ParsableArguments {
         return options
     }
 }
+
+/// Loads the model bundle at `path`, its versions in the order `versionOrder` gives (names separated by commas, or
+/// a file with one name a line) when given.
+func loadBundle(_ path: String, versionOrder: String?) throws -> ModelBundle {
+    let bundle = try ModelBundle.load(from: URL(fileURLWithPath: path))
+    guard let versionOrder else { return bundle }
+    var list = versionOrder
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: versionOrder, isDirectory: &isDirectory), !isDirectory.boolValue {
+        do {
+            list = try String(contentsOfFile: versionOrder, encoding: .utf8)
+        } catch {
+            throw DecantError(
+                .ioError, "cannot read the version order", at: Location(path: versionOrder), underlyingError: error)
+        }
+    }
+    return try bundle.ordered(as: VersionOrder.names(inList: list))
+}
+
+/// `--version-order` for commands that read a model without migrating (`inspect`, `validate`).
+let versionOrderHelp = ArgumentHelp(
+    "The versions' order, oldest first: names separated by commas, or a file with one name a line (default: Xcode's numbering).")
+

@@ -96,6 +96,8 @@ struct VersionCommandTests {
         // Given the other way round, Typed 2 is the newest and the current Typed 10 older: refused as newer.
         let order = folder.appendingPathComponent("order.txt")
         try Data("# oldest first\nTyped\nTyped 10\nTyped 2\n".utf8).write(to: order)
+        let given = try EndToEndTests.run(["inspect", bundle.path, "--version-order", order.path])
+        #expect(given.stdout.contains("version order: as given: Typed, Typed 10, Typed 2"), "\(given.stdout)")
         let reversed = try EndToEndTests.run(["plan", store.path, "--model", bundle.path, "--version-order", order.path])
         #expect(reversed.status == 64, "\(reversed.stdout)\(reversed.stderr)")
         #expect(reversed.stderr.contains("newer than Typed 10"))
