@@ -33,9 +33,10 @@ public enum VersionOrder: String, Sendable, Hashable, Codable, CustomStringConve
     /// Sorts version names by Xcode's conventions: the names in order and ``byName``, or, when the names follow no
     /// common scheme, sorted numerically for display and ``unknown``.
     ///
-    /// The scheme: at most one name without a number, or named like the bundle, comes first; every other name
+    /// The scheme: the name of the bundle, else the one name without a number, comes first; every other name
     /// starts with the same text before its first digit (`Model 2`, `Model 10`; `2`, `10`; `v1.9.0`, `v1.10.0`)
-    /// and they compare with their digit runs as numbers.
+    /// and they compare with their digit runs as numbers. A first version and one other are in order whatever the
+    /// other's name.
     public static func byName(_ names: [String], bundleName: String) -> (names: [String], order: VersionOrder) {
         let sorted = names.sorted(by: precedesNumerically)
         guard names.count > 1 else { return (sorted, .byName) }
@@ -52,7 +53,8 @@ public enum VersionOrder: String, Sendable, Hashable, Codable, CustomStringConve
         let rest = sorted.filter { !lead.contains($0) }
         let prefixes = Set(rest.map { name in String(name.prefix { !($0.isASCII && $0.isNumber) }) })
         let numbered = rest.allSatisfy { name in name.contains { $0.isASCII && $0.isNumber } }
-        guard prefixes.count <= 1, numbered else { return (sorted, .unknown) }
+        // One version besides the first needs no number (`Migration`, then `New`).
+        guard prefixes.count <= 1, numbered || (rest.count == 1 && !lead.isEmpty) else { return (sorted, .unknown) }
         return (lead + rest, .byName)
     }
 

@@ -62,6 +62,9 @@ struct VersionOrderTests {
             VersionOrder.byName(["Notes 10", "Notes 2", "Notes"], bundleName: "Other").names == ["Notes", "Notes 2", "Notes 10"])
         #expect(VersionOrder.byName(["1.10.0", "1.9.0", "1.2.0"], bundleName: "App").names == ["1.2.0", "1.9.0", "1.10.0"])
         #expect(VersionOrder.byName(["1.10.0", "1.9.0"], bundleName: "App").order == .byName)
+        // The version named like the bundle, then one other: in order, whatever its name.
+        #expect(VersionOrder.byName(["New", "Migration"], bundleName: "Migration") == (["Migration", "New"], .byName))
+        #expect(VersionOrder.byName(["Old", "New"], bundleName: "Migration").order == .unknown)
         // A bundle renamed over the years has no order by name.
         let renamed = VersionOrder.byName(
             ["ArtsyPartner 5", "ArtsyPartner 6", "ArtsyFolio v2.6.0", "ArtsyFolio v2.7.0"], bundleName: "ArtsyFolio")
