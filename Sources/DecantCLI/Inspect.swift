@@ -41,6 +41,9 @@ extension DecantCommand {
             help: "With --diagram: the version to draw; for inputs without their version: the version they follow.")
         var modelVersion: String?
 
+        @Option(name: .long, help: versionOrderHelp)
+        var versionOrder: String?
+
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
@@ -48,16 +51,16 @@ extension DecantCommand {
                 let url = URL(fileURLWithPath: path)
                 switch try InputKind(of: url) {
                 case .model where diagram != nil:
-                    let bundle = try ModelBundle.load(from: url)
+                    let bundle = try loadBundle(path, versionOrder: versionOrder)
                     let model = try FormatOptions(bundle: bundle, version: modelVersion)
                         .modelForModelLessInput(at: Location(path: path))
                     printOut(ModelDiagram(model: model, style: diagram?.style ?? .mermaid).text)
                 case .model:
-                    let report = ModelReport(bundle: try ModelBundle.load(from: url), path: path)
+                    let report = ModelReport(bundle: try loadBundle(path, versionOrder: versionOrder), path: path)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
                 case .records(let format):
                     var formatOptions = FormatOptions(
-                        bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }, version: modelVersion)
+                        bundle: try model.map { try loadBundle($0, versionOrder: versionOrder) }, version: modelVersion)
                     formatOptions.missingExternalData = .keep
                     let report = try RecordsReport(input: url, format: format, options: formatOptions)
                     printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
@@ -65,7 +68,7 @@ extension DecantCommand {
                     let report = try ArchiveReport(archive: url, path: path)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
                 case .sqliteStore:
-                    let bundle = try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }
+                    let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
                     let report = try StoreReport(store: url, path: path, bundle: bundle)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
                 }

@@ -15,6 +15,14 @@ extension DecantCommand {
                 naming them. The output carries the destination version's schema and metadata, so \
                 an app built with that version opens it without migrating.
 
+                The versions are ordered by Xcode's numbering (the version named like the bundle first, then numbers \
+                compared as numbers), or as --version-order A,B,C (or a file, one name a line) gives them. The store \
+                goes hop by hop through the versions between; where a hop cannot be inferred, or the order is \
+                unknown (names that follow no common scheme: the current version is the newest), it takes the single \
+                step Core Data's automatic migration infers, straight to the destination, when that one can run \
+                (`plan` says which and why). A store newer than the current version is refused; name an older \
+                version with --to to map it down as Core Data would.
+
                 With --output the store is only read and OUT is written beside its destination and moved into place \
                 when complete (its format follows its extension, SQLite by default). With --in-place the migrated \
                 store replaces STORE only after it is complete; the original is kept at --backup (default \
@@ -45,15 +53,6 @@ extension DecantCommand {
         @Argument(help: "The store to migrate; several make a batch.")
         var stores: [String]
 
-        @Option(name: .long, help: "The model bundle (.xcdatamodeld or .momd) with every version.")
-        var model: String
-
-        @Option(name: .customLong("to"), help: "The destination version's name (default: the current version).")
-        var destinationVersion: String?
-
-        @Option(name: .long, help: "A Decant mapping file (YAML or JSON), an Xcode .xcmappingmodel or .cdm, or a folder of them; repeat for several hops.")
-        var mapping: [String] = []
-
         @Option(name: .long, help: "Write the migrated store here.")
         var output: String?
 
@@ -66,16 +65,7 @@ extension DecantCommand {
         @Flag(name: .long, help: "With --in-place: keep no backup.")
         var noBackup = false
 
-        @Option(name: .long, help: "List objects that break a rule in this NDJSON file and go on.")
-        var rejects: String?
-
-        @Flag(
-            name: .long,
-            help: "Refuse objects that already broke a rule in the source too (default: carried over with a warning).")
-        var strict = false
-
-        @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
-        var missingExternalData: MissingExternalDataArgument = .fail
+        @OptionGroup var migration: MigrationOptions
 
         @OptionGroup var batch: BatchOptions
 
@@ -83,11 +73,12 @@ extension DecantCommand {
 
         func validate() throws {
             guard !stores.isEmpty else { throw ValidationError("name the store to migrate") }
+            guard migration.model != nil else { throw ValidationError("give the model with --model") }
             if batch.isBatch(stores: stores) {
                 guard (batch.outputDir != nil) != inPlace, output == nil else {
                     throw ValidationError("with several stores, give either --output-dir DIR or --in-place")
                 }
-                guard rejects == nil, backup == nil else {
+                guard migration.rejects == nil, backup == nil else {
                     throw ValidationError("--rejects and --backup take one store (a batch keeps STORE.backup)")
                 }
             } else {
@@ -103,14 +94,7 @@ extension DecantCommand {
 
         func run() throws {
             try reportingErrors(verbose: options.verbose) {
-                var settings = try migrationOptions(
-                    model: model,
-                    destinationVersion: destinationVersion,
-                    mappings: mapping
-                )
-                settings.formatOptions.missingExternalData = missingExternalData.policy
-                settings.rejects = rejects.map { URL(fileURLWithPath: $0) }
-                settings.strict = strict
+                let settings = try migration.settings()
                 if batch.isBatch(stores: stores) {
                     let outputDir = batch.outputDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
                     if let outputDir { try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true) }
@@ -159,7 +143,11 @@ extension DecantCommand {
                 default:
                     printOut("\(report.output): migrated \(report.sourceVersion) → \(report.destinationVersion)")
                 }
+                if let choice = report.sourceChoice { printOut(choice) }
                 if !report.hops.isEmpty { printOut("hops: " + report.hops.joined(separator: ", ")) }
+                if let reason = report.singleStepReason {
+                    printOut("single step (as Core Data's automatic migration): \(reason)")
+                }
                 if report.engine == "sqlite" {
                     printOut("run inside SQLite, as Core Data's lightweight migration does (INSERT … SELECT)")
                 } else if let reason = report.streamReason {
@@ -202,12 +190,4 @@ extension DecantCommand {
             FileHandle.standardError.write(Data(lines.map { $0 + "\n" }.joined().utf8))
         }
     }
-}
-
-/// The migration options every migration command builds from `--model`, `--to` and `--mapping`.
-func migrationOptions(model: String, destinationVersion: String?, mappings: [String]) throws -> StoreMigration.Options {
-    let bundle = try ModelBundle.load(from: URL(fileURLWithPath: model))
-    var options = StoreMigration.Options(bundle: bundle, destinationVersion: destinationVersion)
-    try options.loadMappings(from: mappings.map { URL(fileURLWithPath: $0) })
-    return options
 }

@@ -8,7 +8,8 @@ extension DecantCommand {
             abstract: "Show how a store would be migrated, without writing anything.",
             discussion: """
                 Prints the store's version (found among the versions of --model by its entity hashes), the \
-                destination (the current version, or --to), the hops between them and for each whether it is \
+                destination (the current version, or --to), the versions' order (Xcode's numbering, --version-order, or unknown), the path (hop by hop, or Core Data's \
+                single step and why), the hops between them and for each whether it is \
                 inferred or comes from a mapping file or an Xcode mapping model, what happens to every entity and property, the destructive \
                 changes (data dropped), and a dry run's count of objects that would be rejected.
 
@@ -21,14 +22,7 @@ extension DecantCommand {
         @Argument(help: "The store to plan for.")
         var store: String
 
-        @Option(name: .long, help: "The model bundle (.xcdatamodeld or .momd) with every version.")
-        var model: String
-
-        @Option(name: .customLong("to"), help: "The destination version's name (default: the current version).")
-        var destinationVersion: String?
-
-        @Option(name: .long, help: "A Decant mapping file (YAML or JSON), an Xcode .xcmappingmodel or .cdm, or a folder of them; repeat for several hops.")
-        var mapping: [String] = []
+        @OptionGroup var migration: MigrationOptions
 
         @Flag(name: .long, help: "Skip the dry run (no pre-flight counts).")
         var noDryRun = false
@@ -38,13 +32,14 @@ extension DecantCommand {
 
         @OptionGroup var options: GlobalOptions
 
+        func validate() throws {
+            guard migration.model != nil else { throw ValidationError("give the model with --model") }
+            guard migration.rejects == nil else { throw ValidationError("--rejects goes with migrate and seed") }
+        }
+
         func run() throws {
             try reportingErrors(verbose: options.verbose) {
-                let settings = try migrationOptions(
-                    model: model,
-                    destinationVersion: destinationVersion,
-                    mappings: mapping
-                )
+                let settings = try migration.settings()
                 let report = try StoreMigration.plan(
                     store: URL(fileURLWithPath: store),
                     options: settings,

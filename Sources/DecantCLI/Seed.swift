@@ -7,14 +7,19 @@ extension DecantCommand {
         static let configuration = CommandConfiguration(
             abstract: "Put a default store in place on first run, safely.",
             discussion: """
-                If STORE does not exist, copies SEED into place as one consistent set: a SQLite seed's -wal content \\
-                included, its .<Name>_SUPPORT/_EXTERNAL_DATA folder beside it, nothing from another copy. The copy \\
-                is built under a temporary name in STORE's folder, flushed to disk and renamed into place, under an \\
-                advisory lock beside STORE: two seeders started together make one copy and both succeed, and a \\
-                temporary copy left by a crashed run is removed. A JSON or CSV seed becomes a new SQLite store for \\
-                --model. An existing STORE is never overwritten: a second run says "already seeded" and changes \\
-                nothing. With --model, an existing STORE must be the model's current version; otherwise the run \\
-                stops with what differs, and nothing is deleted.
+                If STORE does not exist, copies SEED into place as one consistent set: a SQLite seed's -wal content \
+                included, its .<Name>_SUPPORT/_EXTERNAL_DATA folder beside it, nothing from another copy. The copy \
+                is built under a temporary name in STORE's folder, flushed to disk and renamed into place, under an \
+                advisory lock beside STORE: two seeders started together make one copy and both succeed, and a \
+                temporary copy left by a crashed run is removed. A JSON or CSV seed becomes a new SQLite store for \
+                --model. An existing STORE is never overwritten: a second run says "already seeded" and changes \
+                nothing.
+
+                With --model, seeding is migration, with migrate's options (--to, --mapping, --no-mapping-search, \
+                --version-order, --rejects, --missing-external-data, --strict): a seed at another version is \
+                migrated before it is put in place, so a seed whose migration fails leaves STORE exactly as it was \
+                (absent); an existing STORE at an older version is migrated in place after a backup beside it \
+                (STORE.backup-<version>); a newer or unknown one stops with what differs, and nothing is deleted.
                 """
         )
 
@@ -24,20 +29,30 @@ extension DecantCommand {
         @Option(name: .long, help: "Where the app keeps its store.")
         var store: String
 
-        @Option(name: .long, help: "The model bundle the store must follow.")
-        var model: String?
-
         @Option(name: .long, help: "For a JSON or CSV seed: the model version it follows (default: the current one).")
         var version: String?
 
+        @OptionGroup var migration: MigrationOptions
+
         @OptionGroup var options: GlobalOptions
 
-        func run() throws {
+        func validate() throws {
+            if migration.model == nil {
+                let given = migration.destinationVersion != nil || !migration.mapping.isEmpty
+                    || migration.versionOrder != nil || migration.rejects != nil || migration.strict
+                    || migration.noMappingSearch
+                guard !given else { throw ValidationError("the migration options go with --model") }
+            }
+        }
+
+                func run() throws {
             try reportingErrors(verbose: options.verbose) {
-                let formatOptions = FormatOptions(
-                    bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }, version: version)
+                let settings = try migration.model.map { _ in try migration.settings() }
+                var formatOptions = FormatOptions(bundle: settings?.bundle, version: version)
+                formatOptions.missingExternalData = migration.missingExternalData.policy
                 let report = try Seeding.seed(
-                    default: URL(fileURLWithPath: seed), store: URL(fileURLWithPath: store), options: formatOptions)
+                    default: URL(fileURLWithPath: seed), store: URL(fileURLWithPath: store), options: formatOptions,
+                    migration: settings)
                 printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
             }
         }

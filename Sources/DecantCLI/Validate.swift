@@ -32,6 +32,9 @@ extension DecantCommand {
         @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
         var missingExternalData: MissingExternalDataArgument = .fail
 
+        @Option(name: .long, help: versionOrderHelp)
+        var versionOrder: String?
+
         @OptionGroup var batch: BatchOptions
 
         @OptionGroup var options: GlobalOptions
@@ -44,7 +47,7 @@ extension DecantCommand {
         func run() throws {
             try reportingErrors(verbose: options.verbose) {
                 var settings = StoreValidation.Options(
-                    bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }
+                    bundle: try model.map { try loadBundle($0, versionOrder: versionOrder) }
                 )
                 settings.formatOptions.missingExternalData = missingExternalData.policy
                 settings.rejects = rejects.map { URL(fileURLWithPath: $0) }

@@ -51,8 +51,11 @@ public struct ModelReport: Sendable, Codable, Hashable {
     public var format: String
     /// The current version's name.
     public var currentVersion: String?
-    /// Every version, in bundle order.
+    /// Every version, in bundle order (oldest first when the order is known).
     public var versions: [VersionSummary]
+    /// How the versions are ordered: `by-name` (Xcode's numbering), `given` (`--version-order`) or `unknown` (the
+    /// names follow no common scheme; the current version is the newest).
+    public var versionOrder: String?
 
     /// Summarises a bundle.
     public init(bundle: ModelBundle, path: String) {
@@ -61,6 +64,7 @@ public struct ModelReport: Sendable, Codable, Hashable {
         self.format = bundle.sourceKind.rawValue
         let current = bundle.currentVersion?.versionName
         self.currentVersion = current
+        self.versionOrder = bundle.order.rawValue
         self.versions = bundle.versions.map { model in
             let hashes = model.entityVersionHashes
             let entities = model.entities.sorted { VersionHashing.precedes($0.name, $1.name) }.map { entity in
@@ -88,6 +92,9 @@ public struct ModelReport: Sendable, Codable, Hashable {
     /// The report as human-readable text.
     public var text: String {
         var lines = ["\(path): \(format) model \"\(name)\", \(versions.count) version(s)"]
+        if versions.count > 1, let versionOrder, let order = VersionOrder(rawValue: versionOrder) {
+            lines.append("version order: \(order): \(versions.map(\.name).joined(separator: ", "))")
+        }
         for version in versions {
             let marker = version.isCurrent ? " (current)" : ""
             let identifiers = version.versionIdentifiers.map { "\"\($0)\"" }.joined(separator: ", ")

@@ -21,6 +21,8 @@ public struct StoreReport: Sendable, Codable, Hashable {
         public var nearestVersion: String?
         /// When nothing matched: per entity what differs.
         public var differences: [String]
+        /// When several versions have the store's hashes: which was taken, and why (``ModelMatch/choice``).
+        public var choice: String?
     }
 
     /// Always `store`.
@@ -62,11 +64,13 @@ public struct StoreReport: Sendable, Codable, Hashable {
         self.hasModelCache = store.cachedModel != nil
         var resolved: ObjectModel?
         if let bundle {
-            let match = ModelMatch(storeHashes: hashes, bundle: bundle)
+            let match = ModelMatch(
+                storeHashes: hashes, storeIdentifiers: store.metadata.versionIdentifiers, bundle: bundle)
             resolved = match.matched
             self.model = ModelSummary(
                 source: "bundle", bundle: bundle.name, matchedVersion: match.matched?.versionName,
-                nearestVersion: match.nearest?.versionName, differences: match.differences.map(\.description))
+                nearestVersion: match.nearest?.versionName, differences: match.differences.map(\.description),
+                choice: match.choice)
         } else if let cached = store.cachedModel {
             let differences = ModelMatch.differences(store: hashes, model: cached.entityVersionHashes)
             resolved = differences.isEmpty ? cached : nil
@@ -94,6 +98,7 @@ public struct StoreReport: Sendable, Codable, Hashable {
         if let model {
             if let matched = model.matchedVersion {
                 lines.append("  model:             matches \(model.bundle.map { "\($0) version " } ?? "")\(matched)")
+                if let choice = model.choice { lines.append("    \(choice)") }
             } else {
                 lines.append("  model:             no version matches; nearest \(model.nearestVersion ?? "none")")
                 for difference in model.differences { lines.append("    \(difference)") }

@@ -37,7 +37,7 @@ public struct PlanDiagram: Sendable {
         let destructive = plan.destructiveChanges.filter { change in
             switch change {
             case .entityRemoved(let name, _), .attributeRemoved(let name, _, _), .relationshipRemoved(let name, _, _),
-                .toManyNarrowed(let name, _, _), .filtered(let name, _):
+                .toManyNarrowed(let name, _, _), .filtered(let name, _), .relationshipEmptied(let name, _, _, _):
                 name == hop.name
             }
         }
@@ -59,7 +59,8 @@ public struct PlanDiagram: Sendable {
                 case .entityRemoved(_, let entity), .filtered(_, let entity): entity == mapping.sourceEntity
                 case .attributeRemoved(_, let entity, _), .relationshipRemoved(_, let entity, _):
                     entity == mapping.sourceEntity
-                case .toManyNarrowed(_, let entity, _): entity == mapping.destinationEntity
+                case .toManyNarrowed(_, let entity, _), .relationshipEmptied(_, let entity, _, _):
+                    entity == mapping.destinationEntity
                 }
             }
             lines += losses.map { "data lost: \($0.description.components(separatedBy: ": ").dropFirst().joined(separator: ": "))" }

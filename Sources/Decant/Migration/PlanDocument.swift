@@ -86,6 +86,16 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     public var engine: String?
     /// Why `migrate` would use the record stream, for a SQLite store.
     public var streamReason: String?
+    /// `hop-by-hop`, or `single-step` (Core Data's automatic migration, straight to the destination).
+    public var path: String
+    /// For a single step: why hop by hop does not run.
+    public var pathReason: String?
+    /// The bundle's version order: `by-name`, `given` or `unknown`.
+    public var versionOrder: String
+    /// The bundle's versions in that order.
+    public var versions: [String]
+    /// When several versions have the store's entity hashes: which was taken, and why.
+    public var sourceChoice: String?
 
     /// The document of a plan report.
     public init(report: StoreMigration.PlanReport, store: String) {
@@ -100,6 +110,16 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         self.preflight = report.preflight.map { Preflight(objects: report.objects, rejects: $0) }
         self.engine = report.engine
         self.streamReason = report.streamReason
+        switch plan.path {
+        case .hopByHop:
+            self.path = "hop-by-hop"
+        case .singleStep(let reason):
+            self.path = "single-step"
+            self.pathReason = reason
+        }
+        self.versionOrder = plan.order.rawValue
+        self.versions = plan.versionNames
+        self.sourceChoice = plan.sourceChoice
         self.hops = plan.hops.map { hop in
             Hop(
                 source: hop.source.versionName ?? "?",
@@ -146,9 +166,18 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     /// The plan as text, for people.
     public var text: String {
         var lines = ["\(store) (\(inputFormat)): version \(sourceVersion) → \(destinationVersion)"]
+        if let order = VersionOrder(rawValue: versionOrder), versions.count > 1 {
+            lines.append("version order: \(order): \(versions.joined(separator: ", "))")
+        }
+        if let sourceChoice { lines.append(sourceChoice) }
         if upToDate {
             lines.append("already at \(destinationVersion): nothing to migrate")
             return lines.joined(separator: "\n")
+        }
+        if let pathReason {
+            lines.append("path: single step (as Core Data's automatic migration): \(pathReason)")
+        } else {
+            lines.append("path: hop by hop")
         }
         for (number, hop) in hops.enumerated() {
             lines.append(

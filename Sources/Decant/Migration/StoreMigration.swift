@@ -46,6 +46,9 @@ public enum StoreMigration: Sendable {
         /// SQL inside SQLite (``InStoreMigration``), as Core Data's lightweight migration does; it writes the same
         /// store as the record stream, several times faster. False forces the record stream.
         public var runsInStoreWhenPossible = true
+        /// Whether mapping models are searched for beside the model when none is given (`--no-mapping-search`
+        /// turns it off).
+        public var searchesForMappings = true
 
         /// Options for `bundle`.
         public init(bundle: ModelBundle, destinationVersion: String? = nil) {
@@ -129,6 +132,18 @@ public enum StoreMigration: Sendable {
         /// Whether the run found problems: objects rejected, or written holding references to objects that do not
         /// exist. Such a run still writes its output and its rejects file, and `decant migrate` exits 1.
         public var foundProblems: Bool { rejected > 0 || dangling > 0 }
+        /// For Core Data's single step straight to the destination (``MigrationPlan/Path``): why hop by hop did not run.
+        public var singleStepReason: String?
+        /// When several versions have the store's entity hashes: which was taken, and why.
+        public var sourceChoice: String?
+
+        /// The report with what `plan` says about its path and source version.
+        fileprivate func noting(_ plan: MigrationPlan) -> Report {
+            var report = self
+            if case .singleStep(let reason) = plan.path { report.singleStepReason = reason }
+            report.sourceChoice = plan.sourceChoice
+            return report
+        }
     }
 
     /// The plan for `store`, and what a dry run found: per entity and rule, the objects that would be rejected.
@@ -319,7 +334,7 @@ public enum StoreMigration: Sendable {
                 {
                 case .migrated(let report):
                     logger.debug("Migrated inside SQLite", metadata: ["hops": "\(plan.hops.map(\.name))"])
-                    return report
+                    return report.noting(plan)
                 case .handedOver(let reason):
                     streamReason = reason
                 }
@@ -366,7 +381,7 @@ public enum StoreMigration: Sendable {
             backup: nil,
             warnings: transfer.diagnostics,
             streamReason: streamReason
-        )
+        ).noting(plan)
     }
 
     /// Whether the migration of the store `reader` reads can run inside SQLite (into a SQLite store): nil when the

@@ -63,17 +63,29 @@ public enum Seeding: Sendable {
 
     /// Seeds `destination` from `seed` if `destination` does not exist.
     ///
-    /// With `options.bundle`, an existing destination older than the bundle's current version is migrated in place
-    /// (hop by hop, through the migration engine) after a backup beside it; a newer or unknown one stops with what
-    /// differs, and nothing is deleted. A seed in a model-less format follows `options.version` or the current
-    /// version.
+    /// With `options.bundle`, seeding is migration: a seed at another version than the destination version
+    /// (`migration.destinationVersion`, else the current one) is migrated, as `migrate` would, before it is put in
+    /// place, so a seed whose migration fails leaves the destination exactly as it was (absent). An existing
+    /// destination at an older version is migrated in place after a backup beside it; a newer one (by a known
+    /// version order) or an unknown one stops with what differs, and nothing is deleted. A seed in a model-less
+    /// format follows `options.version` or the current version.
+    ///
+    /// `migration` gives the migration's settings (mappings, rejects, version order through its bundle, …); when
+    /// nil they are built from `options.bundle` and `options`.
     /// - Throws: ``DecantError``: `.fileNotFound` for a missing seed, `.modelMismatch` for a destination that
-    ///   is not the current version, the seed reader's errors, `.cannotCreateOutput` when the folder is not
-    ///   writable. On any error the destination is left absent or exactly as it was.
+    ///   is newer or of no version, the seed reader's and the migration's errors, `.cannotCreateOutput` when the
+    ///   folder is not writable. On any error the destination is left absent or exactly as it was.
     public static func seed(
         default seed: URL, store destination: URL, options: FormatOptions = FormatOptions(),
-        registry: FormatRegistry = .builtIn
+        migration: StoreMigration.Options? = nil, registry: FormatRegistry = .builtIn
     ) throws -> Report {
+        var migration = migration
+        if migration == nil, let bundle = options.bundle {
+            migration = StoreMigration.Options(bundle: bundle)
+            migration?.formatOptions = options
+        }
+        var options = options
+        if let migration { options.bundle = migration.bundle }
         let format = try registry.inputFormat(of: seed, named: nil)
         let folder = destination.deletingLastPathComponent()
         let name = destination.lastPathComponent
@@ -85,45 +97,107 @@ public enum Seeding: Sendable {
             version: nil, objects: [:])
         if !FileManager.default.fileExists(atPath: destination.path) {
             try removeLeftovers(of: destination)
-            if format is SQLiteFormat {
-                try copySQLiteSeed(seed, to: destination)
-            } else {
-                _ = try StoreConversion.convert(from: seed, to: destination, options: options, registry: registry)
+            guard let migration else {
+                if format is SQLiteFormat {
+                    try copySQLiteSeed(seed, to: destination)
+                } else {
+                    _ = try StoreConversion.convert(from: seed, to: destination, options: options, registry: registry)
+                }
+                try FileLock.synchronize(folder)
+                report.action = .seeded
+                report.objects = try SQLiteStore(contentsOf: destination).objectCounts()
+                return report
             }
-            try FileLock.synchronize(folder)
-            report.action = .seeded
+            return try seedMigrating(
+                seed, format: format, to: destination, options: options, migration: migration, registry: registry,
+                report: report)
         }
         let store = try SQLiteStore(contentsOf: destination)
-        if let bundle = options.bundle {
-            let match = ModelMatch(storeHashes: store.metadata.entityVersionHashes, bundle: bundle)
-            let current = bundle.versions.firstIndex { $0.versionName == bundle.currentVersionName }
-                ?? bundle.versions.count - 1
-            let found = bundle.versions.firstIndex { $0.versionName == match.matched?.versionName }
-            guard let matched = match.matched, let found, found <= current else {
-                let what = match.matched?.versionName.map { "version \($0), newer than the current \(bundle.currentVersionName ?? "")" }
-                    ?? "no version of \(bundle.name) (nearest \(match.nearest?.versionName ?? "none"): "
-                    + match.differences.map(\.description).joined(separator: "; ") + ")"
-                throw DecantError(
-                    .modelMismatch, "the store is \(what); it is left as it is", at: Location(path: destination.displayPath))
+        guard let migration else {
+            report.objects = try store.objectCounts()
+            return report
+        }
+        let bundle = migration.bundle
+        let match = ModelMatch(
+            storeHashes: store.metadata.entityVersionHashes, storeIdentifiers: store.metadata.versionIdentifiers,
+            bundle: bundle)
+        var target = bundle.currentIndex
+        if let name = migration.destinationVersion {
+            guard let index = bundle.versions.firstIndex(where: { $0.versionName == name }) else {
+                let names = bundle.versions.compactMap(\.versionName).joined(separator: ", ")
+                throw DecantError(.usage, "\(bundle.name) has no version \(name) (it has \(names))")
             }
-            if found < current {
-                lock.unlock()
-                return try migrateInPlace(destination, from: matched, report: report, options: options)
-            }
+            target = index
+        }
+        guard let matched = match.matched, let found = bundle.index(of: matched), let target else {
+            let what = "no version of \(bundle.name) (nearest \(match.nearest?.versionName ?? "none"): "
+                + match.differences.map(\.description).joined(separator: "; ") + ")"
+            throw DecantError(
+                .modelMismatch, "the store is \(what); it is left as it is", at: Location(path: destination.displayPath))
+        }
+        if bundle.versions[target].entityVersionHashes == matched.entityVersionHashes {
             report.version = matched.versionName
             report.objects = try store.objectCounts(model: matched)
-        } else {
-            report.objects = try store.objectCounts()
+            return report
         }
-        return report
+        if bundle.order.isKnown, found > target, migration.destinationVersion == nil {
+            throw DecantError(
+                .modelMismatch,
+                "the store is version \(matched.versionName ?? "?"), newer than the current "
+                    + "\(bundle.versions[target].versionName ?? "?"); it is left as it is",
+                at: Location(path: destination.displayPath))
+        }
+        lock.unlock()
+        return try migrateInPlace(destination, from: matched, report: report, migration: migration)
     }
 
-    /// Migrates an existing store of an older version to the bundle's current one, in place, after a backup beside it
-    /// (`Store.sqlite.backup-<version>`).
-    private static func migrateInPlace(
-        _ store: URL, from version: ObjectModel, report: Report, options: FormatOptions
+    /// Seeds an absent `destination` from `seed` through a copy in a folder of its own beside it: the copy is
+    /// migrated to the destination version (or, already there, moved) into place, and the folder removed. A
+    /// failure leaves the destination absent.
+    private static func seedMigrating(
+        _ seed: URL, format: any RecordFormat, to destination: URL, options: FormatOptions,
+        migration: StoreMigration.Options, registry: FormatRegistry, report: Report
     ) throws -> Report {
-        guard let bundle = options.bundle else { return report }
+        let folder = destination.deletingLastPathComponent()
+        let staging = folder.appendingPathComponent(
+            ".\(destination.lastPathComponent).decant-seed-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: staging) }
+        do {
+            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+        } catch {
+            throw DecantError(
+                .cannotCreateOutput, "cannot make a folder for the seed's copy", at: Location(path: staging.displayPath),
+                underlyingError: error)
+        }
+        let copy = staging.appendingPathComponent(destination.lastPathComponent)
+        if format is SQLiteFormat {
+            try copySQLiteSeed(seed, to: copy)
+        } else {
+            _ = try StoreConversion.convert(from: seed, to: copy, options: options, registry: registry)
+        }
+        var settings = migration
+        settings.formatOptions.bundle = migration.bundle
+        let plan = try StoreMigration.plan(store: copy, options: settings, dryRun: false).plan
+        var result = report
+        result.action = .seeded
+        result.version = plan.destinationVersion
+        if plan.isUpToDate {
+            // At the destination version already: the copy goes into place as it is.
+            try copySQLiteSeed(copy, to: destination)
+        } else {
+            let migrated = try StoreMigration.migrate(store: copy, to: .file(destination), options: settings)
+            result.migratedFrom = migrated.sourceVersion
+        }
+        try FileLock.synchronize(folder)
+        result.objects = try SQLiteStore(contentsOf: destination).objectCounts(model: plan.destination)
+        return result
+    }
+
+    /// Migrates an existing store of an older version to the destination version, in place, after a backup beside
+    /// it (`Store.sqlite.backup-<version>`).
+    private static func migrateInPlace(
+        _ store: URL, from version: ObjectModel, report: Report, migration: StoreMigration.Options
+    ) throws -> Report {
         let base = "\(store.displayPath).backup-\(version.versionName ?? "old")".replacingOccurrences(of: " ", with: "-")
         var backup = URL(fileURLWithPath: base)
         var number = 2
@@ -131,14 +205,9 @@ public enum Seeding: Sendable {
             backup = URL(fileURLWithPath: "\(base)-\(number)")
             number += 1
         }
-        var migration = StoreMigration.Options(bundle: bundle)
-        migration.formatOptions = options
-        // A store copied from the seed just now needs no backup: the seed is its backup.
-        let justSeeded = report.action == .seeded
-        let migrated = try StoreMigration.migrate(
-            store: store, to: .inPlace(backup: justSeeded ? nil : backup), options: migration)
+        let migrated = try StoreMigration.migrate(store: store, to: .inPlace(backup: backup), options: migration)
         var result = report
-        if !justSeeded { result.action = migrated.action == "migrated" ? .migrated : .alreadySeeded }
+        result.action = migrated.action == "migrated" ? .migrated : .alreadySeeded
         result.migratedFrom = migrated.sourceVersion
         result.version = migrated.destinationVersion
         result.backup = migrated.backup

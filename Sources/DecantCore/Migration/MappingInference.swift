@@ -47,14 +47,22 @@ public enum MappingInference: Sendable {
 
     /// Infers the hop from `source` to `destination`, with `explicit` (a mapping file) taking precedence for the
     /// entities and properties it names.
+    ///
+    /// With `emptiesRetargetedRelationships` (Core Data's single step, ``MigrationPlan/Path/singleStep(reason:)``), a
+    /// relationship whose destination entity is one that no object of its old destination entity becomes starts
+    /// empty, as in Core Data's inferred mapping (its value expression maps the source objects through their own
+    /// entity's mapping, and none lands in the new destination): the links are dropped (a destructive change)
+    /// rather than stopping the hop.
     public static func infer(
         from source: ObjectModel,
         to destination: ObjectModel,
-        explicit: ExplicitMapping? = nil
+        explicit: ExplicitMapping? = nil,
+        emptiesRetargetedRelationships: Bool = false
     )
         -> Result
     {
         var builder = Builder(source: source, destination: destination, explicit: explicit)
+        builder.emptiesRetargetedRelationships = emptiesRetargetedRelationships
         return builder.build()
     }
 
@@ -99,6 +107,8 @@ public enum MappingInference: Sendable {
         let source: ObjectModel
         let destination: ObjectModel
         let explicit: ExplicitMapping?
+        /// Core Data's single step: a relationship pointed at an entity its old targets do not become starts empty.
+        var emptiesRetargetedRelationships = false
         var problems: [MigrationProblem] = []
         /// Destination entity → source entity, after the file's `from`s.
         var entityPairs: [String: String] = [:]
@@ -414,6 +424,13 @@ public enum MappingInference: Sendable {
                 let fits = mappedTargets.contains { name in
                     guard let mapped = destination.entity(named: name) else { return false }
                     return mapped.name == target || destination.ancestors(of: mapped).contains { $0.name == target }
+                }
+                if !fits && emptiesRetargetedRelationships {
+                    return PropertyMapping(
+                        name: relationship.name, expression: nil,
+                        change: .emptied(
+                            reason: "pointed at \(sourceTarget), now at \(target), which no \(sourceTarget) object "
+                                + "becomes"))
                 }
                 if !fits && reportProblems {
                     problems.append(

@@ -144,6 +144,8 @@ public struct PropertyMapping: Sendable, Hashable {
         case ordering(ordered: Bool)
         /// Written in a mapping file.
         case explicit
+        /// Starts empty in Core Data's single step: the relationship's links are dropped, for `reason`.
+        case emptied(reason: String)
 
         public var description: String {
             switch self {
@@ -155,6 +157,7 @@ public struct PropertyMapping: Sendable, Hashable {
             case .cardinality(let toMany): toMany ? "to-one → to-many" : "to-many → to-one (first member kept)"
             case .ordering(let ordered): ordered ? "unordered → ordered" : "ordered → unordered"
             case .explicit: "from the mapping file"
+            case .emptied(let reason): "starts empty (\(reason))"
             }
         }
     }

@@ -71,6 +71,9 @@ public struct MigrationPlan: Sendable, Hashable {
         case toManyNarrowed(hop: String, entity: String, relationship: String)
         /// A `where` filter drops the source objects it does not match.
         case filtered(hop: String, entity: String)
+        /// Core Data's single step leaves a relationship empty: it now points at an entity its old targets do not
+        /// become.
+        case relationshipEmptied(hop: String, entity: String, relationship: String, reason: String)
 
         public var description: String {
             switch self {
@@ -82,6 +85,9 @@ public struct MigrationPlan: Sendable, Hashable {
             case .toManyNarrowed(let hop, let entity, let relationship):
                 "\(hop): \(entity).\(relationship) becomes to-one: members after the first are dropped"
             case .filtered(let hop, let entity): "\(hop): \(entity) objects not matching `where` are dropped"
+            case .relationshipEmptied(let hop, let entity, let relationship, let reason):
+                "\(hop): \(entity).\(relationship) links are dropped: it \(reason), so it starts empty, as in Core "
+                    + "Data's inferred mapping"
             }
         }
     }
@@ -104,13 +110,43 @@ public struct MigrationPlan: Sendable, Hashable {
     /// Whether the plan can run.
     public var isExecutable: Bool { problems.isEmpty }
 
+    /// How the plan goes from the store's version to the destination.
+    public enum Path: Sendable, Hashable, CustomStringConvertible {
+        /// Through every version between them, in the bundle's order (renames chain hop by hop).
+        case hopByHop
+        /// One step straight from the store's version to the destination, the mapping Core Data's automatic
+        /// migration infers, for `reason`.
+        case singleStep(reason: String)
+
+        public var description: String {
+            switch self {
+            case .hopByHop: "hop by hop"
+            case .singleStep(let reason): "single step (as Core Data's automatic migration): \(reason)"
+            }
+        }
+    }
+
+    /// Hop by hop, or Core Data's single step and why.
+    public var path: Path = .hopByHop
+    /// When several versions have the store's entity hashes: which one was taken and why.
+    public var sourceChoice: String?
+    /// The bundle's version order, and its versions in that order (oldest first when known).
+    public var order: VersionOrder = .given
+    /// The bundle's version names, in ``order``.
+    public var versionNames: [String] = []
+
     /// Plans the migration of a store written with `source` (a version of `bundle`, found by its entity hashes) to
     /// the version named `destinationName` (the bundle's current version when nil), through `mappings` where they
     /// apply and inference elsewhere.
     ///
-    /// A mapping file from version A to version C (not the next one) replaces the hops between them.
+    /// The path (``Path``): hop by hop through the versions between them when the bundle's order is known and every
+    /// hop can run; otherwise the single step Core Data's automatic migration infers, straight from the store's
+    /// version to the destination, when that one can run (a hop-by-hop plan that uses a mapping file or model is
+    /// kept as it is). A mapping file from version A to version C (not the next one) replaces the hops between
+    /// them.
     /// - Throws: `.modelMismatch` when no version of the bundle has the source's hashes; `.usage` for an unknown
-    ///   destination, a destination older than the source, or a mapping file that is no hop of this migration.
+    ///   destination, a store newer than the current version (by a known order) when no destination is named, or a
+    ///   mapping file that is no hop of this migration.
     public init(
         bundle: ModelBundle,
         source: ObjectModel,
@@ -121,7 +157,9 @@ public struct MigrationPlan: Sendable, Hashable {
         throws
     {
         let hashes = source.entityVersionHashes
-        guard let start = bundle.versions.firstIndex(where: { $0.entityVersionHashes == hashes }) else {
+        let match = ModelMatch(storeHashes: hashes, storeIdentifiers: source.versionIdentifiers, bundle: bundle)
+        let known = bundle.index(of: source).flatMap { bundle.versions[$0].entityVersionHashes == hashes ? $0 : nil }
+        guard let start = known ?? match.matched.flatMap({ bundle.index(of: $0) }) else {
             throw DecantError(
                 .modelMismatch,
                 "no version of \(bundle.name) has the store's entity hashes, so the source version is unknown"
@@ -135,50 +173,76 @@ public struct MigrationPlan: Sendable, Hashable {
             }
             end = index
         } else {
-            guard let current = bundle.currentVersion,
-                let index = bundle.versions.firstIndex(where: { $0.versionName == current.versionName })
-            else { throw DecantError(.usage, "\(bundle.name) has no versions") }
+            guard let index = bundle.currentIndex else { throw DecantError(.usage, "\(bundle.name) has no versions") }
             end = index
         }
+        self.source = bundle.versions[start]
+        self.destination = bundle.versions[end]
+        self.sourceChoice = match.choice
+        self.order = bundle.order
+        self.versionNames = bundle.versions.map { $0.versionName ?? "?" }
+        self.hops = []
         // Two versions with equal hashes: the store is at the destination already if the destination has its hashes.
         if bundle.versions[end].entityVersionHashes == hashes {
             self.source = bundle.versions[end]
-            self.destination = bundle.versions[end]
-            self.hops = []
+            if start != end, let choice = match.choice {
+                self.sourceChoice = choice + "; the destination \(destinationVersion) has the same hashes: nothing to migrate"
+            }
             return
         }
-        guard end > start else {
-            throw DecantError(
-                .usage,
-                "the store is at \(bundle.versions[start].versionName ?? "?"), which comes after "
-                    + "\(bundle.versions[end].versionName ?? "?"); Decant does not migrate to older versions"
-            )
+        let from = bundle.versions[start].versionName ?? "?"
+        let to = bundle.versions[end].versionName ?? "?"
+        if !bundle.order.isKnown {
+            let reason = "the order of \(bundle.name)'s versions is unknown (their names follow no common scheme)"
+            let step = try Self.singleStep(bundle: bundle, from: start, to: end, mappings: mappings, models: mappingModels)
+            self.hops = [step]
+            self.path = .singleStep(reason: reason)
+            return
         }
+        if end < start {
+            guard destinationName != nil else {
+                throw DecantError(
+                    .usage,
+                    "the store is at \(from), which is newer than \(to) (\(bundle.name)'s versions in order: \(names)); "
+                        + "Decant does not migrate a store down unless asked: Core Data would map it to \(to) and drop "
+                        + "what \(to) lacks; to do that, name the version: --to \(to)"
+                )
+            }
+            let step = try Self.singleStep(bundle: bundle, from: start, to: end, mappings: mappings, models: mappingModels)
+            self.hops = [step]
+            self.path = .singleStep(reason: "\(to) is older than \(from), asked for with --to")
+            return
+        }
+        let walked = try Self.hopByHop(bundle: bundle, from: start, to: end, mappings: mappings, models: mappingModels)
+        self.hops = walked.hops
+        guard walked.hops.contains(where: { !$0.problems.isEmpty }), !walked.usesFiles else { return }
+        // A hop cannot run: Core Data's automatic migration would infer one step straight to the destination.
+        let step = try Self.singleStep(bundle: bundle, from: start, to: end, mappings: [], models: [])
+        guard step.problems.isEmpty, let failed = walked.hops.first(where: { !$0.problems.isEmpty }) else { return }
+        let because = failed.problems.map { "\($0.entity)\($0.property.map { ".\($0)" } ?? ""): \($0.message)" }
+            .joined(separator: "; ")
+        self.hops = [step]
+        self.path = .singleStep(reason: "hop \(failed.name) cannot be inferred because \(because)")
+    }
+
+    /// The hops from version `start` to version `end` (later) of `bundle`, and whether a mapping file or model
+    /// gave any of them.
+    private static func hopByHop(
+        bundle: ModelBundle, from start: Int, to end: Int, mappings: [ExplicitMapping], models mappingModels: [MappingModel]
+    ) throws -> (hops: [Hop], usesFiles: Bool) {
         func index(of name: String) -> Int? {
             bundle.versions.firstIndex { $0.versionName == name || $0.versionChecksum == name }
         }
         var used: Set<Int> = []
+        var usesFiles = false
         var hops: [Hop] = []
         var position = start
         while position < end {
             if let model = mappingModels.first(where: { index(of: $0.sourceVersion) == position }),
                 let target = index(of: model.destinationVersion), target > position, target <= end
             {
-                // A complete mapping (an Xcode mapping model): entities it does not name get no objects.
-                let from = bundle.versions[position]
-                let to = bundle.versions[target]
-                hops.append(
-                    Hop(
-                        source: from,
-                        destination: to,
-                        mapping: model,
-                        file: model.entityMappings.lazy.compactMap { mapping -> String? in
-                            if case .file(let path) = mapping.origin { return path }
-                            return nil
-                        }.first ?? "mapping model",
-                        problems: Self.problems(of: model, from: from, to: to)
-                    )
-                )
+                hops.append(Self.hop(bundle.versions[position], bundle.versions[target], model: model))
+                usesFiles = true
                 position = target
                 continue
             }
@@ -196,23 +260,61 @@ public struct MigrationPlan: Sendable, Hashable {
                     )
                 }
                 used.insert(fileIndex)
+                usesFiles = true
                 next = target
                 explicit = file
             }
-            let from = bundle.versions[position]
-            let to = bundle.versions[next]
-            let inferred = MappingInference.infer(from: from, to: to, explicit: explicit)
-            hops.append(
-                Hop(
-                    source: from,
-                    destination: to,
-                    mapping: inferred.mapping,
-                    file: explicit?.path,
-                    problems: inferred.problems
-                )
-            )
+            hops.append(Self.inferredHop(bundle.versions[position], bundle.versions[next], explicit: explicit))
             position = next
         }
+        try Self.requireUsed(mappings, used: used, hops: hops)
+        return (hops, usesFiles)
+    }
+
+    /// Core Data's single step from version `start` to version `end` of `bundle`: a mapping model or file made for
+    /// exactly these two versions, else inference between them alone (a relationship pointed at an entity its old
+    /// targets do not become starts empty, ``MappingInference/infer(from:to:explicit:emptiesRetargetedRelationships:)``).
+    private static func singleStep(
+        bundle: ModelBundle, from start: Int, to end: Int, mappings: [ExplicitMapping], models mappingModels: [MappingModel]
+    ) throws -> Hop {
+        let from = bundle.versions[start]
+        let to = bundle.versions[end]
+        func names(_ name: String, _ version: ObjectModel) -> Bool {
+            version.versionName == name || version.versionChecksum == name
+        }
+        if let model = mappingModels.first(where: { names($0.sourceVersion, from) && names($0.destinationVersion, to) }) {
+            return Self.hop(from, to, model: model)
+        }
+        let fileIndex = mappings.firstIndex { names($0.source, from) && names($0.destination, to) }
+        let hop = Self.inferredHop(
+            from, to, explicit: fileIndex.map { mappings[$0] }, emptiesRetargetedRelationships: true)
+        try Self.requireUsed(mappings, used: fileIndex.map { [$0] } ?? [], hops: [hop])
+        return hop
+    }
+
+    /// A hop taken from a complete mapping (an Xcode mapping model): entities it does not name get no objects.
+    private static func hop(_ from: ObjectModel, _ to: ObjectModel, model: MappingModel) -> Hop {
+        let file = model.entityMappings.lazy.compactMap { mapping -> String? in
+            if case .file(let path) = mapping.origin { return path }
+            return nil
+        }.first ?? "mapping model"
+        let problems = Self.problems(of: model, from: from, to: to) + Self.expressionProblems(of: model, from: from)
+        return Hop(source: from, destination: to, mapping: model, file: file, problems: problems)
+    }
+
+    /// A hop inferred between two versions, with a mapping file's entries where it has them.
+    private static func inferredHop(
+        _ from: ObjectModel, _ to: ObjectModel, explicit: ExplicitMapping?, emptiesRetargetedRelationships: Bool = false
+    ) -> Hop {
+        let inferred = MappingInference.infer(
+            from: from, to: to, explicit: explicit, emptiesRetargetedRelationships: emptiesRetargetedRelationships)
+        return Hop(
+            source: from, destination: to, mapping: inferred.mapping, file: explicit?.path,
+            problems: inferred.problems + Self.expressionProblems(of: inferred.mapping, from: from))
+    }
+
+    /// Throws `.usage` for the first mapping file that is no hop of the migration.
+    private static func requireUsed(_ mappings: [ExplicitMapping], used: Set<Int>, hops: [Hop]) throws {
         for (offset, file) in mappings.enumerated() where !used.contains(offset) {
             throw DecantError(
                 .usage,
@@ -220,12 +322,6 @@ public struct MigrationPlan: Sendable, Hashable {
                     + "(hops: \(hops.map(\.name).joined(separator: ", ")))"
             )
         }
-        for index in hops.indices {
-            hops[index].problems += Self.expressionProblems(of: hops[index].mapping, from: hops[index].source)
-        }
-        self.source = bundle.versions[start]
-        self.destination = bundle.versions[end]
-        self.hops = hops
     }
 
     /// What stops a complete mapping from running between `source` and `destination`: entities and properties it
@@ -329,6 +425,7 @@ public struct MigrationPlan: Sendable, Hashable {
         for hop in hops {
             let name = hop.name
             var used: [String: Set<String>] = [:]
+            var emptied: [String: Set<String>] = [:]
             for mapping in hop.mapping.entityMappings {
                 guard let sourceName = mapping.sourceEntity else { continue }
                 if mapping.kind != .remove && used[sourceName] == nil { used[sourceName] = [] }
@@ -339,6 +436,13 @@ public struct MigrationPlan: Sendable, Hashable {
                 for property in mapping.attributes + mapping.relationships {
                     for path in property.expression?.sourceKeyPaths ?? [] where !path.isEmpty {
                         used[sourceName, default: []].insert(path[0])
+                    }
+                    if case .emptied(let reason) = property.change {
+                        emptied[sourceName, default: []].insert(property.name)
+                        changes.append(
+                            .relationshipEmptied(
+                                hop: name, entity: mapping.destinationEntity ?? sourceName,
+                                relationship: property.name, reason: reason))
                     }
                     if case .cardinality(toMany: false) = property.change {
                         changes.append(
@@ -364,7 +468,7 @@ public struct MigrationPlan: Sendable, Hashable {
                 }
                 for relationship in relationships
                 where !relationship.isTransient && used[sourceName]?.contains(relationship.name) != true
-                    && !inverseKept(relationship, used: used)
+                    && emptied[sourceName]?.contains(relationship.name) != true && !inverseKept(relationship, used: used)
                 {
                     changes.append(.relationshipRemoved(hop: name, entity: sourceName, relationship: relationship.name))
                 }

@@ -22,24 +22,43 @@ public struct ModelMatch: Sendable, Hashable {
         }
     }
 
-    /// The version whose hashes equal the store's, if any.
+    /// The version whose hashes equal the store's, if any. When several have them (a version that changed only
+    /// what the hashes leave out), the one whose version identifiers equal the store's
+    /// `NSStoreModelVersionIdentifiers`, then the later one in the bundle's order.
     public var matched: ObjectModel?
+    /// When several versions have the store's hashes: which was taken, and why.
+    public var choice: String?
     /// When nothing matches: the version with the most equal entity hashes.
     public var nearest: ObjectModel?
     /// When nothing matches: how the nearest version differs.
     public var differences: [Difference]
 
-    /// Compares store hashes with every version of `bundle`.
-    public init(storeHashes: [String: Data], bundle: ModelBundle) {
+    /// Compares store hashes with every version of `bundle`; `storeIdentifiers` (the store's
+    /// `NSStoreModelVersionIdentifiers`) choose between versions with the same hashes.
+    public init(storeHashes: [String: Data], storeIdentifiers: [String] = [], bundle: ModelBundle) {
+        let equal = bundle.versions.filter { $0.entityVersionHashes == storeHashes }
+        if let last = equal.last {
+            let named = equal.filter { Set($0.versionIdentifiers) == Set(storeIdentifiers) }
+            let chosen = named.last ?? last
+            self.matched = chosen
+            self.nearest = nil
+            self.differences = []
+            if equal.count > 1 {
+                let names = equal.map { $0.versionName ?? "?" }.joined(separator: ", ")
+                let identifiers = storeIdentifiers.map { "\"\($0)\"" }.joined(separator: ", ")
+                let why =
+                    named.isEmpty
+                    ? "the later version (the store's version identifiers [\(identifiers)] name none of them)"
+                    : named.count == 1
+                        ? "the store's version identifiers [\(identifiers)] name it"
+                        : "the later of those the store's version identifiers [\(identifiers)] name"
+                self.choice = "\(names) have the store's entity hashes; \(chosen.versionName ?? "?") is taken: \(why)"
+            }
+            return
+        }
         var best: (model: ObjectModel, score: Int, differences: [Difference])?
         for version in bundle.versions.reversed() {
             let hashes = version.entityVersionHashes
-            if hashes == storeHashes {
-                self.matched = version
-                self.nearest = nil
-                self.differences = []
-                return
-            }
             let differences = Self.differences(store: storeHashes, model: hashes)
             let score = hashes.filter { storeHashes[$0.key] == $0.value }.count * 2 - differences.count
             if best == nil || score > best?.score ?? .min { best = (version, score, differences) }
@@ -67,7 +86,7 @@ public struct ModelMatch: Sendable, Hashable {
 
 extension ModelMatch {
     /// The model a store was written with, resolved by its entity version hashes: the version of `bundle` whose
-    /// hashes match, or without a bundle the model the store carries (`cachedModel`, from a `Z_MODELCACHE`),
+    /// hashes match (between several, as ``matched`` says, by `storeIdentifiers`), or without a bundle the model the store carries (`cachedModel`, from a `Z_MODELCACHE`),
     /// after proving that its recomputed hashes equal the stored ones.
     ///
     /// ```swift
@@ -77,11 +96,11 @@ extension ModelMatch {
     ///   neither a bundle nor a cached model (`missingModelAdvice` says why); `.malformedInput` when the cached
     ///   model does not match the stored hashes.
     public static func resolve(
-        storeHashes: [String: Data], bundle: ModelBundle?, cachedModel: ObjectModel?,
+        storeHashes: [String: Data], storeIdentifiers: [String] = [], bundle: ModelBundle?, cachedModel: ObjectModel?,
         missingModelAdvice: String = "the store carries no model; give its model with --model", at location: Location
     ) throws -> ObjectModel {
         if let bundle {
-            let match = ModelMatch(storeHashes: storeHashes, bundle: bundle)
+            let match = ModelMatch(storeHashes: storeHashes, storeIdentifiers: storeIdentifiers, bundle: bundle)
             if let matched = match.matched { return matched }
             let nearest = match.nearest?.versionName ?? "none"
             let detail = match.differences.map(\.description).joined(separator: "; ")

@@ -99,8 +99,10 @@ public struct ObjectModel: Sendable, Hashable {
 public struct ModelBundle: Sendable, Hashable {
     /// The bundle name (`Notes` for `Notes.xcdatamodeld`).
     public var name: String
-    /// Every version, in the order version names sort (numeric-aware).
+    /// Every version, oldest first when ``order`` is known (see ``VersionOrder``); by name otherwise.
     public var versions: [ObjectModel]
+    /// How ``versions`` came to be in their order, and whether that order says which version is older.
+    public var order: VersionOrder
     /// The current version's name.
     public var currentVersionName: String?
     /// The kind of file the bundle was read from.
@@ -120,10 +122,14 @@ public struct ModelBundle: Sendable, Hashable {
         case storeCache
     }
 
-    /// Creates a bundle.
-    public init(name: String, versions: [ObjectModel], currentVersionName: String?, sourceKind: SourceKind) {
+    /// Creates a bundle whose versions are in the order given (oldest first) unless `order` says otherwise.
+    public init(
+        name: String, versions: [ObjectModel], currentVersionName: String?, sourceKind: SourceKind,
+        order: VersionOrder = .given
+    ) {
         self.name = name
         self.versions = versions
+        self.order = order
         self.currentVersionName = currentVersionName
         self.sourceKind = sourceKind
     }

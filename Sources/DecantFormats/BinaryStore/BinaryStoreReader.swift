@@ -78,7 +78,8 @@ public final class BinaryStoreReader: RecordReader {
                 at: Location(path: path, offset: Int(header.metadataOffset)))
         }
         model = try ModelMatch.resolve(
-            storeHashes: metadata.entityVersionHashes, bundle: options.bundle, cachedModel: nil,
+            storeHashes: metadata.entityVersionHashes, storeIdentifiers: metadata.versionIdentifiers,
+            bundle: options.bundle, cachedModel: nil,
             missingModelAdvice: "a binary store carries no model; give its model with --model", at: here)
 
         let mapArchive = try Self.open(

@@ -48,7 +48,7 @@ public struct JSONDocumentHeader: Sendable, Hashable {
     ///   bundle.
     public func resolveModel(bundle: ModelBundle?, at location: Location) throws -> ObjectModel {
         try ModelMatch.resolve(
-            storeHashes: entityVersionHashes, bundle: bundle, cachedModel: nil,
+            storeHashes: entityVersionHashes, storeIdentifiers: versionIdentifiers, bundle: bundle, cachedModel: nil,
             missingModelAdvice: "the document names its model version by hash only; give the model with --model",
             at: location)
     }

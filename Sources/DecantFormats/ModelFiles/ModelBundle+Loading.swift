@@ -58,8 +58,9 @@ extension ModelBundle {
         url.deletingPathExtension().lastPathComponent
     }
 
-    /// The version entries of a bundle folder with extension `pathExtension`, in numeric-aware name order.
-    private static func versionEntries(in url: URL, pathExtension: String) throws -> [URL] {
+    /// The version entries of a bundle folder with extension `pathExtension`, in Xcode's order
+    /// (``VersionOrder/byName(_:bundleName:)``), and whether that order is known.
+    private static func versionEntries(in url: URL, pathExtension: String) throws -> (entries: [URL], order: VersionOrder) {
         let children: [URL]
         do {
             children = try FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
@@ -68,16 +69,19 @@ extension ModelBundle {
                 underlyingError: error)
         }
         let entries = children.filter { $0.pathExtension == pathExtension }
-            .sorted { precedesNumerically(versionName(of: $0), versionName(of: $1)) }
         guard !entries.isEmpty else {
             throw DecantError(
                 .malformedInput, "the model bundle holds no .\(pathExtension) version", at: Location(path: url.path))
         }
-        return entries
+        let sorted = VersionOrder.byName(
+            entries.map(versionName(of:)), bundleName: url.deletingPathExtension().lastPathComponent)
+        let ordered = sorted.names.compactMap { name in entries.first { versionName(of: $0) == name } }
+        return (ordered, sorted.order)
     }
 
     private static func loadVersionedSource(_ url: URL) throws -> ModelBundle {
-        let versions = try versionEntries(in: url, pathExtension: "xcdatamodel").map(loadSourceVersion)
+        let (entries, order) = try versionEntries(in: url, pathExtension: "xcdatamodel")
+        let versions = try entries.map(loadSourceVersion)
         let current = try currentVersionName(in: url)
         if let current, !versions.contains(where: { $0.versionName == current }) {
             throw DecantError(
@@ -86,13 +90,14 @@ extension ModelBundle {
         }
         return ModelBundle(
             name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: current,
-            sourceKind: .xcdatamodeld)
+            sourceKind: .xcdatamodeld, order: order)
     }
 
     /// Reads a `.momd`: every `.mom` inside (the optional `.omo` cache is ignored, as Core Data may ignore it) and
     /// `NSManagedObjectModel_CurrentVersionName` from `VersionInfo.plist`.
     private static func loadCompiledBundle(_ url: URL) throws -> ModelBundle {
-        let versions = try versionEntries(in: url, pathExtension: "mom").map(loadCompiledVersion)
+        let (entries, order) = try versionEntries(in: url, pathExtension: "mom")
+        let versions = try entries.map(loadCompiledVersion)
         var current: String?
         let info = url.appendingPathComponent("VersionInfo.plist")
         if FileManager.default.fileExists(atPath: info.path) {
@@ -101,7 +106,7 @@ extension ModelBundle {
         }
         return ModelBundle(
             name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: current,
-            sourceKind: .momd)
+            sourceKind: .momd, order: order)
     }
 
     private static func loadCompiledVersion(_ url: URL) throws -> ObjectModel {
@@ -153,32 +158,4 @@ extension ModelBundle {
         return try XcdatamodelReader.read(contentsOf: contents, versionName: versionName(of: url))
     }
 
-    /// Numeric-aware ordering of version names: runs of digits compare by value (`Model 2` < `Model 10`).
-    static func precedesNumerically(_ lhs: String, _ rhs: String) -> Bool {
-        let left = chunks(lhs)
-        let right = chunks(rhs)
-        for (a, b) in zip(left, right) where a != b {
-            if let x = Int(a), let y = Int(b), x != y { return x < y }
-            return a.utf16.lexicographicallyPrecedes(b.utf16)
-        }
-        if left.count != right.count { return left.count < right.count }
-        return lhs.utf16.lexicographicallyPrecedes(rhs.utf16)
-    }
-
-    private static func chunks(_ text: String) -> [String] {
-        var result: [String] = []
-        var current = ""
-        var inDigits = false
-        for character in text {
-            let digit = character.isASCII && character.isNumber
-            if !current.isEmpty && digit != inDigits {
-                result.append(current)
-                current = ""
-            }
-            inDigits = digit
-            current.append(character)
-        }
-        if !current.isEmpty { result.append(current) }
-        return result
-    }
 }

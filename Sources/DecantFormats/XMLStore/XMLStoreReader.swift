@@ -81,7 +81,8 @@ public final class XMLStoreReader: RecordReader {
 
         if let bundle {
             model = try ModelMatch.resolve(
-                storeHashes: metadata.entityVersionHashes, bundle: bundle, cachedModel: nil, at: here)
+                storeHashes: metadata.entityVersionHashes, storeIdentifiers: metadata.versionIdentifiers, bundle: bundle,
+                cachedModel: nil, at: here)
             isSchemaLess = false
         } else {
             model = try Self.declaredModel(

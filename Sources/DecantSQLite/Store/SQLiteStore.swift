@@ -126,7 +126,8 @@ public final class SQLiteStore {
     ///   store without a cache when no bundle is given.
     public func resolveModel(bundle: ModelBundle?) throws -> ObjectModel {
         try ModelMatch.resolve(
-            storeHashes: metadata.entityVersionHashes, bundle: bundle, cachedModel: cachedModel,
+            storeHashes: metadata.entityVersionHashes, storeIdentifiers: metadata.versionIdentifiers, bundle: bundle,
+            cachedModel: cachedModel,
             missingModelAdvice:
                 "the store has no Z_MODELCACHE (written by Core Data \(metadata.frameworkVersion ?? 0)); give its model with --model",
             at: Location(path: displayPath))

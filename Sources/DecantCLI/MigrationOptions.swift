@@ -1,0 +1,75 @@
+import ArgumentParser
+import Decant
+import Foundation
+
+/// The options of every command that plans a migration (`migrate`, `seed`, `plan`): the model and its version
+/// order, the destination version, the mappings and how the run treats what breaks a rule.
+struct MigrationOptions: ParsableArguments {
+    @Option(name: .long, help: "The model bundle (.xcdatamodeld or .momd) with every version.")
+    var model: String?
+
+    @Option(name: .customLong("to"), help: "The destination version's name (default: the current version).")
+    var destinationVersion: String?
+
+    @Option(
+        name: .long,
+        help: "A Decant mapping file (YAML or JSON), an Xcode .xcmappingmodel or .cdm, or a folder of them; repeat for several hops.")
+    var mapping: [String] = []
+
+    @Flag(name: .long, help: "Use only the mappings given with --mapping; search for none beside the model.")
+    var noMappingSearch = false
+
+    @Option(name: .long, help: versionOrderHelp)
+    var versionOrder: String?
+
+    @Option(name: .long, help: "List objects that break a rule in this NDJSON file and go on.")
+    var rejects: String?
+
+    @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
+    var missingExternalData: MissingExternalDataArgument = .fail
+
+    @Flag(
+        name: .long,
+        help: "Refuse objects that already broke a rule in the source too (default: carried over with a warning).")
+    var strict = false
+
+    /// The bundle, in the order `--version-order` gives; nil without `--model`.
+    func bundle() throws -> ModelBundle? {
+        try model.map { try loadBundle($0, versionOrder: versionOrder) }
+    }
+
+    /// The library's migration settings; `--model` is required.
+    func settings() throws -> StoreMigration.Options {
+        guard let bundle = try bundle() else { throw ValidationError("give the model with --model") }
+        var options = StoreMigration.Options(bundle: bundle, destinationVersion: destinationVersion)
+        try options.loadMappings(from: mapping.map { URL(fileURLWithPath: $0) })
+        options.formatOptions.missingExternalData = missingExternalData.policy
+        options.rejects = rejects.map { URL(fileURLWithPath: $0) }
+        options.strict = strict
+        options.searchesForMappings = !noMappingSearch
+        return options
+    }
+}
+
+/// Loads the model bundle at `path`, its versions in the order `versionOrder` gives (names separated by commas, or
+/// a file with one name a line) when given.
+func loadBundle(_ path: String, versionOrder: String?) throws -> ModelBundle {
+    let bundle = try ModelBundle.load(from: URL(fileURLWithPath: path))
+    guard let versionOrder else { return bundle }
+    var list = versionOrder
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: versionOrder, isDirectory: &isDirectory), !isDirectory.boolValue {
+        do {
+            list = try String(contentsOfFile: versionOrder, encoding: .utf8)
+        } catch {
+            throw DecantError(
+                .ioError, "cannot read the version order", at: Location(path: versionOrder), underlyingError: error)
+        }
+    }
+    return try bundle.ordered(as: VersionOrder.names(inList: list))
+}
+
+/// `--version-order` for commands that read a model without migrating (`inspect`, `validate`).
+let versionOrderHelp = ArgumentHelp(
+    "The versions' order, oldest first: names separated by commas, or a file with one name a line (default: Xcode's numbering).")
+
