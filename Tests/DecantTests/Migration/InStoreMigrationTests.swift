@@ -108,8 +108,20 @@ struct InStoreMigrationTests {
     /// Migrates `store` inside SQLite and through the record stream and expects the same store and report; returns
     /// the in-store run's report.
     @discardableResult
+    /// Rows of `query` on the SQLite file `url`, as Python's sqlite3 reads them (`[(1, 'a'), …]`): an oracle
+    /// independent of Decant's reader.
+    static func rows(_ url: URL, _ query: String) throws -> String {
+        try PythonOracle.text(
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[2]); print([tuple(r) for r in c.execute(sys.argv[3])])",
+            arguments: [url.path, query])
+    }
+
+    /// Migrates `store` inside SQLite and through the record stream and compares the two; with `oracle`, both
+    /// outputs must also give the rows written by hand for its query (the engines share one writer, so agreeing
+    /// with each other alone proves little).
     static func sameBothWays(
-        _ store: URL, options: StoreMigration.Options, in folder: URL, rejects: Bool = false
+        _ store: URL, options: StoreMigration.Options, in folder: URL, rejects: Bool = false,
+        oracle: (query: String, rows: String)? = nil
     ) throws -> StoreMigration.Report {
         var streaming = options
         streaming.runsInStoreWhenPossible = false
@@ -128,6 +140,10 @@ struct InStoreMigrationTests {
         let expected = try StoreMigration.migrate(store: store, to: .file(streamed), options: streaming)
         #expect(expected.engine == "stream")
         #expect(try dump(output) == dump(streamed))
+        if let oracle {
+            #expect(try rows(output, oracle.query) == oracle.rows, "inside SQLite")
+            #expect(try rows(streamed, oracle.query) == oracle.rows, "through the stream")
+        }
         #expect(report.read == expected.read)
         #expect(report.written == expected.written)
         #expect(report.ledgers == expected.ledgers)
@@ -373,7 +389,13 @@ struct InStoreMigrationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let notes = try MigrationFixtures.notes()
         let store = try NotesMigrationTests.v1Store(in: folder, bundle: notes)
-        let report = try Self.sameBothWays(store, options: StoreMigration.Options(bundle: notes), in: folder)
+        let when = NotesMigrationTests.when.timeIntervalSinceReferenceDate
+        let report = try Self.sameBothWays(
+            store, options: StoreMigration.Options(bundle: notes), in: folder,
+            oracle: (
+                "SELECT Z_PK, ZTEXT, ZTITLE, ZDATE, ZFOLDER FROM ZNOTE ORDER BY Z_PK",
+                "[(1, 'milk', None, \(when), None), (2, 'eggs', None, None, None), (5, None, None, \(when + 60), None)]"
+            ))
         #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
         #expect(report.hops.count == 2)
 
@@ -385,7 +407,12 @@ struct InStoreMigrationTests {
             records: (1...9).map {
                 MigrationFixtures.record("Item", Int64($0), in: v1, ["a": .string("value \($0)"), "count": .integer(Int64($0))])
             })
-        let chained = try Self.sameBothWays(items, options: StoreMigration.Options(bundle: chain), in: folder)
+        let chained = try Self.sameBothWays(
+            items, options: StoreMigration.Options(bundle: chain), in: folder,
+            oracle: (
+                "SELECT Z_PK, ZE, ZCOUNT FROM ZITEM ORDER BY Z_PK",
+                "[" + (1...9).map { "(\($0), 'value \($0)', \($0))" }.joined(separator: ", ") + "]"
+            ))
         #expect(chained.engine == "sqlite", "\(chained.streamReason ?? "")")
         #expect(chained.hops.count == 4)
     }
@@ -447,7 +474,12 @@ struct InStoreMigrationTests {
                 MigrationFixtures.record("Tag", 1, in: removal.versions[0], ["label": .string("a")]),
                 MigrationFixtures.record("Note", 1, in: removal.versions[0], ["text": .string("b")]),
             ])
-        let removed = try Self.sameBothWays(tags, options: StoreMigration.Options(bundle: removal), in: folder)
+        let removed = try Self.sameBothWays(
+            tags, options: StoreMigration.Options(bundle: removal), in: folder,
+            oracle: (
+                "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'ZTAG'), Z_PK, ZTEXT FROM ZNOTE",
+                "[(0, 1, 'b')]"
+            ))
         #expect(removed.engine == "sqlite", "\(removed.streamReason ?? "")")
         #expect(removed.ledgers.first?.rows["Tag"] == MigrationLedger.Row(read: 1, removed: 1))
 
