@@ -320,41 +320,48 @@ struct FailurePathTests {
     @Test func twoSeedingProcessesReleasedTogetherMakeOneCopy() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
+        // A seed large enough that copying it takes longer than the two processes' start-up differs.
         let seed = folder.appendingPathComponent("Seed.sqlite")
-        try Self.notesStore(at: seed, count: 2_000)
-        let app = folder.appendingPathComponent("App", isDirectory: true)
-        try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
-        let destination = app.appendingPathComponent("Notes.sqlite")
-        let go = folder.appendingPathComponent("go")
-        // Each process says it is ready, then waits for `go` to appear: both start within a millisecond or so.
-        var processes: [(Process, Pipe)] = []
-        for index in 0..<2 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            let ready = folder.appendingPathComponent("ready-\(index)").path
-            process.arguments = [
-                "-c", "touch \"$0\"; while [ ! -e \"$1\" ]; do sleep 0.001; done; shift; exec \"$@\"",
-                ready, go.path, EndToEndTests.binary.path, "seed", "--default", seed.path, "--store", destination.path,
-            ]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            processes.append((process, output))
+        try Self.notesStore(at: seed, count: 100_000)
+        for round in 0..<4 {
+            let app = folder.appendingPathComponent("App-\(round)", isDirectory: true)
+            try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+            let destination = app.appendingPathComponent("Notes.sqlite")
+            let go = app.appendingPathComponent("go")
+            // Each process says it is ready, then waits for `go` to appear: both start within a millisecond or so.
+            var processes: [(Process, Pipe)] = []
+            for index in 0..<2 {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/bin/bash")
+                process.arguments = [
+                    "-c", "touch \"$0\"; while [ ! -e \"$1\" ]; do sleep 0.001; done; shift; exec \"$@\"",
+                    folder.appendingPathComponent("ready-\(round)-\(index)").path, go.path, EndToEndTests.binary.path,
+                    "seed", "--default", seed.path, "--store", destination.path,
+                ]
+                let output = Pipe()
+                process.standardOutput = output
+                process.standardError = output
+                try process.run()
+                processes.append((process, output))
+            }
+            let ready = (0..<2).map { folder.appendingPathComponent("ready-\(round)-\($0)").path }
+            while !ready.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) { usleep(1_000) }
+            try Data().write(to: go)
+            var texts: [String] = []
+            for (process, output) in processes {
+                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0, "round \(round): \(text)")
+                texts.append(text)
+            }
+            // One seeded, the other found it seeded; one store, complete, and nothing else but the lock.
+            #expect(texts.filter { $0.contains("seeded from") }.count == 1, "round \(round): \(texts)")
+            #expect(texts.filter { $0.contains("already seeded") }.count == 1, "round \(round): \(texts)")
+            try FileManager.default.removeItem(at: go)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: app.path).sorted()
+                    == [".Notes.sqlite.decant-lock", "Notes.sqlite"], "round \(round)")
+            #expect(try SQLiteStore(contentsOf: destination).objectCounts() == ["Note": 100_000])
         }
-        while !(0..<2).allSatisfy({ FileManager.default.fileExists(atPath: folder.appendingPathComponent("ready-\($0)").path) }) {
-            usleep(1_000)
-        }
-        try Data().write(to: go)
-        var texts: [String] = []
-        for (process, output) in processes {
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(text)")
-            texts.append(text)
-        }
-        #expect(texts.filter { $0.contains("seeded from") }.count == 1, "\(texts)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: app.path).sorted() == [".Notes.sqlite.decant-lock", "Notes.sqlite"])
-        #expect(try SQLiteStore(contentsOf: destination).objectCounts() == ["Note": 2_000])
     }
 }
