@@ -116,6 +116,8 @@ struct MigrationCommandTests {
         ])
         #expect(migrate.status == 1)
         #expect(migrate.stderr.contains("Item.count"))
+        // Nothing written: no output, and nothing staged beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["Typed.xcdatamodeld", "typed.sqlite"])
         // The advice, written into a mapping file, makes the plan run.
         let mapping = folder.appendingPathComponent("fix.yaml")
         let fix = "source: Typed\ndestination: Typed 2\nentities:\n  Item:\n    attributes:\n"
