@@ -6,7 +6,8 @@ import Testing
 /// SIGKILL at many moments of a run: the source stays byte for byte as it was, the destination is absent (or, in
 /// place, the old store exactly) or complete, and a rerun succeeds. A moment is a point of progress, not of time: the
 /// run is killed once the files it stages beside its destination hold that fraction of the finished store's bytes,
-/// and most kills must land on a running process. 12 moments in `make test`, 50 with `DECANT_FULL_TESTS=1`
+/// and most kills must land on a running process; three more kills come as the output appears under its real name
+/// (a copy into place instead of a rename fails them). 12 moments in `make test`, 50 with `DECANT_FULL_TESTS=1`
 /// (`make test-all`); `DECANT_CRASH_MOMENTS` sets the number.
 @Suite("Crash safety", .serialized, .requiresDecantBinary, .tags(.slow))
 struct CrashSafetyTests {
@@ -70,15 +71,24 @@ struct CrashSafetyTests {
     /// (watched, not timed); returns whether the kill landed on the running process (false when the run ended
     /// first).
     static func kill(_ arguments: [String], whenStaged bytes: Int, beside destination: URL) throws -> Bool {
+        let earlier = staged(beside: destination)
+        return try kill(arguments) {
+            guard let written = stagedBytes(beside: destination, except: earlier) else { return false }
+            return written >= bytes
+        }
+    }
+
+    /// Starts `arguments` and sends SIGKILL as soon as `moment` says so (polled); returns whether the kill landed
+    /// on the running process.
+    static func kill(_ arguments: [String], when moment: () -> Bool) throws -> Bool {
         let process = Process()
         process.executableURL = EndToEndTests.binary
         process.arguments = arguments + ["--quiet"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        let earlier = staged(beside: destination)
         try process.run()
         while process.isRunning {
-            if let written = stagedBytes(beside: destination, except: earlier), written >= bytes {
+            if moment() {
                 Foundation.kill(process.processIdentifier, SIGKILL)
                 break
             }
@@ -86,6 +96,12 @@ struct CrashSafetyTests {
         }
         process.waitUntilExit()
         return process.terminationReason == .uncaughtSignal
+    }
+
+    /// The moment the destination appears: the staged output is being moved into place. A rename shows it whole; a
+    /// copy would show it partly written.
+    static func destinationAppears(_ destination: URL) -> () -> Bool {
+        { FileManager.default.fileExists(atPath: destination.path) }
     }
 
     /// Most moments must kill a running process, or the test checked finished runs only.
@@ -124,6 +140,13 @@ struct CrashSafetyTests {
             try FileManager.default.removeItem(at: output)
         }
         Self.expectMostKillsLanded(killed)
+        // And as the output is moved into place.
+        for attempt in 0..<3 {
+            _ = try Self.kill(arguments, when: Self.destinationAppears(output))
+            #expect(try Data(contentsOf: source) == sourceBytes, "commit \(attempt)")
+            try Self.checkAbsentOrComplete(output, counts: counts, moment: Self.moments + attempt)
+            StagedOutput.remove(output)
+        }
     }
 
     @Test func seedKilledAtAnyMoment() throws {
@@ -151,6 +174,13 @@ struct CrashSafetyTests {
             try FileManager.default.removeItem(at: destination)
         }
         Self.expectMostKillsLanded(killed)
+        // And as the copy is moved into place.
+        for attempt in 0..<3 {
+            _ = try Self.kill(arguments, when: Self.destinationAppears(destination))
+            #expect(try Data(contentsOf: seed) == seedBytes, "commit \(attempt)")
+            try Self.checkAbsentOrComplete(destination, counts: counts, moment: Self.moments + attempt)
+            StagedOutput.remove(destination)
+        }
     }
 }
 
