@@ -1,7 +1,31 @@
+import ArgumentParser
 import Decant
+@testable import DecantCLI
 import DecantTestSupport
 import Foundation
 import Testing
+
+/// The CLI exits with the status of the error's code (DESIGN.md's table, written out in `ExitCodeTests`).
+@Suite("Exit statuses of errors")
+struct ErrorExitStatusTests {
+    @Test func aThrownErrorExitsWithItsCodesStatus() {
+        let codes: [DecantError.Code] = [
+            .usage, .malformedInput, .unsupportedFormat, .modelMismatch, .fileNotFound, .internalError,
+            .cannotCreateOutput, .ioError, .planNotExecutable, .validationFailed,
+        ]
+        for code in codes {
+            do {
+                try reportingErrors(verbose: 0) { throw DecantError(code, "a test error") }
+                Issue.record("\(code): no exit")
+            } catch let exit as ExitCode {
+                #expect(exit.rawValue == code.exitCode, "\(code)")
+                #expect(exit.rawValue != 0, "\(code)")
+            } catch {
+                Issue.record("\(code): \(error)")
+            }
+        }
+    }
+}
 
 /// The failures DESIGN.md promises, through the built binary, for each command: 66 for a missing input, 73 for an
 /// output that cannot be created, 74 for an I/O error, 65 for a seed that is not a store; a failed run leaves no
