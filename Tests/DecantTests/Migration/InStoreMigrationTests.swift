@@ -176,7 +176,15 @@ struct InStoreMigrationTests {
         let bundle = Self.notes()
         let store = try Self.store(in: folder, bundle: bundle)
         let before = try Data(contentsOf: store)
-        let report = try Self.sameBothWays(store, options: StoreMigration.Options(bundle: bundle), in: folder, rejects: true)
+        // Notes 1, 5 and 12 (keys 2, 10, 24), by hand: content renamed to text, flagged's default 0 where it was
+        // nil, the new priority 0 and score 2.5, the folder kept (note 12 has none).
+        let report = try Self.sameBothWays(
+            store, options: StoreMigration.Options(bundle: bundle), in: folder, rejects: true,
+            oracle: (
+                "SELECT Z_PK, ZTEXT, ZFLAGGED, ZPRIORITY, ZSCORE, ZFOLDER FROM ZNOTE WHERE Z_PK IN (2, 10, 24) ORDER BY Z_PK",
+                #"[(2, "note 1 — ünïcödé 'quoted'", 0, 0, 2.5, 2), (10, None, 0, 0, 2.5, 3), "#
+                    + #"(24, "note 12 — ünïcödé 'quoted'", 1, 0, 2.5, None)]"#
+            ))
         #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
         #expect(report.written == ["Folder": 3, "Note": 40])
         #expect(report.ledgers.allSatisfy { $0.isReconciled })
