@@ -4,7 +4,7 @@ import Testing
 
 /// `migrate` and `validate` over many stores: a JUnit report with one test case per store, shards that split the
 /// list, and an exit code that says whether all passed.
-@Suite("decant batch runs", .serialized, .enabled(if: EndToEndTests.hasBinary))
+@Suite("decant batch runs", .serialized, .requiresDecantBinary)
 struct BatchCommandTests {
     /// Copies every corpus store (with its companions) into `folder`, under distinct names.
     static func corpusStores(into folder: URL) throws -> [String] {
@@ -33,12 +33,13 @@ struct BatchCommandTests {
         let report = folder.appendingPathComponent("validate.xml")
         let outcome = try EndToEndTests.run(["validate"] + stores + ["--jobs", "2", "--junit", report.path])
         let passed = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS") }.count
-        let failed = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL") }.count
-        #expect(passed + failed == stores.count)
+        let failing = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL") }
+        #expect(passed + failing.count == stores.count)
         #expect(outcome.stdout.contains("\(passed) of \(stores.count) stores passed"))
-        #expect(outcome.status == (failed == 0 ? 0 : outcome.status), "\(outcome.stdout)")
-        #expect(failed == 0 || outcome.status != 0)
-        #expect(try Self.junitCounts(report) == "\(stores.count) \(failed) \(stores.count)")
+        // Apple wrote these stores and Core Data opened them: every one validates, and the batch exits 0.
+        #expect(failing.isEmpty, "\(failing.joined(separator: "\n"))")
+        #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
+        #expect(try Self.junitCounts(report) == "\(stores.count) 0 \(stores.count)")
     }
 
     @Test func migrateShardsSplitTheListAndAllPass() throws {

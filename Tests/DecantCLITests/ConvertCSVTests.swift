@@ -71,7 +71,7 @@ struct ConvertCSVTests {
     }
 
     @Test(
-        .enabled(if: EndToEndTests.hasBinary),
+        .requiresDecantBinary,
         arguments: [[], ["--delimiter", ";", "--null", "NULL"], ["--delimiter", "tab"]])
     func storeThroughCSVAndBack(_ dialect: [String]) throws {
         let folder = try Fixtures.temporaryDirectory()
@@ -96,7 +96,7 @@ struct ConvertCSVTests {
                 == Self.records(of: folder.appendingPathComponent("Notes.sqlite"), model: model))
     }
 
-    @Test(.enabled(if: EndToEndTests.hasBinary)) func badCSVExits65WithItsPlaceAndNoOutput() throws {
+    @Test(.requiresDecantBinary) func badCSVExits65WithItsPlaceAndNoOutput() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = try Self.writeNotesStore(in: folder)
@@ -129,7 +129,7 @@ struct ConvertCSVTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["Notes.sqlite", "notes"])
     }
 
-    @Test(.enabled(if: EndToEndTests.hasBinary)) func singleFileWithEntity() throws {
+    @Test(.requiresDecantBinary) func singleFileWithEntity() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data("title,text,date\nMilk,\"2 litres\",2024-05-01\n".utf8).write(

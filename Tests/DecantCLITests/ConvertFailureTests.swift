@@ -5,7 +5,7 @@ import Testing
 
 /// `decant convert` and `decant inspect` on stores that are damaged or incomplete: the same located first line
 /// and the documented exit code every time, paths as the user typed them, and no output left behind.
-@Suite("decant on damaged stores", .serialized, .enabled(if: EndToEndTests.hasBinary))
+@Suite("decant on damaged stores", .serialized, .requiresDecantBinary)
 struct ConvertFailureTests {
     /// A model whose second entity keeps a picture that may be stored externally, and a derived attribute Decant
     /// has no trigger for.

@@ -7,7 +7,7 @@ import Testing
 /// without a model, a store goes to both formats and back, and a bad XML store exits 65 with its place.
 @Suite("decant convert with XML and binary stores", .serialized)
 struct ConvertLegacyStoreTests {
-    @Test(.enabled(if: EndToEndTests.hasBinary)) func mappingModelConvertsWithoutAModel() throws {
+    @Test(.requiresDecantBinary) func mappingModelConvertsWithoutAModel() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let mapping = try #require(Fixtures.corpusItems { $0.lastPathComponent == "xcmapping.xml" }.first)
@@ -18,7 +18,7 @@ struct ConvertLegacyStoreTests {
         #expect(outcome.output.contains("(model declared by xcmapping.xml)"), "\(outcome.output)")
     }
 
-    @Test(.enabled(if: EndToEndTests.hasBinary)) func storeGoesToXMLAndBinaryAndBack() throws {
+    @Test(.requiresDecantBinary) func storeGoesToXMLAndBinaryAndBack() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = try ConvertCSVTests.writeNotesStore(in: folder)
@@ -37,7 +37,7 @@ struct ConvertLegacyStoreTests {
         #expect(missing.errors.contains("--model"))
     }
 
-    @Test(.enabled(if: EndToEndTests.hasBinary)) func invalidUTF8Exits65WithLineAndOffsetAndNoOutput() throws {
+    @Test(.requiresDecantBinary) func invalidUTF8Exits65WithLineAndOffsetAndNoOutput() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         var data = Data("<?xml version=\"1.0\"?>\n<database>\n<object type=\"A\" id=\"z102\">".utf8)

@@ -4,11 +4,14 @@ import Foundation
 import Testing
 
 /// SIGKILL at many moments of a run: the source stays byte for byte as it was, the destination is absent (or, in
-/// place, the old store exactly) or complete, and a rerun succeeds. The number of moments can be raised with
-/// `DECANT_CRASH_MOMENTS`.
-@Suite("Crash safety", .serialized, .enabled(if: EndToEndTests.hasBinary))
+/// place, the old store exactly) or complete, and a rerun succeeds. A moment is a point of progress, not of time: the
+/// run is killed once the files it stages beside its destination hold that fraction of the finished store's bytes,
+/// and most kills must land on a running process; three more kills come as the output appears under its real name
+/// (a copy into place instead of a rename fails them). 12 moments in `make test`, 50 with `DECANT_FULL_TESTS=1`
+/// (`make test-all`); `DECANT_CRASH_MOMENTS` sets the number.
+@Suite("Crash safety", .serialized, .requiresDecantBinary, .tags(.slow))
 struct CrashSafetyTests {
-    static let moments = Int(ProcessInfo.processInfo.environment["DECANT_CRASH_MOMENTS"] ?? "") ?? 50
+    static let moments = TestScale.count("DECANT_CRASH_MOMENTS", quick: 12, full: 50)
 
     /// A store of `count` notes in folders (to-one, to-many through the inverse), large enough that a debug build
     /// of decant takes about a second to convert it.
@@ -36,28 +39,74 @@ struct CrashSafetyTests {
         try writer.finish()
     }
 
-    /// Runs `arguments` to completion and returns its wall time.
-    static func timedRun(_ arguments: [String]) throws -> TimeInterval {
-        let start = Date()
+    /// Runs `arguments` to completion and returns the bytes of `destination` and its companions afterwards.
+    static func completeRun(_ arguments: [String], destination: URL) throws -> Int {
         let outcome = try Subprocess.run(EndToEndTests.binary, arguments)
         #expect(outcome.status == 0, "\(arguments): \(outcome.errors)")
-        return Date().timeIntervalSince(start)
+        return ["", "-wal", "-shm"].reduce(0) { total, suffix in
+            total + ((try? FileManager.default.attributesOfItem(atPath: destination.path + suffix))?[.size] as? Int ?? 0)
+        }
     }
 
-    /// Starts `arguments`, kills it with SIGKILL after `delay` seconds (if still running); returns whether it was
-    /// killed.
-    static func kill(_ arguments: [String], after delay: TimeInterval) throws -> Bool {
+    /// The names of the files a run stages beside `destination` (`.Name.decant-…`, not the lock).
+    static func staged(beside destination: URL) -> Set<String> {
+        let prefix = ".\(destination.lastPathComponent).decant-"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: destination.deletingLastPathComponent().path))
+        return Set((entries ?? []).filter { $0.hasPrefix(prefix) && $0 != prefix + "lock" })
+    }
+
+    /// The bytes of the files staged beside `destination` other than `earlier` (left by a killed run), or nil when
+    /// there are none yet. A file may vanish between listing and measuring (renamed into place): it counts as 0.
+    static func stagedBytes(beside destination: URL, except earlier: Set<String>) -> Int? {
+        let folder = destination.deletingLastPathComponent()
+        let names = staged(beside: destination).subtracting(earlier)
+        guard !names.isEmpty else { return nil }
+        return names.reduce(0) { total, name in
+            let path = folder.appendingPathComponent(name).path
+            return total + ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0)
+        }
+    }
+
+    /// Starts `arguments` and sends SIGKILL as soon as the files staged beside `destination` hold `bytes` bytes
+    /// (watched, not timed); returns whether the kill landed on the running process (false when the run ended
+    /// first).
+    static func kill(_ arguments: [String], whenStaged bytes: Int, beside destination: URL) throws -> Bool {
+        let earlier = staged(beside: destination)
+        return try kill(arguments) {
+            guard let written = stagedBytes(beside: destination, except: earlier) else { return false }
+            return written >= bytes
+        }
+    }
+
+    /// Starts `arguments` and sends SIGKILL as soon as `moment` says so (polled); returns whether the kill landed
+    /// on the running process.
+    static func kill(_ arguments: [String], when moment: () -> Bool) throws -> Bool {
         let process = Process()
         process.executableURL = EndToEndTests.binary
         process.arguments = arguments + ["--quiet"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: delay)
-        let wasRunning = process.isRunning
-        if wasRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        while process.isRunning {
+            if moment() {
+                Foundation.kill(process.processIdentifier, SIGKILL)
+                break
+            }
+            usleep(200)
+        }
         process.waitUntilExit()
-        return wasRunning && process.terminationReason == .uncaughtSignal
+        return process.terminationReason == .uncaughtSignal
+    }
+
+    /// The moment the destination appears: the staged output is being moved into place. A rename shows it whole; a
+    /// copy would show it partly written.
+    static func destinationAppears(_ destination: URL) -> () -> Bool {
+        { FileManager.default.fileExists(atPath: destination.path) }
+    }
+
+    /// Most moments must kill a running process, or the test checked finished runs only.
+    static func expectMostKillsLanded(_ killed: Int) {
+        #expect(killed * 4 >= moments * 3, "most moments fall inside the run (\(killed) of \(moments))")
     }
 
     /// The destination is absent, or a complete store with `counts`.
@@ -79,20 +128,25 @@ struct CrashSafetyTests {
         let counts = try SQLiteStore(contentsOf: source).objectCounts()
         let output = folder.appendingPathComponent("Out.sqlite")
         let arguments = ["convert", source.path, output.path]
-        // The moments spread over the fastest run seen so far: one run slowed by a busy machine would put most of
-        // them after the end.
-        var duration = try Self.timedRun(arguments)
+        let size = try Self.completeRun(arguments, destination: output)
         try FileManager.default.removeItem(at: output)
         var killed = 0
         for moment in 0..<Self.moments {
-            if try Self.kill(arguments, after: duration * Double(moment) / Double(Self.moments)) { killed += 1 }
+            if try Self.kill(arguments, whenStaged: size * moment / Self.moments, beside: output) { killed += 1 }
             #expect(try Data(contentsOf: source) == sourceBytes, "moment \(moment)")
             try Self.checkAbsentOrComplete(output, counts: counts, moment: moment)
-            duration = min(duration, try Self.timedRun(arguments))
+            _ = try Self.completeRun(arguments, destination: output)
             try Self.checkAbsentOrComplete(output, counts: counts, moment: moment)
             try FileManager.default.removeItem(at: output)
         }
-        #expect(killed >= Self.moments / 2, "most moments fall inside the run (\(killed) of \(Self.moments))")
+        Self.expectMostKillsLanded(killed)
+        // And as the output is moved into place.
+        for attempt in 0..<3 {
+            _ = try Self.kill(arguments, when: Self.destinationAppears(output))
+            #expect(try Data(contentsOf: source) == sourceBytes, "commit \(attempt)")
+            try Self.checkAbsentOrComplete(output, counts: counts, moment: Self.moments + attempt)
+            StagedOutput.remove(output)
+        }
     }
 
     @Test func seedKilledAtAnyMoment() throws {
@@ -106,17 +160,26 @@ struct CrashSafetyTests {
         try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
         let destination = app.appendingPathComponent("Store.sqlite")
         let arguments = ["seed", "--default", seed.path, "--store", destination.path]
-        let duration = try Self.timedRun(arguments)
+        let size = try Self.completeRun(arguments, destination: destination)
         try FileManager.default.removeItem(at: destination)
+        var killed = 0
         for moment in 0..<Self.moments {
-            _ = try Self.kill(arguments, after: duration * Double(moment) / Double(Self.moments))
+            if try Self.kill(arguments, whenStaged: size * moment / Self.moments, beside: destination) { killed += 1 }
             #expect(try Data(contentsOf: seed) == seedBytes, "moment \(moment)")
             try Self.checkAbsentOrComplete(destination, counts: counts, moment: moment)
-            _ = try Self.timedRun(arguments)
+            _ = try Self.completeRun(arguments, destination: destination)
             try Self.checkAbsentOrComplete(destination, counts: counts, moment: moment)
             let entries = try FileManager.default.contentsOfDirectory(atPath: app.path).sorted()
             #expect(entries == [".Store.sqlite.decant-lock", "Store.sqlite"], "moment \(moment): \(entries)")
             try FileManager.default.removeItem(at: destination)
+        }
+        Self.expectMostKillsLanded(killed)
+        // And as the copy is moved into place.
+        for attempt in 0..<3 {
+            _ = try Self.kill(arguments, when: Self.destinationAppears(destination))
+            #expect(try Data(contentsOf: seed) == seedBytes, "commit \(attempt)")
+            try Self.checkAbsentOrComplete(destination, counts: counts, moment: Self.moments + attempt)
+            StagedOutput.remove(destination)
         }
     }
 }
@@ -145,7 +208,7 @@ extension CrashSafetyTests {
         let original = try Data(contentsOf: store)
         let backup = folder.appendingPathComponent("Notes.sqlite.backup")
         let arguments = ["migrate", store.path, "--model", bundlePath.path, "--in-place"]
-        let duration = try Self.timedRun(arguments)
+        let size = try Self.completeRun(arguments, destination: store)
         let migrated = try SQLiteStore(contentsOf: store)
         #expect(migrated.metadata.entityVersionHashes == bundle.currentVersion?.entityVersionHashes)
         let counts = try migrated.objectCounts()
@@ -155,8 +218,9 @@ extension CrashSafetyTests {
             try original.write(to: store)
         }
         try reset()
+        var killed = 0
         for moment in 0..<Self.moments {
-            _ = try Self.kill(arguments, after: duration * Double(moment) / Double(Self.moments))
+            if try Self.kill(arguments, whenStaged: size * moment / Self.moments, beside: store) { killed += 1 }
             // The old store exactly, or the migrated one complete: the current version, whole, every object.
             if try Data(contentsOf: store) != original {
                 try Self.checkAbsentOrComplete(store, counts: counts, moment: moment)
@@ -169,10 +233,11 @@ extension CrashSafetyTests {
                 #expect(try Data(contentsOf: backup) == original, "moment \(moment)")
                 try FileManager.default.removeItem(at: backup)
             }
-            _ = try Self.timedRun(arguments)
+            _ = try Self.completeRun(arguments, destination: store)
             try Self.checkAbsentOrComplete(store, counts: counts, moment: moment)
             try reset()
         }
+        Self.expectMostKillsLanded(killed)
     }
 }
 

@@ -8,27 +8,28 @@ struct EndToEndTests {
     static let binary = Fixtures.packageRoot.appendingPathComponent(".build/debug/decant")
 
     static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try #require(hasBinary, "\(binary.path) is missing: build it with `swift build --product decant`")
         let outcome = try Subprocess.run(binary, arguments)
         return (outcome.status, outcome.output, outcome.errors)
     }
 
     static var hasBinary: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
 
-    @Test(.enabled(if: hasBinary)) func inspectsASampleModel() throws {
+    @Test(.requiresDecantBinary) func inspectsASampleModel() throws {
         let outcome = try Self.run(["inspect", Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path])
         #expect(outcome.status == 0)
         #expect(outcome.stdout.contains("version Notes 3 (current)"))
         #expect(outcome.stderr.isEmpty)
     }
 
-    @Test(.enabled(if: hasBinary)) func missingInputExits66() throws {
+    @Test(.requiresDecantBinary) func missingInputExits66() throws {
         let outcome = try Self.run(["inspect", "/nonexistent/Nope.xcdatamodeld"])
         #expect(outcome.status == 66)
         #expect(outcome.stdout.isEmpty)
         #expect(outcome.stderr.hasPrefix("Error: /nonexistent/Nope.xcdatamodeld"))
     }
 
-    @Test(.enabled(if: hasBinary)) func legacyModelExits65() throws {
+    @Test(.requiresDecantBinary) func legacyModelExits65() throws {
         let legacy = Fixtures.corpus(
             "rentzsch__mogenerator/contributed templates/Nikita Zhuk/ponso/sample project/PonsoTest/MyModel.xcdatamodeld")
         let outcome = try Self.run(["inspect", legacy.path])
@@ -36,7 +37,7 @@ struct EndToEndTests {
         #expect(outcome.stderr.contains("re-save"))
     }
 
-    @Test(.enabled(if: hasBinary)) func malformedModelNamesTheLine() throws {
+    @Test(.requiresDecantBinary) func malformedModelNamesTheLine() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let model = folder.appendingPathComponent("Bad.xcdatamodel")
@@ -48,12 +49,12 @@ struct EndToEndTests {
         #expect(outcome.stderr.contains("contents:"))
     }
 
-    @Test(.enabled(if: hasBinary)) func usageErrorExits64() throws {
+    @Test(.requiresDecantBinary) func usageErrorExits64() throws {
         let outcome = try Self.run(["convert", "only-one-argument"])
         #expect(outcome.status == 64)
     }
 
-    @Test(.enabled(if: hasBinary)) func convertsAStoreAndInspectsIt() throws {
+    @Test(.requiresDecantBinary) func convertsAStoreAndInspectsIt() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 5.moody")
@@ -79,7 +80,7 @@ extension EndToEndTests {
         return (try? PythonOracle.text(script, input: Data(document.utf8), arguments: [schema])) ?? "invalid"
     }
 
-    @Test(.enabled(if: hasBinary)) func jsonFollowsTheSchema() throws {
+    @Test(.requiresDecantBinary) func jsonFollowsTheSchema() throws {
         let model = try Self.run(["inspect", Fixtures.samplesRoot.appendingPathComponent("Lessons.xcdatamodeld").path, "--json"])
         #expect(try Self.validate(model.stdout) == "valid")
         let momd = Fixtures.corpus("alemar11__CoreDataPlus/Tests/Resources/SampleModel/Fixtures/SampleModel.momd")
@@ -96,11 +97,16 @@ extension EndToEndTests {
 }
 
 extension EndToEndTests {
-    /// `make demo`'s story runs as the README tells it.
-    @Test(.enabled(if: hasBinary)) func theDemoTellsTheStory() throws {
+    /// `make demo`'s story runs as the README tells it. It runs in a temporary folder (with `samples` linked into
+    /// it), so its `.build/demo` is written there and not into the checkout.
+    @Test(.requiresDecantBinary) func theDemoTellsTheStory() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent("samples"), withDestinationURL: Fixtures.samplesRoot)
         let outcome = try Subprocess.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["-C", Fixtures.packageRoot.path, "bash", "samples/demo.sh", Self.binary.path])
+            URL(fileURLWithPath: "/usr/bin/env"), ["-C", folder.path, "bash", "samples/demo.sh", Self.binary.path])
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(".build/demo/App/Books.sqlite").path))
         #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
         for line in [
             ".build/demo/Books.sqlite: 8 objects written (model Books)",

@@ -15,6 +15,11 @@ struct InspectCommandTests {
             || (url.pathExtension == "xcdatamodel" && url.deletingLastPathComponent().pathExtension != "xcdatamodeld")
     }.map(Fixtures.corpusRelativePath)
 
+    /// 102 `.xcdatamodeld`, 2 `.momd` and 5 `.xcdatamodel` on their own.
+    @Test func theCorpusHasItsModels() {
+        #expect(Self.models.count == 109)
+    }
+
     @Test("describes every corpus model, or says a legacy one must be re-saved", arguments: models)
     func everyModel(_ path: String) throws {
         let url = Fixtures.corpus(path)

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `decant inspect` on record inputs: the format, entities and counts, and with --model what does not fit it.
-@Suite("decant inspect on CSV and JSON", .enabled(if: EndToEndTests.hasBinary))
+@Suite("decant inspect on CSV and JSON", .requiresDecantBinary)
 struct InspectRecordsTests {
     static let books = Fixtures.samplesRoot.appendingPathComponent("books").path
     static let model = Fixtures.samplesRoot.appendingPathComponent("Books.xcdatamodeld").path

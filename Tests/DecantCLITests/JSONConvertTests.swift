@@ -61,7 +61,7 @@ struct JSONConvertTests {
 
     static let notes = Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path
 
-    @Test(.enabled(if: EndToEndTests.hasBinary)) func plainJSONToAStoreAndBackToNDJSON() throws {
+    @Test(.requiresDecantBinary) func plainJSONToAStoreAndBackToNDJSON() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data(
@@ -95,7 +95,7 @@ struct JSONConvertTests {
         #expect(back.status == 0, "\(back.errors)")
     }
 
-    @Test(.enabled(if: EndToEndTests.hasBinary)) func aStoreToJSONFollowsTheSchema() throws {
+    @Test(.requiresDecantBinary) func aStoreToJSONFollowsTheSchema() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = Fixtures.corpus("alemar11__CoreDataPlus/Tests/Resources/SampleModel/Fixtures/SampleModel_V2.sqlite")
@@ -108,7 +108,7 @@ struct JSONConvertTests {
         }
     }
 
-    @Test(.enabled(if: EndToEndTests.hasBinary)) func badJSONExits65NamingThePlaceAndCreatesNothing() throws {
+    @Test(.requiresDecantBinary) func badJSONExits65NamingThePlaceAndCreatesNothing() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let cases: [(String, String)] = [

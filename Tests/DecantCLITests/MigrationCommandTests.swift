@@ -6,31 +6,30 @@ import Testing
 /// `decant plan`, `migrate` and `infer-mapping` through the built binary: exit codes, output, JSON schemas.
 @Suite("decant plan, migrate, infer-mapping", .serialized)
 struct MigrationCommandTests {
-    static var hasBinary: Bool { EndToEndTests.hasBinary }
     static let notes = Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path
 
     /// A v1 Notes store with two notes in a fresh folder.
     static func v1Store() throws -> (folder: URL, store: URL) {
-        let folder = try Fixtures.temporaryDirectory()
-        let bundle = try ModelBundle.load(from: URL(fileURLWithPath: notes))
-        let v1 = try #require(bundle.version(named: "Notes"))
-        let store = folder.appendingPathComponent("Notes.sqlite")
-        let writer = try SQLiteStoreWriter(creating: store, model: v1)
-        let layout = try #require(RecordLayout(entity: "Note", in: v1))
-        var batch = RecordBatch(layout: layout)
-        batch.append(Record(entity: "Note", id: .primaryKey(1), values: ["milk", .null]))
-        batch.append(Record(entity: "Note", id: .primaryKey(2), values: ["eggs", .null]))
-        try writer.write(batch)
-        try writer.finish()
-        return (folder, store)
+        let folder = try Fixtures.temporaryDirectory { folder in
+            let bundle = try ModelBundle.load(from: URL(fileURLWithPath: notes))
+            let v1 = try #require(bundle.version(named: "Notes"))
+            let writer = try SQLiteStoreWriter(creating: folder.appendingPathComponent("Notes.sqlite"), model: v1)
+            let layout = try #require(RecordLayout(entity: "Note", in: v1))
+            var batch = RecordBatch(layout: layout)
+            batch.append(Record(entity: "Note", id: .primaryKey(1), values: ["milk", .null]))
+            batch.append(Record(entity: "Note", id: .primaryKey(2), values: ["eggs", .null]))
+            try writer.write(batch)
+            try writer.finish()
+        }
+        return (folder, folder.appendingPathComponent("Notes.sqlite"))
     }
 
-    @Test(.enabled(if: hasBinary)) func helpListsTheMigrationCommands() throws {
+    @Test(.requiresDecantBinary) func helpListsTheMigrationCommands() throws {
         let help = try EndToEndTests.run(["--help"])
         for command in ["plan", "migrate", "infer-mapping"] { #expect(help.stdout.contains("  \(command) ")) }
     }
 
-    @Test(.enabled(if: hasBinary)) func planPrintsTheHopsAndFollowsItsSchema() throws {
+    @Test(.requiresDecantBinary) func planPrintsTheHopsAndFollowsItsSchema() throws {
         let (folder, store) = try Self.v1Store()
         defer { try? FileManager.default.removeItem(at: folder) }
         let text = try EndToEndTests.run(["plan", store.path, "--model", Self.notes])
@@ -44,7 +43,7 @@ struct MigrationCommandTests {
         #expect(try EndToEndTests.validate(json.stdout, schema: "plan") == "valid")
     }
 
-    @Test(.enabled(if: hasBinary)) func migrateWritesTheCurrentVersionAndSaysWhatItDid() throws {
+    @Test(.requiresDecantBinary) func migrateWritesTheCurrentVersionAndSaysWhatItDid() throws {
         let (folder, store) = try Self.v1Store()
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("Notes3.sqlite")
@@ -71,7 +70,7 @@ struct MigrationCommandTests {
         )
     }
 
-    @Test(.enabled(if: hasBinary)) func inPlaceKeepsABackup() throws {
+    @Test(.requiresDecantBinary) func inPlaceKeepsABackup() throws {
         let (folder, store) = try Self.v1Store()
         defer { try? FileManager.default.removeItem(at: folder) }
         let before = try Data(contentsOf: store)
@@ -83,7 +82,7 @@ struct MigrationCommandTests {
         )
     }
 
-    @Test(.enabled(if: hasBinary)) func aPlanThatCannotRunExits1WithTheReason() throws {
+    @Test(.requiresDecantBinary) func aPlanThatCannotRunExits1WithTheReason() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let bundle = folder.appendingPathComponent("Typed.xcdatamodeld")
@@ -117,6 +116,8 @@ struct MigrationCommandTests {
         ])
         #expect(migrate.status == 1)
         #expect(migrate.stderr.contains("Item.count"))
+        // Nothing written: no output, and nothing staged beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["Typed.xcdatamodeld", "typed.sqlite"])
         // The advice, written into a mapping file, makes the plan run.
         let mapping = folder.appendingPathComponent("fix.yaml")
         let fix = "source: Typed\ndestination: Typed 2\nentities:\n  Item:\n    attributes:\n"
@@ -164,7 +165,7 @@ struct MigrationCommandTests {
     /// A run that rejects objects is a problem found: it exits 1 with the counts per entity on standard error, its
     /// output and rejects file complete (it exited 0 and said nothing on standard error). What the store already
     /// broke is carried over with a warning (it was rejected too), unless --strict.
-    @Test(.enabled(if: hasBinary)) func rejectingObjectsExits1AndCarriedViolationsWarn() throws {
+    @Test(.requiresDecantBinary) func rejectingObjectsExits1AndCarriedViolationsWarn() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (bundle, store) = try Self.itemsStore(in: folder)
@@ -198,7 +199,7 @@ struct MigrationCommandTests {
         #expect(!strict.stderr.contains("warning:"))
     }
 
-    @Test(.enabled(if: hasBinary)) func inferMappingWritesAFileThatReproducesTheMigration() throws {
+    @Test(.requiresDecantBinary) func inferMappingWritesAFileThatReproducesTheMigration() throws {
         let (folder, store) = try Self.v1Store()
         defer { try? FileManager.default.removeItem(at: folder) }
         let yaml = folder.appendingPathComponent("v1-v2.yaml")
@@ -241,7 +242,7 @@ struct MigrationCommandTests {
 }
 
 extension MigrationCommandTests {
-    @Test(.enabled(if: hasBinary)) func validateExits1AndListsRejects() throws {
+    @Test(.requiresDecantBinary) func validateExits1AndListsRejects() throws {
         let (folder, store) = try Self.v1Store()
         defer { try? FileManager.default.removeItem(at: folder) }
         let valid = try EndToEndTests.run(["validate", store.path, "--model", Self.notes, "--json"])
@@ -275,7 +276,7 @@ extension MigrationCommandTests {
 
     /// Xcode mapping models found in a folder by their hashes: Moody v1 → v5 runs through three of them; v5 → v6
     /// needs the app's policy class, which `plan` names with exit 1 (in text and in its JSON document).
-    @Test(.enabled(if: hasBinary)) func xcodeMappingModelsFromAFolder() throws {
+    @Test(.requiresDecantBinary) func xcodeMappingModelsFromAFolder() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let model = Fixtures.corpus("objcio__core-data/Migrations/Migrations/Moody.xcdatamodeld").path
@@ -300,7 +301,7 @@ extension MigrationCommandTests {
         #expect(try EndToEndTests.validate(json.stdout, schema: "plan") == "valid")
     }
 
-    @Test(.enabled(if: hasBinary)) func migrateAndValidateShowProgressOnATerminalOnly() throws {
+    @Test(.requiresDecantBinary) func migrateAndValidateShowProgressOnATerminalOnly() throws {
         let (folder, store) = try Self.v1Store()
         defer { try? FileManager.default.removeItem(at: folder) }
         let binary = EndToEndTests.binary.path

@@ -5,11 +5,39 @@ import Testing
 
 /// `samples/PolicyMigration` as the README runs it: the Swift policy through the Xcode mapping model, and the same
 /// migration as a Decant mapping file through `decant migrate`, give the same store.
-@Suite("Policy sample", .serialized)
+///
+/// Slow (it builds a package against this checkout): `make test` leaves it to `make test-all`. The sample is built
+/// from a copy in the temporary folder, never inside the checkout, so no build file of the repository is touched.
+@Suite("Policy sample", .serialized, .tags(.slow))
 struct PolicySampleTests {
     static let sample = Fixtures.samplesRoot.appendingPathComponent("PolicyMigration", isDirectory: true)
 
-    @Test(.enabled(if: EndToEndTests.hasBinary), .timeLimit(.minutes(30)))
+    /// A copy of the sample in a fixed place of the temporary folder (its build is kept there between runs), its
+    /// dependency on Decant pointing at this checkout; returns the copy and its build folder.
+    static func temporaryCopy() throws -> (package: URL, scratch: URL) {
+        let manager = FileManager.default
+        // One place per checkout (FNV-1a of its path), so worktrees do not share a build.
+        let key = String(Fixtures.packageRoot.path.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }, radix: 16)
+        let root = manager.temporaryDirectory.appendingPathComponent("decant-policy-sample-\(key)", isDirectory: true)
+        let package = root.appendingPathComponent("PolicyMigration", isDirectory: true)
+        let scratch = root.appendingPathComponent("build", isDirectory: true)
+        if manager.fileExists(atPath: package.path) { try manager.removeItem(at: package) }
+        try manager.createDirectory(at: root, withIntermediateDirectories: true)
+        try manager.copyItem(at: sample, to: package)
+        let manifest = package.appendingPathComponent("Package.swift")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        let pointed = text.replacingOccurrences(of: #"path: "../..""#, with: "path: \"\(Fixtures.packageRoot.path)\"")
+        try #require(pointed != text, "the sample's Package.swift no longer names Decant at ../..")
+        try Data(pointed.utf8).write(to: manifest)
+        // SwiftPM keeps a dependency's build plan in `*.yaml` and does not notice files added to or removed from
+        // this checkout since (it then fails on a missing input): the copy's plan is dropped, its objects kept.
+        for file in (try? manager.contentsOfDirectory(atPath: scratch.path)) ?? [] where file.hasSuffix(".yaml") {
+            try manager.removeItem(at: scratch.appendingPathComponent(file))
+        }
+        return (package, scratch)
+    }
+
+    @Test(.requiresDecantBinary, .timeLimit(.minutes(30)))
     func policyAndMappingFileMigrateAlike() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -21,18 +49,13 @@ struct PolicySampleTests {
         ])
         #expect(seeded.status == 0, "\(seeded.stderr)")
 
-        // The sample package builds against this checkout and runs its policy. SwiftPM keeps a dependency's build
-        // plan in the package's `.build/*.yaml` and does not notice files added to or removed from this checkout
-        // since (it then fails on a missing input): the plan is dropped and made again, the objects are kept.
-        let plans = Self.sample.appendingPathComponent(".build", isDirectory: true)
-        for file in (try? FileManager.default.contentsOfDirectory(atPath: plans.path)) ?? [] where file.hasSuffix(".yaml") {
-            try? FileManager.default.removeItem(at: plans.appendingPathComponent(file))
-        }
+        // The sample package builds (from a temporary copy) against this checkout and runs its policy.
+        let copy = try Self.temporaryCopy()
         let swift = URL(fileURLWithPath: "/usr/bin/env")
-        let build = try Subprocess.run(swift, ["swift", "build", "--package-path", Self.sample.path], timeout: 1500)
-        #expect(build.status == 0, "\(build.output)\(build.errors)")
-        let binPath = try Subprocess.run(
-            swift, ["swift", "build", "--package-path", Self.sample.path, "--show-bin-path"], timeout: 300)
+        let place = ["--package-path", copy.package.path, "--scratch-path", copy.scratch.path]
+        let build = try Subprocess.run(swift, ["swift", "build"] + place, timeout: 1500)
+        try #require(build.status == 0, "\(build.output)\(build.errors)")
+        let binPath = try Subprocess.run(swift, ["swift", "build"] + place + ["--show-bin-path"], timeout: 300)
         let binary = URL(fileURLWithPath: binPath.output.trimmingCharacters(in: .whitespacesAndNewlines))
             .appendingPathComponent("NotesMigration")
         let byPolicy = folder.appendingPathComponent("by-policy.sqlite")

@@ -7,7 +7,6 @@ import Testing
 /// built binary.
 @Suite("decant seed and --version-order", .serialized)
 struct VersionCommandTests {
-    static var hasBinary: Bool { EndToEndTests.hasBinary }
 
     /// `Typed.xcdatamodeld` in `folder`: versions named `names`, `count` typed String in the first and Integer 64
     /// in the others (each later version adds an attribute of its own, so their hashes differ).
@@ -48,7 +47,7 @@ struct VersionCommandTests {
         try writer.finish()
     }
 
-    @Test(.enabled(if: hasBinary)) func aFailedSeedLeavesNoStoreAndAMappingMakesItRun() throws {
+    @Test(.requiresDecantBinary) func aFailedSeedLeavesNoStoreAndAMappingMakesItRun() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let bundle = try Self.bundle(in: folder)
@@ -74,7 +73,7 @@ struct VersionCommandTests {
         #expect(inspected.stdout.contains("matches Typed version Typed 2"))
     }
 
-    @Test(.enabled(if: hasBinary)) func versionOrderIsPrintedAndCanBeGiven() throws {
+    @Test(.requiresDecantBinary) func versionOrderIsPrintedAndCanBeGiven() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         // Xcode's numbering: the version named like the bundle first, then 2 < 10.

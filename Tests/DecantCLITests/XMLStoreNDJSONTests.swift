@@ -4,9 +4,13 @@ import Testing
 
 /// Every Apple-written XML store in the corpus (each `xcmapping.xml`) reads without a model and converts to NDJSON
 /// with one line per object.
-@Suite("XML stores to NDJSON", .enabled(if: EndToEndTests.hasBinary))
+@Suite("XML stores to NDJSON", .requiresDecantBinary)
 struct XMLStoreNDJSONTests {
     static let stores = Fixtures.corpusItems { $0.lastPathComponent == "xcmapping.xml" }.map(Fixtures.corpusRelativePath)
+
+    @Test func theCorpusHasItsElevenXMLStores() {
+        #expect(Self.stores.count == 11)
+    }
 
     @Test("one NDJSON line per object", arguments: stores)
     func oneLinePerObject(_ store: String) throws {

@@ -67,4 +67,17 @@ public enum Fixtures {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    /// A new temporary directory, filled by `fill`; when `fill` throws (a failed `#require` included) the directory
+    /// is removed before the error goes on, so a helper that hands a filled folder to its caller leaks none.
+    public static func temporaryDirectory(filling fill: (URL) throws -> Void) throws -> URL {
+        let folder = try temporaryDirectory()
+        do {
+            try fill(folder)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
+        return folder
+    }
 }

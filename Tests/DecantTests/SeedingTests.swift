@@ -11,6 +11,10 @@ struct SeedingTests {
     static let walStores: [String] = Fixtures.corpusItems { $0.lastPathComponent.hasSuffix("-wal") }
         .map { Fixtures.corpusRelativePath($0).replacingOccurrences(of: "-wal", with: "") }
 
+    @Test func theCorpusHasItsFiveWALStores() {
+        #expect(Self.walStores.count == 5)
+    }
+
     /// Copies a store with its companions into `folder` (the corpus is never opened in place).
     static func copySet(_ url: URL, into folder: URL, as name: String? = nil) throws -> URL {
         let target = folder.appendingPathComponent(name ?? url.lastPathComponent)
@@ -44,6 +48,14 @@ struct SeedingTests {
         #expect(!FileManager.default.fileExists(atPath: destination.path + "-wal"))
         #expect(try SQLiteStore(contentsOf: destination).objectCounts() == SQLiteStore(contentsOf: seed).objectCounts())
         #expect(try Self.records(of: destination) == Self.records(of: seed))
+        // Independently of Decant's reader: every table's rows, as Python's sqlite3 reads them (the seed through its
+        // -wal), are the same on both sides.
+        let dump = "import sqlite3, sys; c = sqlite3.connect(sys.argv[2]); "
+            + "ts = [r[0] for r in c.execute(\"SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name\")]; "
+            + "print(ts); [print(t, sorted(map(repr, c.execute('SELECT * FROM \"%s\"' % t)))) for t in ts]"
+        let seeded = try PythonOracle.text(dump, arguments: [destination.path])
+        #expect(seeded == (try PythonOracle.text(dump, arguments: [seed.path])))
+        #expect(seeded.contains("Z_PRIMARYKEY"))
         #expect(report.objects.values.reduce(0, +) > 0 || store.contains("SampleModel3"))
     }
 
@@ -54,13 +66,18 @@ struct SeedingTests {
         let destination = folder.appendingPathComponent("App.sqlite")
         #expect(try Seeding.seed(default: seed, store: destination).action == .seeded)
         let bytes = try Data(contentsOf: destination)
-        let modified = try FileManager.default.attributesOfItem(atPath: destination.path)[.modificationDate] as? Date
-        Thread.sleep(forTimeInterval: 0.05)
+        // A modification date set far in the past: any write would move it, however coarse the clock (no sleep).
+        let past = Date(timeIntervalSince1970: 1_000_000_000)
+        try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: destination.path)
+        let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
         let again = try Seeding.seed(default: seed, store: destination)
         #expect(again.action == .alreadySeeded)
         #expect(again.text.contains("already seeded"))
         #expect(try Data(contentsOf: destination) == bytes)
-        #expect(try FileManager.default.attributesOfItem(atPath: destination.path)[.modificationDate] as? Date == modified)
+        let after = try FileManager.default.attributesOfItem(atPath: destination.path)
+        #expect(after[.modificationDate] as? Date == past)
+        // The same file, not a copy renamed over it.
+        #expect(after[.systemFileNumber] as? Int == attributes[.systemFileNumber] as? Int)
     }
 
     @Test func twoSeedersMakeOneCopy() throws {

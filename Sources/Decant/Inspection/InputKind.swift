@@ -16,7 +16,8 @@ public enum InputKind: Sendable, Hashable {
 
     /// Sniffs `url`: model bundles by folder kind and `.mom` content, stores by the SQLite magic bytes, other
     /// inputs through `registry`.
-    /// - Throws: `.fileNotFound` for a missing path, `.unsupportedFormat` for anything else.
+    /// - Throws: `.fileNotFound` for a missing path, `.ioError` for a file that cannot be read,
+    ///   `.unsupportedFormat` for anything else.
     public init(of url: URL, registry: FormatRegistry = .builtIn) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -32,7 +33,7 @@ public enum InputKind: Sendable, Hashable {
             self = .records(format.name)
             return
         }
-        let header = FormatProbe.header(of: url, count: 512)
+        let header = try FormatProbe.header(of: url, count: 512)
         if header.prefix(16) == Data("SQLite format 3\0".utf8) {
             self = .sqliteStore
         } else if header.starts(with: Data("bplist00".utf8)) || ArchiveFormat.looksLikeKeyedArchive(header) {

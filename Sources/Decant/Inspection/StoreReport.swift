@@ -83,7 +83,7 @@ public struct StoreReport: Sendable, Codable, Hashable {
 
     /// `wal` when the header's read/write versions are 2 (WAL), else `delete`.
     static func journalMode(of url: URL) -> String {
-        let header = FormatProbe.header(of: url, count: 20)
+        let header = (try? FormatProbe.header(of: url, count: 20)) ?? Data()  // the store was just read: "unknown" if not
         guard header.count == 20 else { return "unknown" }
         return header[18] == 2 && header[19] == 2 ? "wal" : "delete"
     }

@@ -33,7 +33,7 @@ public struct FormatProbe: Sendable, Hashable {
     public var header: Data
 
     /// Reads the probe of `url`.
-    /// - Throws: `.fileNotFound` when nothing is there.
+    /// - Throws: `.fileNotFound` when nothing is there, `.ioError` when the file cannot be read.
     public init(url: URL) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -41,7 +41,7 @@ public struct FormatProbe: Sendable, Hashable {
         }
         self.url = url
         self.isDirectory = isDirectory.boolValue
-        self.header = isDirectory.boolValue ? Data() : Self.header(of: url, count: 512)
+        self.header = isDirectory.boolValue ? Data() : try Self.header(of: url, count: 512)
     }
 
     /// Creates a probe from parts (for tests).
@@ -58,11 +58,18 @@ public struct FormatProbe: Sendable, Hashable {
         return bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
     }
 
-    /// The first `count` bytes of `url` (fewer for a shorter file, none when it cannot be read).
-    public static func header(of url: URL, count: Int) -> Data {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return Data() }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: count)) ?? Data()
+    /// The first `count` bytes of `url` (fewer for a shorter file).
+    /// - Throws: `.ioError` when the file cannot be opened or read (exit 74): an unreadable input is not one of an
+    ///   unknown format.
+    public static func header(of url: URL, count: Int) throws -> Data {
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            return try handle.read(upToCount: count) ?? Data()
+        } catch {
+            throw DecantError(
+                .ioError, "cannot read the file", at: Location(path: url.displayPath), underlyingError: error)
+        }
     }
 }
 

@@ -11,6 +11,10 @@ struct XMLStoreCorpusTests {
     static let stores: [String] = Fixtures.corpusItems { $0.lastPathComponent == "xcmapping.xml" }
         .map(Fixtures.corpusRelativePath)
 
+    @Test func theCorpusHasItsElevenXMLStores() {
+        #expect(Self.stores.count == 11)
+    }
+
     /// Per object id: its type, attribute texts and relationship idrefs, as `xml.etree` reads them.
     static let oracle = """
         import json, sys

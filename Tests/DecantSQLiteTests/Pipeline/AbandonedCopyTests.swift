@@ -45,10 +45,13 @@ struct AbandonedCopyTests {
     /// A fresh library store (every relationship kind) in its own folder, with small batches so copies take
     /// several steps.
     static func source() throws -> (folder: URL, store: SQLiteStore) {
-        let folder = try Fixtures.temporaryDirectory()
-        let url = folder.appendingPathComponent("Library.sqlite")
-        try StoreFeatureTests.writeLibrary(to: url)
-        return (folder, try SQLiteStore(contentsOf: url))
+        var store: SQLiteStore?
+        let folder = try Fixtures.temporaryDirectory { folder in
+            let url = folder.appendingPathComponent("Library.sqlite")
+            try StoreFeatureTests.writeLibrary(to: url)
+            store = try SQLiteStore(contentsOf: url)
+        }
+        return (folder, try #require(store))
     }
 
     /// The files in `folder` besides the source store.

@@ -13,12 +13,13 @@ struct ExternalDataTests {
 
     /// A library store whose Book 3 keeps its cover in `_EXTERNAL_DATA/<fileName>`, the file not created.
     static func storeWithExternalReference() throws -> (folder: URL, url: URL) {
-        let folder = try Fixtures.temporaryDirectory()
-        let url = folder.appendingPathComponent("Library.sqlite")
-        try StoreFeatureTests.writeLibrary(to: url)
-        _ = try StoreFeatureTests.query(
-            url, "UPDATE ZBOOK SET ZCOVER = CAST(X'02' || '\(fileName)' || X'00' AS BLOB) WHERE Z_PK = 3")
-        return (folder, url)
+        let folder = try Fixtures.temporaryDirectory { folder in
+            let url = folder.appendingPathComponent("Library.sqlite")
+            try StoreFeatureTests.writeLibrary(to: url)
+            _ = try StoreFeatureTests.query(
+                url, "UPDATE ZBOOK SET ZCOVER = CAST(X'02' || '\(fileName)' || X'00' AS BLOB) WHERE Z_PK = 3")
+        }
+        return (folder, folder.appendingPathComponent("Library.sqlite"))
     }
 
     static func copy(_ url: URL, policy: MissingExternalDataPolicy) throws -> (TransferReport, URL) {

@@ -13,6 +13,11 @@ struct CSVStoreRoundTripTests {
         ["sqlite", "moody"].contains(url.pathExtension)
     }.map(Fixtures.corpusRelativePath)
 
+    /// The corpus round trips run once per store (`XMLStoreRoundTripTests` and `BinaryStoreTests` share this list).
+    @Test func theCorpusHasItsTenStores() {
+        #expect(Self.stores.count == 10)
+    }
+
     /// A private copy of a store (with its -wal and -shm) in a new temporary folder.
     static func copyStore(_ url: URL) throws -> URL {
         let directory = try Fixtures.temporaryDirectory()

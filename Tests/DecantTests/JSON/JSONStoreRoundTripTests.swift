@@ -13,6 +13,11 @@ struct JSONStoreRoundTripTests {
         ["sqlite", "moody"].contains(url.pathExtension)
     }.map(Fixtures.corpusRelativePath)
 
+    /// The corpus round trips run once per store (`XMLStoreRoundTripTests` and `BinaryStoreTests` share this list).
+    @Test func theCorpusHasItsTenStores() {
+        #expect(Self.stores.count == 10)
+    }
+
     static let extensions = ["json", "ndjson"]
 
     /// A private copy of a corpus store (with its -wal and -shm) in a new temporary folder.

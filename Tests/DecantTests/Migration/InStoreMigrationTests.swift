@@ -108,8 +108,31 @@ struct InStoreMigrationTests {
     /// Migrates `store` inside SQLite and through the record stream and expects the same store and report; returns
     /// the in-store run's report.
     @discardableResult
+    /// Rows of `query` on the SQLite file `url`, as Python's sqlite3 reads them (`[(1, 'a'), …]`): an oracle
+    /// independent of Decant's reader.
+    static func rows(_ url: URL, _ query: String) throws -> String {
+        try PythonOracle.text(
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[2]); print([tuple(r) for r in c.execute(sys.argv[3])])",
+            arguments: [url.path, query])
+    }
+
+    /// Each entity and join table of the SQLite file `url` with its row count, counted by Python's sqlite3.
+    static func tableCounts(_ url: URL) throws -> String {
+        try PythonOracle.text(
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[2]); "
+                + "ts = [r[0] for r in c.execute(\"SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%' "
+                + "AND name NOT IN ('Z_METADATA', 'Z_MODELCACHE', 'Z_PRIMARYKEY') ORDER BY name\")]; "
+                + "print([(t, c.execute('SELECT count(*) FROM \"%s\"' % t).fetchone()[0]) for t in ts])",
+            arguments: [url.path])
+    }
+
+    /// Migrates `store` inside SQLite and through the record stream and compares the two; with `oracle`, both
+    /// outputs must also give the rows written by hand for its query, and with `apple`, the tables and row counts
+    /// of the store Core Data migrated (the engines share one writer, so agreeing with each other alone proves
+    /// little).
     static func sameBothWays(
-        _ store: URL, options: StoreMigration.Options, in folder: URL, rejects: Bool = false
+        _ store: URL, options: StoreMigration.Options, in folder: URL, rejects: Bool = false,
+        oracle: (query: String, rows: String)? = nil, apple: URL? = nil
     ) throws -> StoreMigration.Report {
         var streaming = options
         streaming.runsInStoreWhenPossible = false
@@ -128,6 +151,15 @@ struct InStoreMigrationTests {
         let expected = try StoreMigration.migrate(store: store, to: .file(streamed), options: streaming)
         #expect(expected.engine == "stream")
         #expect(try dump(output) == dump(streamed))
+        if let oracle {
+            #expect(try rows(output, oracle.query) == oracle.rows, "inside SQLite")
+            #expect(try rows(streamed, oracle.query) == oracle.rows, "through the stream")
+        }
+        if let apple {
+            let counts = try tableCounts(apple)
+            #expect(try tableCounts(output) == counts, "inside SQLite")
+            #expect(try tableCounts(streamed) == counts, "through the stream")
+        }
         #expect(report.read == expected.read)
         #expect(report.written == expected.written)
         #expect(report.ledgers == expected.ledgers)
@@ -144,7 +176,15 @@ struct InStoreMigrationTests {
         let bundle = Self.notes()
         let store = try Self.store(in: folder, bundle: bundle)
         let before = try Data(contentsOf: store)
-        let report = try Self.sameBothWays(store, options: StoreMigration.Options(bundle: bundle), in: folder, rejects: true)
+        // Notes 1, 5 and 12 (keys 2, 10, 24), by hand: content renamed to text, flagged's default 0 where it was
+        // nil, the new priority 0 and score 2.5, the folder kept (note 12 has none).
+        let report = try Self.sameBothWays(
+            store, options: StoreMigration.Options(bundle: bundle), in: folder, rejects: true,
+            oracle: (
+                "SELECT Z_PK, ZTEXT, ZFLAGGED, ZPRIORITY, ZSCORE, ZFOLDER FROM ZNOTE WHERE Z_PK IN (2, 10, 24) ORDER BY Z_PK",
+                #"[(2, "note 1 — ünïcödé 'quoted'", 0, 0, 2.5, 2), (10, None, 0, 0, 2.5, 3), "#
+                    + #"(24, "note 12 — ünïcödé 'quoted'", 1, 0, 2.5, None)]"#
+            ))
         #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
         #expect(report.written == ["Folder": 3, "Note": 40])
         #expect(report.ledgers.allSatisfy { $0.isReconciled })
@@ -380,7 +420,13 @@ struct InStoreMigrationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let notes = try MigrationFixtures.notes()
         let store = try NotesMigrationTests.v1Store(in: folder, bundle: notes)
-        let report = try Self.sameBothWays(store, options: StoreMigration.Options(bundle: notes), in: folder)
+        let when = NotesMigrationTests.when.timeIntervalSinceReferenceDate
+        let report = try Self.sameBothWays(
+            store, options: StoreMigration.Options(bundle: notes), in: folder,
+            oracle: (
+                "SELECT Z_PK, ZTEXT, ZTITLE, ZDATE, ZFOLDER FROM ZNOTE ORDER BY Z_PK",
+                "[(1, 'milk', None, \(when), None), (2, 'eggs', None, None, None), (5, None, None, \(when + 60), None)]"
+            ))
         #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
         #expect(report.hops.count == 2)
 
@@ -392,7 +438,12 @@ struct InStoreMigrationTests {
             records: (1...9).map {
                 MigrationFixtures.record("Item", Int64($0), in: v1, ["a": .string("value \($0)"), "count": .integer(Int64($0))])
             })
-        let chained = try Self.sameBothWays(items, options: StoreMigration.Options(bundle: chain), in: folder)
+        let chained = try Self.sameBothWays(
+            items, options: StoreMigration.Options(bundle: chain), in: folder,
+            oracle: (
+                "SELECT Z_PK, ZE, ZCOUNT FROM ZITEM ORDER BY Z_PK",
+                "[" + (1...9).map { "(\($0), 'value \($0)', \($0))" }.joined(separator: ", ") + "]"
+            ))
         #expect(chained.engine == "sqlite", "\(chained.streamReason ?? "")")
         #expect(chained.hops.count == 4)
     }
@@ -454,7 +505,12 @@ struct InStoreMigrationTests {
                 MigrationFixtures.record("Tag", 1, in: removal.versions[0], ["label": .string("a")]),
                 MigrationFixtures.record("Note", 1, in: removal.versions[0], ["text": .string("b")]),
             ])
-        let removed = try Self.sameBothWays(tags, options: StoreMigration.Options(bundle: removal), in: folder)
+        let removed = try Self.sameBothWays(
+            tags, options: StoreMigration.Options(bundle: removal), in: folder,
+            oracle: (
+                "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'ZTAG'), Z_PK, ZTEXT FROM ZNOTE",
+                "[(0, 1, 'b')]"
+            ))
         #expect(removed.engine == "sqlite", "\(removed.streamReason ?? "")")
         #expect(removed.ledgers.first?.rows["Tag"] == MigrationLedger.Row(read: 1, removed: 1))
 
@@ -475,7 +531,11 @@ struct InStoreMigrationTests {
         let bundle = try ModelBundle.load(from: Fixtures.corpus(chain.model))
         let store = try Fixtures.copyStore(Fixtures.corpus(chain.source), into: folder)
         let options = StoreMigration.Options(bundle: bundle, destinationVersion: chain.destinationVersion)
-        let report = try Self.sameBothWays(store, options: options, in: folder)
+        // Apple's migrated store (copied: opening a WAL store writes its -shm).
+        let expectedFolder = folder.appendingPathComponent("expected", isDirectory: true)
+        try FileManager.default.createDirectory(at: expectedFolder, withIntermediateDirectories: true)
+        let apple = try Fixtures.copyStore(Fixtures.corpus(chain.expected), into: expectedFolder)
+        let report = try Self.sameBothWays(store, options: options, in: folder, apple: apple)
         #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
     }
 }

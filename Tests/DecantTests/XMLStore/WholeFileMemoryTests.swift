@@ -8,8 +8,9 @@ import Testing
 #endif
 
 /// The XML and binary stores are whole-file formats: their readers hold every object. These tests measure the memory
-/// (resident set growth) a reader holds per object, for the figures in the README. They only print: other tests share
-/// the process, so run each test alone for clean figures.
+/// (resident set growth) a reader holds per object, for the figures in the README, and print it (other tests share
+/// the process, so run each test alone for clean figures); what they check is that the reader measured holds every
+/// object with the values written, compared with values written by hand.
 @Suite("Whole-file store memory", .serialized)
 struct WholeFileMemoryTests {
     static let count = 20_000
@@ -71,6 +72,20 @@ struct WholeFileMemoryTests {
         #endif
     }
 
+    /// The reader holds all ``count`` items, item 7 with its values as written, and every item but the first a parent.
+    static func expectEveryItem(in reader: inout some RecordReader) throws {
+        let items = try #require(try RecordDump.records(of: &reader)["Item"])
+        #expect(items.count == count)
+        let seventh = try #require(items.first { $0.values.contains(.string("item 7")) })
+        #expect(
+            Set(seventh.values)
+                == [.integer(7), .string("item 7"), .double(1), .date(Date(timeIntervalSinceReferenceDate: 7 * 60.5))])
+        let withParent = items.filter { record in
+            record.relationships.contains { if case .toOne(let target) = $0 { target != nil } else { false } }
+        }
+        #expect(withParent.count == count - 1)
+    }
+
     static func measure(_ open: () throws -> any RecordReader) throws -> (perObject: Int, reader: any RecordReader) {
         trimHeap()
         let before = residentBytes()
@@ -90,6 +105,8 @@ struct WholeFileMemoryTests {
         }
         print("XML store: \(size / Self.count) bytes of file and \(perObject) bytes of memory per object")
         #expect(reader.model.entities.count == 1)
+        var opened = reader
+        try Self.expectEveryItem(in: &opened)
     }
 
     @Test func binaryStoreReaderMemoryPerObject() throws {
@@ -103,5 +120,7 @@ struct WholeFileMemoryTests {
         }
         print("Binary store: \(size / Self.count) bytes of file and \(perObject) bytes of memory per object")
         #expect(reader.model.entities.count == 1)
+        var opened = reader
+        try Self.expectEveryItem(in: &opened)
     }
 }

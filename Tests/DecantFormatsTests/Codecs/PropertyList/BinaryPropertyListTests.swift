@@ -214,7 +214,16 @@ struct BinaryPropertyListTests {
     @Test func sharedArraysAreParsedOnce() throws {
         // 2^15 values as a tree, but each object is parsed once.
         let value = try BinaryPropertyListReader().read(Self.doublingDAG(levels: 15))
-        #expect(value[0]?[1]?[0] != nil)
+        // The whole tree is there: 15 levels of two-element arrays, 2^15 leaves, each the integer 0.
+        func leaves(_ value: PropertyListValue, depth: Int) -> (count: Int, wrong: Int) {
+            guard depth < 15 else { return (1, value == .integer(0) ? 0 : 1) }
+            guard case .array(let elements) = value, elements.count == 2 else { return (0, 1) }
+            let first = leaves(elements[0], depth: depth + 1)
+            return (first.count * 2, first.wrong * 2 + (elements[0] == elements[1] ? 0 : 1))
+        }
+        let tree = leaves(value, depth: 0)
+        #expect(tree.count == 1 << 15)
+        #expect(tree.wrong == 0)
     }
 
     @Test func referenceBombIsRefused() throws {

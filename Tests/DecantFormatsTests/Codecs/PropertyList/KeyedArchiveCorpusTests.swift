@@ -72,10 +72,49 @@ struct KeyedArchiveCorpusTests {
         arguments: archives.filter { !$0.hasSuffix(".mom") && !$0.hasSuffix(".cdm") }
     )
     func treeDecodes(relative: String) throws {
-        let archive = try KeyedArchive(data: try Self.load(relative), path: relative)
-        for key in archive.topKeys {
-            _ = try archive.decodeTree(archive.topValue(forKey: key))
+        let data = try Self.load(relative)
+        let archive = try KeyedArchive(data: data, path: relative)
+        var ours: Set<String> = []
+        var urls: Set<String> = []
+        func collect(_ value: ArchivedValue) {
+            switch value {
+            case .string(let text): ours.insert(text)
+            case .url(let text): urls.insert(text)
+            case .array(let elements): elements.forEach(collect)
+            case .dictionary(let entries):
+                for entry in entries {
+                    collect(entry.key)
+                    collect(entry.value)
+                }
+            case .object(_, let fields): fields.forEach { collect($0.value) }
+            default: break
+            }
         }
+        for key in archive.topKeys {
+            let reference = archive.topValue(forKey: key)
+            let tree = try archive.decodeTree(reference)
+            // A reference to anything but `$null` decodes to a value.
+            if let uid = reference?.uidValue, uid != 0 { #expect(tree != .null, "\(relative): $top.\(key)") }
+            collect(tree)
+        }
+        // Python's plistlib, independently: every string the tree holds is a string of the archive.
+        let script = """
+            import plistlib, sys
+            found = set()
+            def walk(v):
+                if isinstance(v, str): found.add(v)
+                elif isinstance(v, (list, tuple)): [walk(x) for x in v]
+                elif isinstance(v, dict): [walk(k) or walk(x) for k, x in v.items()]
+            walk(plistlib.load(open(sys.argv[1], "rb")))
+            print("\\n".join(sorted(found)))
+            """
+        let theirs = Set(try PythonOracle.text(script, input: data).split(separator: "\n").map(String.init))
+        // (Python's lines cannot show an empty string or one with a line break.)
+        let unknown = ours.filter { !$0.isEmpty && !$0.contains("\n") && !theirs.contains($0) }
+        #expect(unknown.isEmpty, "\(relative): strings not in the archive: \(unknown.sorted())")
+        // A URL is its base resolved with its relative string: it ends with a string of the archive.
+        let unknownURLs = urls.filter { url in !theirs.contains { !$0.isEmpty && url.hasSuffix($0) } }
+        #expect(unknownURLs.isEmpty, "\(relative): URLs not in the archive: \(unknownURLs.sorted())")
     }
 
     @Test func compiledModelsAreCyclicAndWalkByIndex() throws {
