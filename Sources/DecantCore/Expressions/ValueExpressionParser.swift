@@ -15,8 +15,15 @@ extension ValueExpression {
 
 /// A precedence-climbing parser over the characters of one expression.
 struct ValueExpressionParser {
+    /// How deeply parentheses, calls and prefix operators may nest (the parser and every walk of the tree recurse).
+    static let maximumDepth = 200
+    /// How many infix operators one expression may hold: `a + b + c …` is as deep as it is long once parsed.
+    static let maximumOperators = 1000
+
     private let characters: [Character]
     private var position = 0
+    private var depth = 0
+    private var operators = 0
 
     init(text: String) { self.characters = Array(text) }
 
@@ -52,9 +59,16 @@ struct ValueExpressionParser {
     }
 
     private mutating func parseExpression(minimumPrecedence: Int) throws -> ValueExpression {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else { throw failure("nested more than \(Self.maximumDepth) levels deep") }
         var left = try parseUnary()
         while let op = peekOperator(), op.precedence >= minimumPrecedence {
             position += op.rawValue.count
+            operators += 1
+            guard operators <= Self.maximumOperators else {
+                throw failure("more than \(Self.maximumOperators) operators, the limit")
+            }
             let next = op.isRightAssociative ? op.precedence : op.precedence + 1
             let right = try parseExpression(minimumPrecedence: next)
             left = .binary(op, left, right)
@@ -63,6 +77,9 @@ struct ValueExpressionParser {
     }
 
     private mutating func parseUnary() throws -> ValueExpression {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else { throw failure("nested more than \(Self.maximumDepth) levels deep") }
         skipSpace()
         if peek("!") && !peek("!=") {
             position += 1
@@ -72,7 +89,7 @@ struct ValueExpressionParser {
             position += 1
             let operand = try parseUnary()
             switch operand {
-            case .literal(.integer(let value)): return .literal(.integer(-value))
+            case .literal(.integer(let value)) where value != .min: return .literal(.integer(-value))
             case .literal(.double(let value)): return .literal(.double(-value))
             default: return .unary(.negate, operand)
             }

@@ -334,7 +334,13 @@ extension CompiledHop {
             let sum = numbers.reduce(0, +)
             if operation == "@avg" { return .value(numbers.isEmpty ? .null : .double(sum / Double(numbers.count))) }
             if values.allSatisfy({ if case .integer = $0 { true } else { false } }) {
-                return .value(.integer(values.reduce(Int64(0)) { if case .integer(let i) = $1 { $0 &+ i } else { $0 } }))
+                var total: Int64 = 0
+                for case .integer(let integer) in values {
+                    let (next, overflow) = total.addingReportingOverflow(integer)
+                    guard !overflow else { throw ValueOverflow.error("@sum of \(values.count) integers") }
+                    total = next
+                }
+                return .value(.integer(total))
             }
             return .value(.double(sum))
         case "@min", "@max":
