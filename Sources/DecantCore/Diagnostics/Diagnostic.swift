@@ -20,6 +20,8 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         public static let leftOutReference = Kind(rawValue: "left-out-reference")
         /// A property the destination cannot store (no column for it); its values are not written.
         public static let unstoredProperty = Kind(rawValue: "unstored-property")
+        /// A store's model cache (`Z_MODELCACHE`) that cannot be decoded, in a run given the model: not needed.
+        public static let unreadableModelCache = Kind(rawValue: "unreadable-model-cache")
     }
 
     /// What kind of thing was noticed.
