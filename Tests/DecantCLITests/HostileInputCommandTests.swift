@@ -116,4 +116,30 @@ struct HostileInputCommandTests {
             run.stderr.contains("member Tag/p7 is not an object of Tag.csv: the member side of this link is missing"))
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
+
+    @Test(.enabled(if: hasBinary)) func aModelCacheThatCannotBeDecodedIsAWarningWhenTheModelIsGiven() throws {
+        let (folder, store) = try Self.store(count: 2)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Valid DEFLATE (one stored block, "hello") of something that is not a model archive.
+        let damaged = try Subprocess.run(
+            URL(fileURLWithPath: "/usr/bin/sqlite3"),
+            [store.path, "UPDATE Z_MODELCACHE SET Z_CONTENT = x'010500faff68656c6c6f'"])
+        try #require(damaged.status == 0, "\(damaged.errors)")
+        let output = folder.appendingPathComponent("out.ndjson")
+        let given = try EndToEndTests.run(["convert", store.path, output.path, "--model", Self.notes])
+        #expect(given.status == 0, "\(given.stderr)")
+        #expect(given.stderr.hasPrefix("warning: "), "\(given.stderr)")
+        #expect(given.stderr.contains("Z_MODELCACHE cannot be decoded"))
+        #expect(given.stdout.contains("2 objects written"))
+        let inspected = try EndToEndTests.run(["inspect", store.path, "--model", Self.notes])
+        #expect(inspected.status == 0, "\(inspected.stderr)")
+        #expect(inspected.stdout.contains("model cache:       yes"))
+        // Without a model the cache is needed, and its error stops the run.
+        try? FileManager.default.removeItem(at: output)
+        for arguments in [["convert", store.path, output.path], ["inspect", store.path]] {
+            let run = try EndToEndTests.run(arguments)
+            #expect(run.status == 65, "\(arguments[0]): \(run.stderr)")
+            #expect(run.stderr.contains("(Z_MODELCACHE)"), "\(run.stderr)")
+        }
+    }
 }
