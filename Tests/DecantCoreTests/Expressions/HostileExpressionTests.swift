@@ -37,6 +37,18 @@ struct HostileExpressionTests {
         #expect(Value.double(-9_223_372_036_854_775_808).converted(to: .integer64) == .integer(.min))
     }
 
+    @Test func aModelDefaultPast64BitsIsNoDefaultRatherThanATrap() {
+        var attribute = Attribute(name: "count", type: .integer64)
+        let cases: [(String, Value?)] = [
+            ("1e308", nil), ("nan", nil), ("-1e19", nil), ("2.0", .integer(2)), ("1e3", .integer(1_000)),
+            ("-9223372036854775808", .integer(.min)), ("7.9", .integer(7)),
+        ]
+        for (text, expected) in cases {
+            attribute.defaultValue = text
+            #expect(attribute.defaultLiteral == expected, "\(text)")
+        }
+    }
+
     @Test func parsingIsBounded() throws {
         let deep = String(repeating: "(", count: 5_000) + "1" + String(repeating: ")", count: 5_000)
         #expect(throws: DecantError.self) { try ValueExpression(parsing: deep) }
