@@ -18,7 +18,7 @@ if arguments.first == "--where", arguments.count == 4 {
     let report = try StoreConversion.convert(
         from: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]), outputFormat: "ndjson",
         options: options, selection: selection)
-    exit(report.written > 0 ? 0 : 1)
+    exit(report.written.values.reduce(0, +) > 0 ? 0 : 1)
 }
 
 let objects = arguments.compactMap(Int.init).first ?? 8000
