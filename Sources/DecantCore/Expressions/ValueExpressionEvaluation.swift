@@ -166,7 +166,9 @@ extension Value {
         case .decimal:
             if case .decimal = self { return self }
             if case .string(let text) = self { return Decimal(string: text).map(Value.decimal) }
-            return number.map { .decimal(Decimal($0)) }
+            // Decimal(Double) traps on an infinity and gives NaN past its range (about 1e165): neither is a value.
+            guard let number, number.isFinite, case let decimal = Decimal(number), !decimal.isNaN else { return nil }
+            return .decimal(decimal)
         case .string:
             if case .string = self { return self }
             return text.map(Value.string)

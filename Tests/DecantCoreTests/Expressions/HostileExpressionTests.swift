@@ -35,6 +35,11 @@ struct HostileExpressionTests {
         #expect(Value.double(1e300).converted(to: .integer64) == nil)
         #expect(Value.double(.nan).converted(to: .integer64) == nil)
         #expect(Value.double(-9_223_372_036_854_775_808).converted(to: .integer64) == .integer(.min))
+        // Decimal(Double) traps on an infinity, and is NaN past about 1e165.
+        #expect(Value.double(.infinity).converted(to: .decimal) == nil)
+        #expect(Value.double(1e200).converted(to: .decimal) == nil)
+        #expect(Value.double(.nan).converted(to: .decimal) == nil)
+        #expect(Value.double(2.5).converted(to: .decimal) == .decimal(Decimal(string: "2.5") ?? 0))
     }
 
     @Test func aModelDefaultPast64BitsIsNoDefaultRatherThanATrap() {
