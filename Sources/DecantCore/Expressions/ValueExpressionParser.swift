@@ -58,10 +58,19 @@ struct ValueExpressionParser {
         return operators.first { peek($0.rawValue) }
     }
 
-    private mutating func parseExpression(minimumPrecedence: Int) throws -> ValueExpression {
+    /// Runs `body` one level deeper (parentheses, arguments, operands, prefix operators), refusing past the limit.
+    private mutating func nested<T>(_ body: (inout Self) throws -> T) throws -> T {
+        guard depth < Self.maximumDepth else { throw failure("nested more than \(Self.maximumDepth) levels deep") }
         depth += 1
         defer { depth -= 1 }
-        guard depth <= Self.maximumDepth else { throw failure("nested more than \(Self.maximumDepth) levels deep") }
+        return try body(&self)
+    }
+
+    private mutating func parseExpression(minimumPrecedence: Int) throws -> ValueExpression {
+        try nested { try $0.parseOperations(minimumPrecedence: minimumPrecedence) }
+    }
+
+    private mutating func parseOperations(minimumPrecedence: Int) throws -> ValueExpression {
         var left = try parseUnary()
         while let op = peekOperator(), op.precedence >= minimumPrecedence {
             position += op.rawValue.count
@@ -77,17 +86,14 @@ struct ValueExpressionParser {
     }
 
     private mutating func parseUnary() throws -> ValueExpression {
-        depth += 1
-        defer { depth -= 1 }
-        guard depth <= Self.maximumDepth else { throw failure("nested more than \(Self.maximumDepth) levels deep") }
         skipSpace()
         if peek("!") && !peek("!=") {
             position += 1
-            return .unary(.not, try parseUnary())
+            return .unary(.not, try nested { try $0.parseUnary() })
         }
         if peek("-") {
             position += 1
-            let operand = try parseUnary()
+            let operand = try nested { try $0.parseUnary() }
             switch operand {
             case .literal(.integer(let value)) where value != .min: return .literal(.integer(-value))
             case .literal(.double(let value)): return .literal(.double(-value))

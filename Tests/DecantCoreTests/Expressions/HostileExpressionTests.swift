@@ -57,6 +57,11 @@ struct HostileExpressionTests {
     @Test func parsingIsBounded() throws {
         let deep = String(repeating: "(", count: 5_000) + "1" + String(repeating: ")", count: 5_000)
         #expect(throws: DecantError.self) { try ValueExpression(parsing: deep) }
+        // The limit counts levels as written: 199 parentheses around a literal are fine, 200 are not.
+        let allowed = String(repeating: "(", count: 199) + "1" + String(repeating: ")", count: 199)
+        #expect(try Self.evaluate(allowed) == .integer(1))
+        let refused = String(repeating: "(", count: 200) + "1" + String(repeating: ")", count: 200)
+        #expect(throws: DecantError.self) { try ValueExpression(parsing: refused) }
         let negations = String(repeating: "-", count: 5_000) + "1"
         #expect(throws: DecantError.self) { try ValueExpression(parsing: negations) }
         let long = Array(repeating: "1", count: 5_000).joined(separator: " + ")
