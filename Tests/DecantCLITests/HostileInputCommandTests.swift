@@ -131,6 +131,13 @@ struct HostileInputCommandTests {
         #expect(given.stderr.hasPrefix("warning: "), "\(given.stderr)")
         #expect(given.stderr.contains("Z_MODELCACHE cannot be decoded"))
         #expect(given.stdout.contains("2 objects written"))
+        // A migration run inside SQLite says so too.
+        let migrated = try EndToEndTests.run([
+            "migrate", store.path, "--model", Self.notes, "--to", "Notes 3", "--output",
+            folder.appendingPathComponent("copy.sqlite").path,
+        ])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        #expect(migrated.stderr.contains("warning: ") && migrated.stderr.contains("Z_MODELCACHE cannot be decoded"))
         let inspected = try EndToEndTests.run(["inspect", store.path, "--model", Self.notes])
         #expect(inspected.status == 0, "\(inspected.stderr)")
         #expect(inspected.stdout.contains("model cache:       yes"))
