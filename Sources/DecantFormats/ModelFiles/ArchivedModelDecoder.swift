@@ -23,9 +23,19 @@ public enum ArchivedModelDecoder: Sendable {
         return try state.model()
     }
 
+    /// The most userInfo values one model may hold: an archive can share one array between many places, so a few
+    /// objects nested a few levels deep could otherwise stand for billions of values.
+    static let maximumUserInfoValues = 100_000
+
+    /// How many more userInfo values this decoding may read.
+    private final class UserInfoBudget {
+        var remaining = ArchivedModelDecoder.maximumUserInfoValues
+    }
+
     private struct State {
         let archive: KeyedArchive
         let format: ArchivedExpressionFormat
+        private let userInfoBudget = UserInfoBudget()
 
         init(archive: KeyedArchive) {
             self.archive = archive
@@ -119,6 +129,12 @@ public enum ArchivedModelDecoder: Sendable {
         /// `NSDate`, `NSData`, arrays, sets and dictionaries (nested at most 64 levels).
         func userInfoValue(_ value: PropertyListValue?, depth: Int) throws -> UserInfoValue? {
             guard let resolved = try archive.resolve(value) else { return nil }
+            userInfoBudget.remaining -= 1
+            guard userInfoBudget.remaining >= 0 else {
+                throw archive.error(
+                    "the userInfo dictionaries hold more than \(ArchivedModelDecoder.maximumUserInfoValues) values",
+                    object: nil, key: nil)
+            }
             switch resolved {
             case .inline(.string(let text)): return .string(text)
             case .inline(.integer(let integer)): return .integer(integer)

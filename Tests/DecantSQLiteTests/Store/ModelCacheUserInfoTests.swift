@@ -45,6 +45,19 @@ struct ModelCacheUserInfoTests {
         #expect(loaded.entities.first?.attributes.first?.userInfo == Self.info)
     }
 
+    @Test func userInfoValuesAreBounded() throws {
+        var model = Self.model
+        model.entities[0].userInfo = ["many": .array(Array(repeating: .integer(1), count: 99_000))]
+        let decoded = try ArchivedModelDecoder.decode(ArchivedModelEncoder.encode(model))
+        #expect(decoded.entities.first?.userInfo == model.entities[0].userInfo)
+        // Past the bound (counting the attribute's own values too): refused, not read on and on.
+        model.entities[0].userInfo = ["many": .array(Array(repeating: .integer(1), count: 100_001))]
+        let error = try #require(throws: DecantError.self) {
+            try ArchivedModelDecoder.decode(ArchivedModelEncoder.encode(model))
+        }
+        #expect(error.message.contains("more than 100000 values"), "\(error.message)")
+    }
+
     /// A store of `model` with one note.
     static func store(at url: URL) throws {
         let writer = try SQLiteStoreWriter(creating: url, model: model, journalMode: .delete)
