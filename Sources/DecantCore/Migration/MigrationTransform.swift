@@ -585,6 +585,9 @@ struct CompiledHop {
                             let property = mapping.attributeNames[position]
                             guard collectsRejects else {
                                 error.location?.keyPath = property
+                                if case .file(let path) = mapping.entityMapping.origin, error.location?.path == nil {
+                                    error.location?.path = path
+                                }
                                 throw error
                             }
                             failure =

@@ -96,6 +96,7 @@ struct HostileMappingTests {
             try StoreMigration.migrate(store: store, to: .file(output), options: options)
         }
         #expect(error.code == .malformedInput)
+        #expect(error.location?.path == "runtime.yaml")
         #expect(error.location?.object == "Note/p2")
         #expect(error.location?.keyPath == "position")
         #expect(error.message.contains("2 * 4611686018427387904 does not fit a 64-bit integer"), "\(error.message)")
