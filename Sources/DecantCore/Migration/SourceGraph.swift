@@ -31,8 +31,9 @@ public struct SourceGraph: Sendable {
     private var inverseFeeds: [String: [(inverse: String, relationship: String)]] = [:]
     private var entries: [ObjectReference: [String: Entry]] = [:]
     private var derived: [ObjectReference: [String: [ObjectReference]]] = [:]
-    /// Per concrete entity, the fetches it answers, with their parsed predicates.
-    private var fetchesByEntity: [String: [(request: FetchRequest, predicate: ObjectPredicate)]] = [:]
+    /// Per concrete entity, the fetches it answers, with their parsed predicates (ready for many objects: an `IN`
+    /// list is looked up, not scanned).
+    private var fetchesByEntity: [String: [(request: FetchRequest, predicate: ObjectPredicateMatcher)]] = [:]
     private var fetched: [FetchRequest: [ObjectReference]] = [:]
 
     /// Whether any key path leaves the mapped object, or any fetch is made.
@@ -50,7 +51,7 @@ public struct SourceGraph: Sendable {
             else { continue }
             fetched[request] = []
             for concrete in [entity] + model.descendants(of: entity) {
-                fetchesByEntity[concrete.name, default: []].append((request, predicate))
+                fetchesByEntity[concrete.name, default: []].append((request, ObjectPredicateMatcher(predicate)))
             }
         }
     }
