@@ -22,15 +22,11 @@ extension ObjectPredicate {
 /// A recursive-descent parser over the predicate's Unicode scalars; nesting is bounded.
 struct PredicateParser {
     static let maximumDepth = 200
-    /// The most comparisons one predicate may hold (`a == 1 AND b == 2` holds two; an `IN` list is one, however
-    /// long): a predicate is typed or generated for one question, and one this large is almost surely a mistake.
-    static let maximumComparisons = 1000
 
     let scalars: [Unicode.Scalar]
     let source: String
     var position = 0
     var depth = 0
-    var comparisons = 0
 
     init(text: String, source: String) {
         self.scalars = Array(text.unicodeScalars)
@@ -76,12 +72,6 @@ struct PredicateParser {
         if consumeWord("FALSEPREDICATE") { return .constant(false) }
         for word in ["ANY", "ALL", "SOME", "NONE", "SUBQUERY", "FUNCTION"] where peekWord(word) {
             throw failure("\(word) is not supported in Decant predicates")
-        }
-        comparisons += 1
-        guard comparisons <= Self.maximumComparisons else {
-            throw failure(
-                "the predicate holds more than \(Self.maximumComparisons) comparisons, the limit (write a long "
-                    + "list of values as one `IN {…}`)")
         }
         let left = try parseOperand()
         let (op, options) = try parseOperator()

@@ -37,8 +37,8 @@ struct PredicateSQL {
                 guard let part = condition(term, entity: entity) else { return nil }
                 parts.append(part)
             }
-            if case .and = predicate { return Self.joined(parts[...], "AND") }
-            return Self.joined(parts[...], "OR")
+            if case .and = predicate { return "(" + parts.joined(separator: " AND ") + ")" }
+            return "(" + parts.joined(separator: " OR ") + ")"
         case .not(let term):
             return condition(term, entity: entity).map { "(NOT \($0))" }
         case .comparison(let left, let op, let right, let options):
@@ -160,14 +160,6 @@ struct PredicateSQL {
     static func textLiteral(_ text: String) -> String? {
         guard !text.utf8.contains(0) else { return nil }
         return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-    }
-
-    /// `parts` joined by `op` as a balanced tree of parentheses: SQLite refuses an expression more than 1000
-    /// levels deep, and `a AND b AND …` nests one level per term.
-    static func joined(_ parts: ArraySlice<String>, _ op: String) -> String {
-        guard parts.count > 2 else { return "(" + parts.joined(separator: " \(op) ") + ")" }
-        let middle = parts.startIndex + parts.count / 2
-        return "(" + joined(parts[..<middle], op) + " \(op) " + joined(parts[middle...], op) + ")"
     }
 
     static func isNumeric(_ type: AttributeType) -> Bool {
