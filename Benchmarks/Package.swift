@@ -29,5 +29,9 @@ let package = Package(
             name: "ArchiveBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
         ),
+        .executableTarget(
+            name: "PredicateBenchmark",
+            dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
+        ),
     ]
 )

@@ -61,7 +61,9 @@ public struct StoreReport: Sendable, Codable, Hashable {
         self.versionIdentifiers = store.metadata.versionIdentifiers
         let hashes = store.metadata.entityVersionHashes
         self.entityVersionHashes = hashes.mapValues { $0.base64EncodedString() }
-        self.hasModelCache = store.cachedModel != nil
+        // A cache that cannot be decoded is still there; it stops the report only when no model was given.
+        self.hasModelCache = store.cachedModel != nil || store.modelCacheProblem != nil
+        if bundle == nil, let problem = store.modelCacheProblem { throw problem }
         var resolved: ObjectModel?
         if let bundle {
             let match = ModelMatch(

@@ -332,8 +332,10 @@ public enum StoreMigration: Sendable {
                 switch try runInStore(
                     migration, plan: plan, sink: sink, staged: staged, options: options, progress: progress)
                 {
-                case .migrated(let report):
+                case .migrated(var report):
                     logger.debug("Migrated inside SQLite", metadata: ["hops": "\(plan.hops.map(\.name))"])
+                    // What reading the store noticed (a model cache that cannot be decoded), as the stream reports.
+                    report.warnings = reader.diagnostics + report.warnings
                     return report.noting(plan)
                 case .handedOver(let reason):
                     streamReason = reason

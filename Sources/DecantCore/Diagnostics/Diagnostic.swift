@@ -23,6 +23,8 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         /// Objects that broke a rule of the destination model, and already broke it in the source: a lightweight
         /// migration carries them over, as Core Data's does.
         public static let preexistingViolation = Kind(rawValue: "preexisting-violation")
+        /// A store's model cache (`Z_MODELCACHE`) that cannot be decoded, in a run given the model: not needed.
+        public static let unreadableModelCache = Kind(rawValue: "unreadable-model-cache")
     }
 
     /// What kind of thing was noticed.

@@ -262,7 +262,7 @@ extension ObjectPredicate {
 }
 
 extension PredicateOperand {
-    fileprivate func resolve(_ lookUp: ([String]) throws -> Value) rethrows -> ObjectPredicate.Operand {
+    func resolve(_ lookUp: ([String]) throws -> Value) rethrows -> ObjectPredicate.Operand {
         switch self {
         case .keyPath(let path): return .single(try lookUp(path))
         case .value(let value): return .single(value)

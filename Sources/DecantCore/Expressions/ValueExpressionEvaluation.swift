@@ -22,7 +22,9 @@ extension ValueExpression {
             case .negate:
                 switch value {
                 case .null: return .null
-                case .integer(let integer): return .integer(-integer)
+                case .integer(let integer):
+                    guard integer != .min else { throw ValueOverflow.error("-(\(integer))") }
+                    return .integer(-integer)
                 default:
                     guard let number = value.number else { throw operandFailure("-", value) }
                     return .double(-number)
@@ -81,17 +83,24 @@ extension ValueExpression {
             if let seconds = right.number { return .date(date.addingTimeInterval(-seconds)) }
         }
         if case .integer(let a) = left, case .integer(let b) = right {
+            let result: (partialValue: Int64, overflow: Bool)
             switch op {
-            case .add: return .integer(a &+ b)
-            case .subtract: return .integer(a &- b)
-            case .multiply: return .integer(a &* b)
+            case .add: result = a.addingReportingOverflow(b)
+            case .subtract: result = a.subtractingReportingOverflow(b)
+            case .multiply: result = a.multipliedReportingOverflow(by: b)
             case .divide:
                 guard b != 0 else { throw DecantError(.malformedInput, "division by zero") }
+                guard b != -1 || a != .min else { throw ValueOverflow.error("\(a) / \(b)") }
                 return a % b == 0 ? .integer(a / b) : .double(Double(a) / Double(b))
             case .remainder:
                 guard b != 0 else { throw DecantError(.malformedInput, "division by zero") }
-                return .integer(a % b)
-            default: break
+                // Every whole number divides by -1 (Int64.min % -1 is 0, although Swift's `%` traps on it).
+                return .integer(b == -1 ? 0 : a % b)
+            default: result = (0, false)
+            }
+            if op == .add || op == .subtract || op == .multiply {
+                guard !result.overflow else { throw ValueOverflow.error("\(a) \(op.rawValue) \(b)") }
+                return .integer(result.partialValue)
             }
         }
         guard let a = left.number, let b = right.number else {
@@ -143,8 +152,8 @@ extension Value {
         switch type {
         case .integer16, .integer32, .integer64:
             if case .integer = self { return self }
-            guard let number, number.rounded() == number, abs(number) < 9.2e18 else { return nil }
-            return .integer(Int64(number))
+            guard let number, number.rounded() == number, let integer = Int64(exactly: number) else { return nil }
+            return .integer(integer)
         case .boolean:
             if case .bool = self { return self }
             if case .string(let text) = self, ["true", "false"].contains(text.lowercased()) {
@@ -157,7 +166,9 @@ extension Value {
         case .decimal:
             if case .decimal = self { return self }
             if case .string(let text) = self { return Decimal(string: text).map(Value.decimal) }
-            return number.map { .decimal(Decimal($0)) }
+            // Decimal(Double) traps on an infinity and gives NaN past its range (about 1e165): neither is a value.
+            guard let number, number.isFinite, case let decimal = Decimal(number), !decimal.isNaN else { return nil }
+            return .decimal(decimal)
         case .string:
             if case .string = self { return self }
             return text.map(Value.string)
@@ -200,5 +211,82 @@ extension ValueExpression {
     package func constantValue(as type: AttributeType, functions: ValueExpressionFunctions) -> Value? {
         guard isConstant, let value = try? evaluate(source: { _ in .null }, functions: functions) else { return nil }
         return value.converted(to: type)
+    }
+}
+
+/// The failure of arithmetic whose result a 64-bit integer cannot hold (`-(-9223372036854775807 - 1)`,
+/// `floor(1e308)`, `integer('nan')`): NSExpression raises on these, so Decant refuses them rather than wrapping or
+/// trapping. The error's ``DecantError/underlyingError`` is a `ValueOverflow`, so a migration can tell a value that
+/// cannot be computed (a reject under `--rejects`) from a mapping that cannot run.
+public struct ValueOverflow: Error, Sendable, CustomStringConvertible {
+    /// The operation that overflowed, as written (`9223372036854775807 + 1`, `floor(1e+308)`).
+    public var operation: String
+
+    public var description: String { "\(operation) does not fit a 64-bit integer" }
+
+    /// The error to throw for `operation`.
+    static func error(_ operation: String) -> DecantError {
+        let overflow = ValueOverflow(operation: operation)
+        return DecantError(.malformedInput, overflow.description, underlyingError: overflow)
+    }
+
+    /// `number` as a whole 64-bit integer, or the error naming `operation` when it is not finite or out of range.
+    static func integer(_ number: Double, _ operation: @autoclosure () -> String) throws -> Int64 {
+        // -2^63 is exact as a Double; 2^63 is the first Double above Int64.max.
+        guard number.isFinite, number >= -9_223_372_036_854_775_808.0, number < 9_223_372_036_854_775_808.0 else {
+            throw error(operation())
+        }
+        return Int64(number)
+    }
+}
+
+extension ValueExpression {
+    /// The overflow a part of the expression meets on every object, found without reading one: a part that reads
+    /// no source property and calls only built-in functions that always give the same answer (not `now()`,
+    /// `uuid()`, `call`, `mapped`, `fetch`…), evaluated wherever it is always evaluated (not behind `??`, `&&`,
+    /// `||` or a branch of `if`). A mapping file reports it at its line and key before anything runs.
+    package func constantOverflow(functions: ValueExpressionFunctions) -> DecantError? {
+        switch self {
+        case .literal, .source: return nil
+        case .unary(_, let operand):
+            return foldedOverflow(functions) ?? operand.constantOverflow(functions: functions)
+        case .binary(let op, let left, let right):
+            if let error = foldedOverflow(functions) { return error }
+            if let error = left.constantOverflow(functions: functions) { return error }
+            return [.coalesce, .and, .or].contains(op) ? nil : right.constantOverflow(functions: functions)
+        case .call(let name, let arguments):
+            if let error = foldedOverflow(functions) { return error }
+            let always = name == "if" ? Array(arguments.prefix(1)) : arguments
+            return always.lazy.compactMap { $0.constantOverflow(functions: functions) }.first
+        }
+    }
+
+    /// The overflow error evaluating this whole expression throws, when it can be evaluated without an object.
+    private func foldedOverflow(_ functions: ValueExpressionFunctions) -> DecantError? {
+        guard isFoldable else { return nil }
+        do {
+            _ = try evaluate(source: { _ in .null }, functions: functions)
+            return nil
+        } catch let error as DecantError where error.underlyingError is ValueOverflow {
+            return error
+        } catch {
+            return nil
+        }
+    }
+
+    /// The built-in functions whose answer depends only on their arguments.
+    private static let pureFunctions = ValueExpressionFunctions.builtInNames.subtracting([
+        "now", "uuid", "call", "mapped", "mappedThrough", "fetch", "fetchCount",
+    ])
+
+    /// Whether the expression has one value whatever the object and the run: no source, only pure built-ins.
+    private var isFoldable: Bool {
+        switch self {
+        case .literal: true
+        case .source: false
+        case .unary(_, let operand): operand.isFoldable
+        case .binary(_, let left, let right): left.isFoldable && right.isFoldable
+        case .call(let name, let arguments): Self.pureFunctions.contains(name) && arguments.allSatisfy(\.isFoldable)
+        }
     }
 }

@@ -184,7 +184,7 @@ public struct ValueExpressionFunctions: Sendable {
         case "integer":
             try expectCount(1...1)
             guard let number = argument(0).number else { return .null }
-            return .integer(Int64(number.rounded(.towardZero)))
+            return .integer(try ValueOverflow.integer(number.rounded(.towardZero), "integer(\(number))"))
         case "double":
             try expectCount(1...1)
             return argument(0).number.map(Value.double) ?? .null
@@ -192,18 +192,26 @@ public struct ValueExpressionFunctions: Sendable {
             try expectCount(1...2)
             guard let number = argument(0).number else { return .null }
             let digits = arguments.count == 2 ? try integerArgument(1) : 0
+            if digits == 0 { return .integer(try ValueOverflow.integer(number.rounded(), "round(\(number))")) }
+            // Past ±308 digits the scale is infinite or zero: the number is kept, or rounds to zero.
+            guard digits < 308 else { return .double(number) }
+            guard digits > -308 else { return .double(0) }
             let scale = pow(10.0, Double(digits))
-            let rounded = (number * scale).rounded() / scale
-            return digits == 0 ? .integer(Int64(rounded)) : .double(rounded)
+            let scaled = (number * scale).rounded() / scale
+            return .double(scaled.isFinite ? scaled : number)
         case "floor", "ceil", "abs":
             try expectCount(1...1)
             if case .integer(let integer) = argument(0) {
-                return .integer(name == "abs" ? Swift.abs(integer) : integer)
+                guard name != "abs" else {
+                    guard integer != .min else { throw ValueOverflow.error("abs(\(integer))") }
+                    return .integer(Swift.abs(integer))
+                }
+                return .integer(integer)
             }
             guard let number = argument(0).number else { return .null }
             switch name {
-            case "floor": return .integer(Int64(number.rounded(.down)))
-            case "ceil": return .integer(Int64(number.rounded(.up)))
+            case "floor": return .integer(try ValueOverflow.integer(number.rounded(.down), "floor(\(number))"))
+            case "ceil": return .integer(try ValueOverflow.integer(number.rounded(.up), "ceil(\(number))"))
             default: return .double(Swift.abs(number))
             }
         case "now":

@@ -15,8 +15,15 @@ extension ValueExpression {
 
 /// A precedence-climbing parser over the characters of one expression.
 struct ValueExpressionParser {
+    /// How deeply parentheses, calls and prefix operators may nest (the parser and every walk of the tree recurse).
+    static let maximumDepth = 200
+    /// How many infix operators one expression may hold: `a + b + c …` is as deep as it is long once parsed.
+    static let maximumOperators = 1000
+
     private let characters: [Character]
     private var position = 0
+    private var depth = 0
+    private var operators = 0
 
     init(text: String) { self.characters = Array(text) }
 
@@ -51,10 +58,26 @@ struct ValueExpressionParser {
         return operators.first { peek($0.rawValue) }
     }
 
+    /// Runs `body` one level deeper (parentheses, arguments, operands, prefix operators), refusing past the limit.
+    private mutating func nested<T>(_ body: (inout Self) throws -> T) throws -> T {
+        guard depth < Self.maximumDepth else { throw failure("nested more than \(Self.maximumDepth) levels deep") }
+        depth += 1
+        defer { depth -= 1 }
+        return try body(&self)
+    }
+
     private mutating func parseExpression(minimumPrecedence: Int) throws -> ValueExpression {
+        try nested { try $0.parseOperations(minimumPrecedence: minimumPrecedence) }
+    }
+
+    private mutating func parseOperations(minimumPrecedence: Int) throws -> ValueExpression {
         var left = try parseUnary()
         while let op = peekOperator(), op.precedence >= minimumPrecedence {
             position += op.rawValue.count
+            operators += 1
+            guard operators <= Self.maximumOperators else {
+                throw failure("more than \(Self.maximumOperators) operators, the limit")
+            }
             let next = op.isRightAssociative ? op.precedence : op.precedence + 1
             let right = try parseExpression(minimumPrecedence: next)
             left = .binary(op, left, right)
@@ -66,13 +89,13 @@ struct ValueExpressionParser {
         skipSpace()
         if peek("!") && !peek("!=") {
             position += 1
-            return .unary(.not, try parseUnary())
+            return .unary(.not, try nested { try $0.parseUnary() })
         }
         if peek("-") {
             position += 1
-            let operand = try parseUnary()
+            let operand = try nested { try $0.parseUnary() }
             switch operand {
-            case .literal(.integer(let value)): return .literal(.integer(-value))
+            case .literal(.integer(let value)) where value != .min: return .literal(.integer(-value))
             case .literal(.double(let value)): return .literal(.double(-value))
             default: return .unary(.negate, operand)
             }

@@ -650,7 +650,10 @@ extension Attribute {
         guard let text = defaultValue else { return nil }
         switch type {
         case .integer16, .integer32, .integer64:
-            return Int64(text).map(Value.integer) ?? Double(text).map { .integer(Int64($0)) }
+            // A real default ("2.0", "1e3") is truncated as NSNumber's longLongValue does; one past 64 bits
+            // ("1e308", "nan") is no default, rather than a trap.
+            if let integer = Int64(text) { return .integer(integer) }
+            return Double(text).flatMap { try? ValueOverflow.integer($0.rounded(.towardZero), text) }.map(Value.integer)
         case .double, .float: return Double(text).map(Value.double)
         case .decimal: return Decimal(string: text).map(Value.decimal)
         case .boolean: return .bool(["YES", "yes", "true", "1"].contains(text))

@@ -767,10 +767,31 @@ struct CompiledHop {
                     case .null: next = .value(.null)
                     case .constant(let value): next = .value(value)
                     case .expression(let expression):
-                        let value = try located("\(sourceEntity)/\(id)", mapping) {
-                            try expression.evaluate(
-                                source: { try sourceValue($0, batch: batch, row: index, in: attributeIndex) },
-                                functions: functions)
+                        let value: Value
+                        do {
+                            value = try located("\(sourceEntity)/\(id)", mapping) {
+                                try expression.evaluate(
+                                    source: { try sourceValue($0, batch: batch, row: index, in: attributeIndex) },
+                                    functions: functions)
+                            }
+                        } catch var error as DecantError where error.underlyingError is ValueOverflow {
+                            // This object's value cannot be computed: a reject under --rejects, else the error names
+                            // the object and the property.
+                            let property = mapping.attributeNames[position]
+                            guard collectsRejects else {
+                                error.location?.keyPath = property
+                                if case .file(let path) = mapping.entityMapping.origin, error.location?.path == nil {
+                                    error.location?.path = path
+                                }
+                                throw error
+                            }
+                            failure =
+                                failure
+                                ?? Reject(
+                                    entity: mapping.destination, object: "\(sourceEntity)/\(id)", property: property,
+                                    rule: "overflow", value: (error.underlyingError as? ValueOverflow)?.operation)
+                            pending.append(.value(.null))
+                            continue
                         }
                         if let converted = value.converted(to: mapping.attributeTypes[position]) {
                             next = .value(converted)

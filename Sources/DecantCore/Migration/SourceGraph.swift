@@ -31,8 +31,9 @@ public struct SourceGraph: Sendable {
     private var inverseFeeds: [String: [(inverse: String, relationship: String)]] = [:]
     private var entries: [ObjectReference: [String: Entry]] = [:]
     private var derived: [ObjectReference: [String: [ObjectReference]]] = [:]
-    /// Per concrete entity, the fetches it answers, with their parsed predicates.
-    private var fetchesByEntity: [String: [(request: FetchRequest, predicate: ObjectPredicate)]] = [:]
+    /// Per concrete entity, the fetches it answers, with their parsed predicates (ready for many objects: an `IN`
+    /// list is looked up, not scanned).
+    private var fetchesByEntity: [String: [(request: FetchRequest, predicate: ObjectPredicateMatcher)]] = [:]
     private var fetched: [FetchRequest: [ObjectReference]] = [:]
 
     /// Whether any key path leaves the mapped object, or any fetch is made.
@@ -50,7 +51,7 @@ public struct SourceGraph: Sendable {
             else { continue }
             fetched[request] = []
             for concrete in [entity] + model.descendants(of: entity) {
-                fetchesByEntity[concrete.name, default: []].append((request, predicate))
+                fetchesByEntity[concrete.name, default: []].append((request, ObjectPredicateMatcher(predicate)))
             }
         }
     }
@@ -334,7 +335,13 @@ extension CompiledHop {
             let sum = numbers.reduce(0, +)
             if operation == "@avg" { return .value(numbers.isEmpty ? .null : .double(sum / Double(numbers.count))) }
             if values.allSatisfy({ if case .integer = $0 { true } else { false } }) {
-                return .value(.integer(values.reduce(Int64(0)) { if case .integer(let i) = $1 { $0 &+ i } else { $0 } }))
+                var total: Int64 = 0
+                for case .integer(let integer) in values {
+                    let (next, overflow) = total.addingReportingOverflow(integer)
+                    guard !overflow else { throw ValueOverflow.error("@sum of \(values.count) integers") }
+                    total = next
+                }
+                return .value(.integer(total))
             }
             return .value(.double(sum))
         case "@min", "@max":

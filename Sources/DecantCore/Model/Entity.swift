@@ -31,7 +31,7 @@ public struct Entity: Sendable, Hashable {
     /// Legacy compound indexes: each is a tuple of property names.
     public var compoundIndexes: [[String]]
     /// User info.
-    public var userInfo: [String: String]
+    public var userInfo: [String: UserInfoValue]
     /// `codeGenerationType` (`class`, `category`, or `nil` for manual).
     public var codeGenerationType: String?
     /// `syncable="YES"` (legacy).

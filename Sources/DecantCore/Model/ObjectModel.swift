@@ -18,7 +18,7 @@ public struct ObjectModel: Sendable, Hashable {
     /// Composite attribute types.
     public var composites: [CompositeType]
     /// Model-level user info.
-    public var userInfo: [String: String]
+    public var userInfo: [String: UserInfoValue]
     /// Source-level facts that do not affect the compiled model (`lastSavedToolsVersion`, `sourceLanguage`, …).
     public var sourceInfo: [String: String]
 

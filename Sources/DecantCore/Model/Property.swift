@@ -15,8 +15,8 @@ public struct PropertyCommon: Sendable, Hashable {
     public var renamingIdentifier: String?
     /// The version hash modifier, fed into the property hash when present.
     public var versionHashModifier: String?
-    /// User info (strings only in model sources; compiled models may hold other values, rendered as text).
-    public var userInfo: [String: String]
+    /// User info (strings only in model sources; compiled models may hold any property-list value, kept as it is).
+    public var userInfo: [String: UserInfoValue]
     /// `indexed="YES"` (deprecated before iOS 11, still honoured).
     public var isIndexed: Bool
     /// `spotlightIndexingEnabled="YES"`.
@@ -38,7 +38,7 @@ public struct PropertyCommon: Sendable, Hashable {
         isReadOnly: Bool = false,
         renamingIdentifier: String? = nil,
         versionHashModifier: String? = nil,
-        userInfo: [String: String] = [:],
+        userInfo: [String: UserInfoValue] = [:],
         isIndexed: Bool = false,
         isIndexedBySpotlight: Bool = false,
         isStoredInExternalRecord: Bool = false,

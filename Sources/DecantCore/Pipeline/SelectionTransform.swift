@@ -17,11 +17,14 @@ public struct SelectionTransform: RecordTransform, Sendable {
     public private(set) var leftOutReferences: [String: Int] = [:]
     private var held: [Record] = []
     private var heldLayout: RecordLayout?
+    /// The predicate, ready for every object (an `IN` list looked up, not scanned).
+    private let matcher: ObjectPredicateMatcher?
 
     /// A transform applying `selection`, and checking references against `kept` when given.
     public init(_ selection: RecordSelection, keeping kept: KeptObjects? = nil) {
         self.selection = selection
         self.kept = kept
+        self.matcher = selection.predicate.map(ObjectPredicateMatcher.init)
     }
 
     public mutating func transform(_ batch: RecordBatch, into output: inout TransformOutput) throws {
@@ -38,8 +41,8 @@ public struct SelectionTransform: RecordTransform, Sendable {
         var taken = RecordBatch(layout: batch.layout, entityNames: batch.entityNames)
         for row in 0..<batch.count {
             var record = batch.record(at: row)
-            if let predicate = selection.predicate {
-                guard try predicate.evaluate({ try Self.value(at: $0, of: record, layout: batch.layout) }) else {
+            if let matcher {
+                guard try matcher.evaluate({ try Self.value(at: $0, of: record, layout: batch.layout) }) else {
                     output.filtered[entity, default: 0] += 1
                     continue
                 }

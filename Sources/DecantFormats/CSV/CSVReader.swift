@@ -35,6 +35,13 @@ public final class CSVReader: EntityNamingReader {
     private var current: EntityCursor?
     private let identities: CSVIdentities
     private let entityNames: [String]
+    /// The entities a join file's members may belong to: the identities of their objects are remembered, so that a
+    /// member no entity file has is reported (the writer would otherwise drop the link without a word).
+    private let memberEntities: Set<String>
+    /// The objects of ``memberEntities`` read so far.
+    private var objectsRead: Set<ObjectReference> = []
+    /// Members named by join files and not read (yet) from an entity file, with where each was first named.
+    private var membersMissing: [ObjectReference: Location] = [:]
 
     /// One entity file and its join files.
     fileprivate struct EntityInput {
@@ -207,6 +214,40 @@ public final class CSVReader: EntityNamingReader {
         }
         self.inputs = inputs
         self.identities = identities
+        let destinations = Set(joinFiles.compactMap(\.relationship.destinationEntity))
+        self.memberEntities = Set(
+            model.entities.filter { entity in
+                ([entity] + model.ancestors(of: entity)).contains { destinations.contains($0.name) }
+            }.map(\.name))
+    }
+
+    /// Notes that an entity file holds `object`.
+    fileprivate func noteObject(_ object: ObjectReference) {
+        guard memberEntities.contains(object.entity) else { return }
+        objectsRead.insert(object)
+        if !membersMissing.isEmpty { membersMissing[object] = nil }
+    }
+
+    /// Notes that a join file names `member` at `location`.
+    fileprivate func noteMember(_ member: ObjectReference, at location: Location) {
+        guard !objectsRead.contains(member), membersMissing[member] == nil else { return }
+        membersMissing[member] = location
+    }
+
+    /// After the last entity file: every member a join file named is an object some entity file holds.
+    private func checkMembers() throws {
+        guard let (member, location) = membersMissing.min(by: { Self.precedes($0.value, $1.value) }) else { return }
+        let others = membersMissing.count - 1
+        throw DecantError(
+            .malformedInput,
+            "member \(member.entity)/\(member.id) is not an object of \(member.entity).csv: the "
+                + "member side of this link is missing"
+                + (others > 0 ? " (and \(others) more member\(others == 1 ? "" : "s") no entity file has)" : ""),
+            at: location)
+    }
+
+    private static func precedes(_ a: Location, _ b: Location) -> Bool {
+        (a.path ?? "", a.line ?? 0, a.column ?? 0) < (b.path ?? "", b.line ?? 0, b.column ?? 0)
     }
 
     /// The model: `options.version`, else the version matching the folder's recorded hashes, else the current one.
@@ -276,7 +317,10 @@ public final class CSVReader: EntityNamingReader {
     public func nextBatch(into batch: inout RecordBatch) throws -> Bool {
         while true {
             if current == nil {
-                guard nextInput < inputs.count else { return false }
+                guard nextInput < inputs.count else {
+                    try checkMembers()
+                    return false
+                }
                 current = try EntityCursor(input: inputs[nextInput], reader: self)
                 nextInput += 1
             }
@@ -361,6 +405,7 @@ public final class CSVReader: EntityNamingReader {
                         at: Location(path: input.path, line: line, entity: name))
                 }
                 let id = try identity(line: line)
+                reader.noteObject(ObjectReference(entity: name, id: id))
                 batch.beginRecord(id: id)
                 for index in 0..<types.count {
                     guard let column = input.columns.attributeColumns[index] else {
@@ -622,6 +667,7 @@ public final class CSVReader: EntityNamingReader {
             }
             let member = try reader.identities.reference(
                 memberText, through: relationship, of: owner, at: location(columns.member))
+            reader.noteMember(member, at: location(columns.member))
             var position: Int64?
             if let column = columns.position {
                 let text = CSVValueText.trimmingSpaces(tokenizer.text(column))

@@ -115,11 +115,19 @@ public enum MappingFileReader: Sendable {
     }
 
     private static func expression(_ text: String, path: String, line: Int, key: String) throws -> ValueExpression {
+        let parsed: ValueExpression
         do {
-            return try ValueExpression(parsing: text)
+            parsed = try ValueExpression(parsing: text)
         } catch let error as DecantError {
             throw DecantError(error.code, error.message, at: Location(path: path, line: line, keyPath: key))
         }
+        // A part that overflows on every object (`floor(1e308)`) is this line's mistake, not any object's.
+        if let overflow = parsed.constantOverflow(functions: ValueExpressionFunctions()) {
+            throw DecantError(
+                overflow.code, "`\(text)`: \(overflow.message)", at: Location(path: path, line: line, keyPath: key),
+                underlyingError: overflow.underlyingError)
+        }
+        return parsed
     }
 
     // MARK: JSON
@@ -141,6 +149,9 @@ private struct JSONNodeParser {
     let path: String
     var position = 0
     var line = 1
+    var depth = 0
+    /// How deeply objects and arrays may nest (a mapping file needs four levels; parsing recurses per level).
+    static let maximumDepth = 256
 
     init(bytes: [UInt8], path: String) {
         self.bytes = bytes
@@ -168,6 +179,9 @@ private struct JSONNodeParser {
         skipSpace()
         guard position < bytes.count else { throw failure("expected a value, found the end") }
         let start = line
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else { throw failure("nested more than \(Self.maximumDepth) levels deep") }
         switch bytes[position] {
         case UInt8(ascii: "{"):
             position += 1

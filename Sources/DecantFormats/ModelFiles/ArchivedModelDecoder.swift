@@ -23,9 +23,19 @@ public enum ArchivedModelDecoder: Sendable {
         return try state.model()
     }
 
+    /// The most userInfo values one model may hold: an archive can share one array between many places, so a few
+    /// objects nested a few levels deep could otherwise stand for billions of values.
+    static let maximumUserInfoValues = 100_000
+
+    /// How many more userInfo values this decoding may read.
+    private final class UserInfoBudget {
+        var remaining = ArchivedModelDecoder.maximumUserInfoValues
+    }
+
     private struct State {
         let archive: KeyedArchive
         let format: ArchivedExpressionFormat
+        private let userInfoBudget = UserInfoBudget()
 
         init(archive: KeyedArchive) {
             self.archive = archive
@@ -109,12 +119,55 @@ public enum ArchivedModelDecoder: Sendable {
             }.sorted { $0.name < $1.name }
         }
 
-        func userInfo(_ object: ArchivedObject) throws -> [String: String] {
-            var info: [String: String] = [:]
-            for entry in try archive.stringKeyedEntries(forKey: "NSUserInfo", in: object) ?? [] {
-                info[entry.key] =
-                    try archive.string(entry.value) ?? archive.integer(entry.value).map(String.init)
-                    ?? archive.bool(entry.value).map { $0 ? "YES" : "NO" } ?? ""
+        func userInfo(_ object: ArchivedObject) throws -> [String: UserInfoValue] {
+            try archive.inField("NSUserInfo", of: object) {
+                try userInfoDictionary(object["NSUserInfo"], depth: 0) ?? [:]
+            }
+        }
+
+        /// Any property-list value a userInfo holds, as it is: inline numbers, Booleans, strings and data; `NSString`,
+        /// `NSDate`, `NSData`, arrays, sets and dictionaries (nested at most 64 levels).
+        func userInfoValue(_ value: PropertyListValue?, depth: Int) throws -> UserInfoValue? {
+            guard let resolved = try archive.resolve(value) else { return nil }
+            userInfoBudget.remaining -= 1
+            guard userInfoBudget.remaining >= 0 else {
+                throw archive.error(
+                    "the userInfo dictionaries hold more than \(ArchivedModelDecoder.maximumUserInfoValues) values",
+                    object: nil, key: nil)
+            }
+            switch resolved {
+            case .inline(.string(let text)): return .string(text)
+            case .inline(.integer(let integer)): return .integer(integer)
+            case .inline(.real(let real)): return .real(real)
+            case .inline(.bool(let flag)): return .bool(flag)
+            case .inline(.date(let time)): return .date(Date(timeIntervalSinceReferenceDate: time))
+            case .inline(.data(let data)): return .data(data)
+            case .inline: throw archive.mismatch("a property-list value", resolved)
+            case .object(let object):
+                guard depth < 64 else {
+                    throw archive.error("a userInfo value nested more than 64 levels deep", object: object.index, key: nil)
+                }
+                if object.fields.contains("NS.string") { return try archive.string(resolved).map(UserInfoValue.string) }
+                if object.fields.contains("NS.time") {
+                    return try archive.date(resolved).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+                }
+                if object.fields.contains("NS.data") { return try archive.data(resolved).map(UserInfoValue.data) }
+                if object.fields.contains("NS.keys") {
+                    return try userInfoDictionary(value, depth: depth + 1).map(UserInfoValue.dictionary)
+                }
+                if object.fields.contains("NS.objects") {
+                    let elements = try archive.elements(resolved) ?? []
+                    return .array(try elements.compactMap { try userInfoValue($0, depth: depth + 1) })
+                }
+                throw archive.mismatch("a property-list value", resolved)
+            }
+        }
+
+        func userInfoDictionary(_ value: PropertyListValue?, depth: Int) throws -> [String: UserInfoValue]? {
+            guard let entries = try archive.stringKeyedEntries(value) else { return nil }
+            var info: [String: UserInfoValue] = [:]
+            for entry in entries {
+                info[entry.key] = try userInfoValue(entry.value, depth: depth)
             }
             return info
         }

@@ -29,11 +29,27 @@ public enum ArchivedModelEncoder: Sendable {
         let null = KeyedArchiveWriter.null
         func string(_ text: String?) -> PropertyListValue { text.map { writer.addString($0).uid } ?? null }
         func reference(_ name: String?) -> PropertyListValue { name.flatMap { entityReferences[$0]?.uid } ?? null }
-        func userInfo(_ info: [String: String]) -> PropertyListValue {
+        func userInfo(_ info: [String: UserInfoValue]) -> PropertyListValue {
             let keys = info.keys.sorted()
             return writer.addDictionary(
-                keys: keys.map { string($0) }, values: keys.map { string(info[$0]) }, className: "NSDictionary"
+                keys: keys.map { string($0) }, values: keys.map { info[$0].map(userInfoValue) ?? null },
+                className: "NSDictionary"
             ).uid
+        }
+        /// A userInfo value as NSKeyedArchiver writes it: numbers, Booleans and data as plain `$objects` entries.
+        func userInfoValue(_ value: UserInfoValue) -> PropertyListValue {
+            switch value {
+            case .string(let text): return string(text)
+            case .integer(let integer): return writer.addValue(.integer(integer)).uid
+            case .real(let real): return writer.addValue(.real(real)).uid
+            case .bool(let flag): return writer.addValue(.bool(flag)).uid
+            case .data(let data): return writer.addValue(.data(data)).uid
+            case .date(let date):
+                return writer.addObject(className: "NSDate", fields: ["NS.time": .real(date.timeIntervalSinceReferenceDate)])
+                    .uid
+            case .array(let items): return writer.addArray(items.map(userInfoValue)).uid
+            case .dictionary(let entries): return userInfo(entries)
+            }
         }
         func common(_ property: PropertyCommon, entity: String, extraFlags: Int64 = 0) -> PropertyListDictionary {
             var flags: Int64 = 1 | 0b11_0000 | extraFlags

@@ -332,13 +332,13 @@ private struct Reader {
         return ModelConfiguration(name: name, entityNames: members, usedWithCloudKit: node.flag("usedWithCloudKit"))
     }
 
-    func userInfo(from node: XcdatamodelNode, entity: String?) throws -> [String: String] {
-        var result: [String: String] = [:]
+    func userInfo(from node: XcdatamodelNode, entity: String?) throws -> [String: UserInfoValue] {
+        var result: [String: UserInfoValue] = [:]
         for entry in node.children(named: "entry") {
             guard let key = entry.attributes["key"] else {
                 throw failure("a userInfo <entry> has no key", entry, entity: entity)
             }
-            result[key] = entry.attributes["value"] ?? ""
+            result[key] = .string(entry.attributes["value"] ?? "")
         }
         return result
     }

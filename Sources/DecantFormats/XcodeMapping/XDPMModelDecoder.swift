@@ -165,7 +165,7 @@ private struct SnapshotReader {
         entity.className = try string(tags, "XD_PSK_entityClassName", object)
         entity.renamingIdentifier = try string(tags, "XD_PSK_elementID", object)
         entity.versionHashModifier = try string(tags, "XD_PSK_versionHashModifier", object)
-        entity.userInfo = try strings(tags, "XD_PSK_userInfo", object)
+        entity.userInfo = try strings(tags, "XD_PSK_userInfo", object).mapValues(UserInfoValue.string)
         entity.uniquenessConstraints = try stringLists(tags, "XDPMUniquenessConstraints", object)
         entity.compoundIndexes = try stringLists(tags, "XDPMCompoundIndexes", object)
         for entry in try archive.stringKeyedEntries(forKey: "XDBucketForOwnedAttributesstorage", in: object) ?? [] {
@@ -185,7 +185,7 @@ private struct SnapshotReader {
         common.isTransient = try bool(tags, "XD_PPSK_isTransient", object) ?? false
         common.renamingIdentifier = try string(tags, "XD_PPSK_elementID", object)
         common.versionHashModifier = try string(tags, "XD_PPSK_versionHashModifier", object)
-        common.userInfo = try strings(tags, "XD_PPSK_userInfo", object)
+        common.userInfo = try strings(tags, "XD_PPSK_userInfo", object).mapValues(UserInfoValue.string)
         common.isIndexed = try bool(tags, "XD_PPSK_isIndexed", object) ?? false
         common.isIndexedBySpotlight = try bool(tags, "XD_PPSK_isSpotlightIndexed", object) ?? false
         common.isStoredInExternalRecord = try bool(tags, "XD_PPSK_isStoredInTruthFile", object) ?? false

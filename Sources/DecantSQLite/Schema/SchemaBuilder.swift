@@ -457,7 +457,7 @@ struct SchemaBuilder {
             }
             result.append(contentsOf: legacyAttributeIndexes)
             result.append(contentsOf: foreignKeyIndexes[root] ?? [])
-            if hasSubentities(root), entitiesByName[root]?.userInfo["_NSEntityOmitSubentityColumnIndex"].map(Self.isYes) != true {
+            if hasSubentities(root), entitiesByName[root]?.userInfo["_NSEntityOmitSubentityColumnIndex"]?.boolValue != true {
                 result.append(StoreSchema.Index(
                     name: "\(table)_Z_ENT_INDEX", table: table, isUnique: false, elements: [.init(column: "Z_ENT", order: nil)]))
             }
@@ -470,9 +470,5 @@ struct SchemaBuilder {
         // more than once under one name. Core Data creates each name once, as it does from the source model.
         var names: Set<String> = []
         return (result + joinIndexes).filter { names.insert($0.name).inserted }
-    }
-
-    private static func isYes(_ value: String) -> Bool {
-        ["YES", "yes", "1", "true", "TRUE"].contains(value)
     }
 }

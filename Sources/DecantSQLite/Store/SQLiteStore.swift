@@ -19,6 +19,9 @@ public final class SQLiteStore {
     public let primaryKeys: [StoreSchema.PrimaryKeyRow]
     /// The model decoded from `Z_MODELCACHE`, when the store has one (framework 637 and later).
     public let cachedModel: ObjectModel?
+    /// Why `Z_MODELCACHE` could not be decoded, when it could not: an error only for a run that needs the cache (no
+    /// model given), a warning otherwise (``SQLiteStoreReader/diagnostics``).
+    public let modelCacheProblem: DecantError?
     /// The connection (read-only, on the original or a private copy).
     let connection: DatabaseQueue
     /// The URI the connection opened (the original read-only and immutable, or the private copy), for attaching the
@@ -95,7 +98,15 @@ public final class SQLiteStore {
             }
             self.metadata = metadata
             self.primaryKeys = primaryKeys
-            self.cachedModel = try cache.map { try Self.decodeModelCache($0, path: url.displayPath) }
+            var cachedModel: ObjectModel?
+            var modelCacheProblem: DecantError?
+            do {
+                cachedModel = try cache.map { try Self.decodeModelCache($0, path: url.displayPath) }
+            } catch let problem as DecantError {
+                modelCacheProblem = problem
+            }
+            self.cachedModel = cachedModel
+            self.modelCacheProblem = modelCacheProblem
         } catch {
             if let folder { try? FileManager.default.removeItem(at: folder) }
             throw DatabaseFailure.wrap(error, "cannot read the store as a Core Data SQLite store", at: location)
@@ -125,7 +136,8 @@ public final class SQLiteStore {
     /// - Throws: `.modelMismatch` naming the nearest version and what differs; `.unsupportedFormat` for a
     ///   store without a cache when no bundle is given.
     public func resolveModel(bundle: ModelBundle?) throws -> ObjectModel {
-        try ModelMatch.resolve(
+        if bundle == nil, let modelCacheProblem { throw modelCacheProblem }
+        return try ModelMatch.resolve(
             storeHashes: metadata.entityVersionHashes, storeIdentifiers: metadata.versionIdentifiers, bundle: bundle,
             cachedModel: cachedModel,
             missingModelAdvice:

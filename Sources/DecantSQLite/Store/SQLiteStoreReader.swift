@@ -68,6 +68,13 @@ public final class SQLiteStoreReader: SelectingRecordReader {
         self.entityNumbers = numbers
         self.entityIndexByNumber = indexByNumber
         self.pending = Array(model.entities.indices).reversed()
+        if let problem = store.modelCacheProblem {
+            diagnostics.append(
+                Diagnostic(
+                    .unreadableModelCache,
+                    "the store's Z_MODELCACHE cannot be decoded (\(problem.message)); the model given is used",
+                    at: problem.location ?? Location(path: store.displayPath)))
+        }
     }
 
     /// Applies at the source what SQLite can evaluate exactly: the entities taken, each `AND` term of the predicate
