@@ -7,7 +7,6 @@ import Testing
 /// and a model cache Decant could not decode stopped runs given the model. Each now ends as it should.
 @Suite("decant on hostile mappings, predicates and join files", .serialized)
 struct HostileInputCommandTests {
-    static var hasBinary: Bool { EndToEndTests.hasBinary }
     static let notes = Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path
 
     /// A Notes 3 store of `count` notes titled `U0`, `U1`, … in a fresh folder.
@@ -23,7 +22,7 @@ struct HostileInputCommandTests {
         return (folder, store)
     }
 
-    @Test(.enabled(if: hasBinary)) func anOverflowingMappingExits65AtItsLine() throws {
+    @Test(.requiresDecantBinary) func anOverflowingMappingExits65AtItsLine() throws {
         let (folder, store) = try Self.store(count: 3)
         defer { try? FileManager.default.removeItem(at: folder) }
         let mapping = folder.appendingPathComponent("overflow.yaml")
@@ -43,7 +42,7 @@ struct HostileInputCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.sqlite").path))
     }
 
-    @Test(.enabled(if: hasBinary)) func aLongCaseInsensitiveInListKeepsItsMeaning() throws {
+    @Test(.requiresDecantBinary) func aLongCaseInsensitiveInListKeepsItsMeaning() throws {
         let (folder, store) = try Self.store(count: 300)
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("out.ndjson")
@@ -60,7 +59,23 @@ struct HostileInputCommandTests {
         }
     }
 
-    @Test(.enabled(if: hasBinary)) func aJoinRowWhoseMemberNoEntityFileHasIsLocated() throws {
+    /// A 5,000-term `AND` on the command line was refused as damaged input (exit 65, SQLite's "Expression tree is
+    /// too large"): it is a usage problem that says the limit, and nothing is written.
+    @Test(.requiresDecantBinary) func aPredicateWithTooManyTermsIsAUsageErrorSayingTheLimit() throws {
+        let (folder, store) = try Self.store(count: 3)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.ndjson")
+        let predicate = (0..<5000).map { "title != 'x\($0)'" }.joined(separator: " AND ")
+        let run = try EndToEndTests.run([
+            "convert", store.path, output.path, "--model", Self.notes, "--entity", "Note", "--where", predicate,
+        ])
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains("--where:1:"), "\(run.stderr)")
+        #expect(run.stderr.contains("more than 1000 AND/OR terms, the limit"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
+    @Test(.requiresDecantBinary) func aJoinRowWhoseMemberNoEntityFileHasIsLocated() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let model = folder.appendingPathComponent("Tags.xcdatamodel")
@@ -97,7 +112,7 @@ struct HostileInputCommandTests {
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
-    @Test(.enabled(if: hasBinary)) func aModelCacheThatCannotBeDecodedIsAWarningWhenTheModelIsGiven() throws {
+    @Test(.requiresDecantBinary) func aModelCacheThatCannotBeDecodedIsAWarningWhenTheModelIsGiven() throws {
         let (folder, store) = try Self.store(count: 2)
         defer { try? FileManager.default.removeItem(at: folder) }
         // Valid DEFLATE (one stored block, "hello") of something that is not a model archive.

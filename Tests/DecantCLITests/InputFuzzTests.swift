@@ -10,19 +10,18 @@ import Testing
 /// Deterministic like ``FuzzTests``: `DECANT_FUZZ_SEED` picks the seed, `DECANT_INPUT_FUZZ_COUNT` the number of
 /// cases (each case runs one mapping file through `plan` and one predicate through `convert`), `DECANT_FUZZ_CASE`
 /// one case. A failing case's files are kept and their folder printed.
-@Suite("fuzz: decant on hostile mapping files and predicates", .serialized)
+@Suite("fuzz: decant on hostile mapping files and predicates", .serialized, .tags(.slow))
 struct InputFuzzTests {
     static let binary = FuzzTests.binary
-    static var hasBinary: Bool { FuzzTests.hasBinary }
-    static let count: Int =
-        FuzzTests.environment["DECANT_INPUT_FUZZ_COUNT"].flatMap(FuzzTests.parseNumber).map(Int.init) ?? 120
-    /// Seconds one run may take: a few, even for a debug build on a busy machine.
-    static let timeout: TimeInterval = 8
+    static let count: Int = TestScale.count("DECANT_INPUT_FUZZ_COUNT", quick: 60, full: 300)
+    /// Seconds one run may take: a few for a debug build, with room for a loaded 2-core machine running the
+    /// other suites beside it.
+    static let timeout: TimeInterval = 15
     /// The address-space bound of each run (KiB): the process with its runtime stays far below it.
     static let memoryLimit = 786_432
     static let notes = Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path
 
-    @Test(.enabled(if: hasBinary)) func hostileMappingFilesAndPredicatesEndCleanly() throws {
+    @Test(.requiresDecantBinary) func hostileMappingFilesAndPredicatesEndCleanly() throws {
         let root = try Fixtures.temporaryDirectory()
         let store = root.appendingPathComponent("Notes.sqlite")
         let seeded = try Subprocess.run(Self.binary, [

@@ -197,4 +197,27 @@ struct SelectionTests {
         }
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("x.sqlite").path))
     }
+
+    /// A predicate of as many `AND`s as the limit runs inside SQLite (joined as a balanced tree: SQLite refuses a
+    /// left-deep `a AND b AND …` deeper than 1,000 with "Expression tree is too large", which read as damaged input,
+    /// exit 65); one more is a usage error that says the limit.
+    @Test func aPredicateAsLongAsTheLimitRunsInSQLiteAndALongerOneIsAUsageError() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = try Self.writeStore(in: folder)
+        let terms = (0...1000).map { "pages != \($0)" }
+        let predicate = try ObjectPredicate(parsing: terms.joined(separator: " AND "))
+        let (selected, residual, _) = try Self.readSelected(url, RecordSelection(entities: ["Note"], predicate: predicate))
+        #expect(residual.predicate == nil)
+        // Every note has 0…16 pages or none (every fifth): only those with none pass, as `nil != 3` holds in
+        // NSPredicate.
+        let withoutPages: [RecordID] = (1...40).filter { $0 % 5 == 0 }.map { .primaryKey(Int64($0)) }
+        #expect(selected == withoutPages)
+
+        let error = #expect(throws: DecantError.self) {
+            try ObjectPredicate(parsing: (terms + ["pages != 0"]).joined(separator: " OR "))
+        }
+        #expect(error?.code == .usage)
+        #expect(error?.message.contains("more than 1000 AND/OR terms, the limit") == true, "\(error?.message ?? "")")
+    }
 }

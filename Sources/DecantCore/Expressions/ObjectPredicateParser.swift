@@ -22,11 +22,14 @@ extension ObjectPredicate {
 /// A recursive-descent parser over the predicate's Unicode scalars; nesting is bounded.
 struct PredicateParser {
     static let maximumDepth = 200
+    /// How many `AND`/`OR` a predicate may join, as many as a value expression's operators.
+    static let maximumConnectives = ValueExpressionParser.maximumOperators
 
     let scalars: [Unicode.Scalar]
     let source: String
     var position = 0
     var depth = 0
+    var connectives = 0
 
     init(text: String, source: String) {
         self.scalars = Array(text.unicodeScalars)
@@ -44,14 +47,31 @@ struct PredicateParser {
 
     private mutating func parseOr() throws -> ObjectPredicate {
         var terms = [try parseAnd()]
-        while consumeWord("OR") || consumeSymbol("||") { terms.append(try parseAnd()) }
+        while consumeWord("OR") || consumeSymbol("||") {
+            try countConnective()
+            terms.append(try parseAnd())
+        }
         return terms.count == 1 ? terms[0] : .or(terms)
     }
 
     private mutating func parseAnd() throws -> ObjectPredicate {
         var terms = [try parseNot()]
-        while consumeWord("AND") || consumeSymbol("&&") { terms.append(try parseNot()) }
+        while consumeWord("AND") || consumeSymbol("&&") {
+            try countConnective()
+            terms.append(try parseNot())
+        }
         return terms.count == 1 ? terms[0] : .and(terms)
+    }
+
+    /// Counts one `AND`/`OR`, refusing a predicate with more than ``maximumConnectives`` of them: a predicate that
+    /// large is a usage problem, said with the limit, not damaged input.
+    private mutating func countConnective() throws {
+        connectives += 1
+        guard connectives <= Self.maximumConnectives else {
+            throw failure(
+                "more than \(Self.maximumConnectives) AND/OR terms, the limit for a predicate (for a long list of "
+                    + "values, write IN {…})")
+        }
     }
 
     private mutating func parseNot() throws -> ObjectPredicate {

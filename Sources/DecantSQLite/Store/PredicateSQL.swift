@@ -26,6 +26,15 @@ struct PredicateSQL {
         case toOne
     }
 
+    /// `parts` joined by `connective` as a balanced tree of parentheses: SQLite parses `a AND b AND c …` into a tree
+    /// as deep as the list is long, and refuses one deeper than 1,000 (`SQLITE_MAX_EXPR_DEPTH`); a balanced one is
+    /// as deep as the list's logarithm.
+    static func balanced(_ parts: ArraySlice<String>, _ connective: String) -> String {
+        guard parts.count > 1 else { return parts.first.map { "(\($0))" } ?? (connective == " AND " ? "1" : "0") }
+        let middle = parts.startIndex + parts.count / 2
+        return "(" + balanced(parts[..<middle], connective) + connective + balanced(parts[middle...], connective) + ")"
+    }
+
     /// A SQL condition (0 or 1, never NULL) equivalent to `predicate` for rows of `entity`, or nil.
     mutating func condition(_ predicate: ObjectPredicate, entity: String) -> String? {
         switch predicate {
@@ -37,8 +46,8 @@ struct PredicateSQL {
                 guard let part = condition(term, entity: entity) else { return nil }
                 parts.append(part)
             }
-            if case .and = predicate { return "(" + parts.joined(separator: " AND ") + ")" }
-            return "(" + parts.joined(separator: " OR ") + ")"
+            if case .and = predicate { return Self.balanced(parts[...], " AND ") }
+            return Self.balanced(parts[...], " OR ")
         case .not(let term):
             return condition(term, entity: entity).map { "(NOT \($0))" }
         case .comparison(let left, let op, let right, let options):

@@ -98,7 +98,7 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                 residual.append(term)
             }
         }
-        conditions = pushed.mapValues { $0.joined(separator: " AND ") }
+        conditions = pushed.mapValues { PredicateSQL.balanced($0[...], " AND ") }
         var sortsHere: [String: String] = [:]
         for entity in entities where !selection.sort.isEmpty {
             var sql = PredicateSQL(schema: schema, model: model)
