@@ -50,6 +50,9 @@ extension DecantCommand {
         @Option(name: .long, help: "A Decant mapping file (YAML or JSON), an Xcode .xcmappingmodel or .cdm, or a folder of them; repeat for several hops.")
         var mapping: [String] = []
 
+        @Flag(name: .long, help: "Do not search the model's project for Xcode mapping models (use only --mapping).")
+        var noMappingSearch = false
+
         @Option(name: .long, help: "Write the migrated store here.")
         var output: String?
 
@@ -97,7 +100,8 @@ extension DecantCommand {
                 var settings = try migrationOptions(
                     model: model,
                     destinationVersion: destinationVersion,
-                    mappings: mapping
+                    mappings: mapping,
+                    searchesForMappings: !noMappingSearch
                 )
                 settings.formatOptions.missingExternalData = missingExternalData.policy
                 settings.rejects = rejects.map { URL(fileURLWithPath: $0) }
@@ -171,10 +175,16 @@ extension DecantCommand {
     }
 }
 
-/// The migration options every migration command builds from `--model`, `--to` and `--mapping`.
-func migrationOptions(model: String, destinationVersion: String?, mappings: [String]) throws -> StoreMigration.Options {
-    let bundle = try ModelBundle.load(from: URL(fileURLWithPath: model))
+/// The migration options every migration command builds from `--model`, `--to`, `--mapping` and
+/// `--no-mapping-search`.
+func migrationOptions(
+    model: String, destinationVersion: String?, mappings: [String], searchesForMappings: Bool
+) throws -> StoreMigration.Options {
+    let modelURL = URL(fileURLWithPath: model)
+    let bundle = try ModelBundle.load(from: modelURL)
     var options = StoreMigration.Options(bundle: bundle, destinationVersion: destinationVersion)
+    options.modelURL = modelURL
+    options.searchesForMappings = searchesForMappings
     try options.loadMappings(from: mappings.map { URL(fileURLWithPath: $0) })
     return options
 }

@@ -30,6 +30,9 @@ extension DecantCommand {
         @Option(name: .long, help: "A Decant mapping file (YAML or JSON), an Xcode .xcmappingmodel or .cdm, or a folder of them; repeat for several hops.")
         var mapping: [String] = []
 
+        @Flag(name: .long, help: "Do not search the model's project for Xcode mapping models (use only --mapping).")
+        var noMappingSearch = false
+
         @Flag(name: .long, help: "Skip the dry run (no pre-flight counts).")
         var noDryRun = false
 
@@ -43,7 +46,8 @@ extension DecantCommand {
                 let settings = try migrationOptions(
                     model: model,
                     destinationVersion: destinationVersion,
-                    mappings: mapping
+                    mappings: mapping,
+                    searchesForMappings: !noMappingSearch
                 )
                 let report = try StoreMigration.plan(
                     store: URL(fileURLWithPath: store),

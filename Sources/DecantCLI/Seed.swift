@@ -30,6 +30,9 @@ extension DecantCommand {
         @Option(name: .long, help: "For a JSON or CSV seed: the model version it follows (default: the current one).")
         var version: String?
 
+        @Flag(name: .long, help: "Do not search the model's project for Xcode mapping models when migrating.")
+        var noMappingSearch = false
+
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
@@ -37,7 +40,8 @@ extension DecantCommand {
                 let formatOptions = FormatOptions(
                     bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }, version: version)
                 let report = try Seeding.seed(
-                    default: URL(fileURLWithPath: seed), store: URL(fileURLWithPath: store), options: formatOptions)
+                    default: URL(fileURLWithPath: seed), store: URL(fileURLWithPath: store), options: formatOptions,
+                    modelURL: model.map { URL(fileURLWithPath: $0) }, searchesForMappings: !noMappingSearch)
                 printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
             }
         }

@@ -86,6 +86,20 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     public var engine: String?
     /// Why `migrate` would use the record stream, for a SQLite store.
     public var streamReason: String?
+    /// What planning noticed and let pass: unused mappings, mapping models of another bundle.
+    public var notes: [String]
+    /// What the mapping search found and used (absent when it was off).
+    public var mappingSearch: MappingSearchSummary?
+
+    /// What the search of the model's project for Xcode mapping models found and used.
+    public struct MappingSearchSummary: Sendable, Hashable, Codable {
+        /// The folder searched.
+        public var root: String
+        /// The mapping models found.
+        public var found: [String]
+        /// Those that serve a hop of the plan.
+        public var used: [String]
+    }
 
     /// The document of a plan report.
     public init(report: StoreMigration.PlanReport, store: String) {
@@ -100,6 +114,10 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         self.preflight = report.preflight.map { Preflight(objects: report.objects, rejects: $0) }
         self.engine = report.engine
         self.streamReason = report.streamReason
+        self.notes = plan.notes
+        self.mappingSearch = report.mappingSearch.map {
+            MappingSearchSummary(root: $0.root, found: $0.found, used: $0.used)
+        }
         self.hops = plan.hops.map { hop in
             Hop(
                 source: hop.source.versionName ?? "?",
@@ -146,6 +164,19 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     /// The plan as text, for people.
     public var text: String {
         var lines = ["\(store) (\(inputFormat)): version \(sourceVersion) → \(destinationVersion)"]
+        if let mappingSearch {
+            lines.append(
+                "mapping models found in \(mappingSearch.root): "
+                    + (mappingSearch.found.isEmpty ? "none" : mappingSearch.found.joined(separator: ", ")))
+            if !mappingSearch.found.isEmpty {
+                lines.append(
+                    "  used: " + (mappingSearch.used.isEmpty ? "none" : mappingSearch.used.joined(separator: ", ")))
+            }
+        }
+        if !notes.isEmpty {
+            lines.append("notes:")
+            lines += notes.map { "  \($0)" }
+        }
         if upToDate {
             lines.append("already at \(destinationVersion): nothing to migrate")
             return lines.joined(separator: "\n")

@@ -70,9 +70,12 @@ public enum Seeding: Sendable {
     /// - Throws: ``DecantError``: `.fileNotFound` for a missing seed, `.modelMismatch` for a destination that
     ///   is not the current version, the seed reader's errors, `.cannotCreateOutput` when the folder is not
     ///   writable. On any error the destination is left absent or exactly as it was.
+    ///
+    /// A migration searches the project of the model at `modelURL` for Xcode mapping models (``MappingSearch``) unless
+    /// `searchesForMappings` is false, as `decant migrate` does.
     public static func seed(
         default seed: URL, store destination: URL, options: FormatOptions = FormatOptions(),
-        registry: FormatRegistry = .builtIn
+        registry: FormatRegistry = .builtIn, modelURL: URL? = nil, searchesForMappings: Bool = true
     ) throws -> Report {
         let format = try registry.inputFormat(of: seed, named: nil)
         let folder = destination.deletingLastPathComponent()
@@ -108,7 +111,11 @@ public enum Seeding: Sendable {
             }
             if found < current {
                 lock.unlock()
-                return try migrateInPlace(destination, from: matched, report: report, options: options)
+                var migration = StoreMigration.Options(bundle: bundle)
+                migration.formatOptions = options
+                migration.modelURL = modelURL
+                migration.searchesForMappings = searchesForMappings
+                return try migrateInPlace(destination, from: matched, report: report, migration: migration)
             }
             report.version = matched.versionName
             report.objects = try store.objectCounts(model: matched)
@@ -121,9 +128,8 @@ public enum Seeding: Sendable {
     /// Migrates an existing store of an older version to the bundle's current one, in place, after a backup beside it
     /// (`Store.sqlite.backup-<version>`).
     private static func migrateInPlace(
-        _ store: URL, from version: ObjectModel, report: Report, options: FormatOptions
+        _ store: URL, from version: ObjectModel, report: Report, migration: StoreMigration.Options
     ) throws -> Report {
-        guard let bundle = options.bundle else { return report }
         let base = "\(store.displayPath).backup-\(version.versionName ?? "old")".replacingOccurrences(of: " ", with: "-")
         var backup = URL(fileURLWithPath: base)
         var number = 2
@@ -131,8 +137,6 @@ public enum Seeding: Sendable {
             backup = URL(fileURLWithPath: "\(base)-\(number)")
             number += 1
         }
-        var migration = StoreMigration.Options(bundle: bundle)
-        migration.formatOptions = options
         // A store copied from the seed just now needs no backup: the seed is its backup.
         let justSeeded = report.action == .seeded
         let migrated = try StoreMigration.migrate(

@@ -92,6 +92,9 @@ public struct MigrationPlan: Sendable, Hashable {
     public var destination: ObjectModel
     /// The hops, in order; empty when the store is already at the destination version.
     public var hops: [Hop]
+    /// What planning noticed and let pass: mappings no hop of this store uses (a batch hands every store every
+    /// mapping), mapping models of another bundle.
+    public var notes: [String] = []
 
     /// The source version's name.
     public var sourceVersion: String { source.versionName ?? "?" }
@@ -108,9 +111,12 @@ public struct MigrationPlan: Sendable, Hashable {
     /// the version named `destinationName` (the bundle's current version when nil), through `mappings` where they
     /// apply and inference elsewhere.
     ///
-    /// A mapping file from version A to version C (not the next one) replaces the hops between them.
+    /// A mapping file from version A to version C (not the next one) replaces the hops between them. A mapping that
+    /// no hop of this migration uses (the store is past it, or it is for other versions) is not an error: ``notes``
+    /// names it.
     /// - Throws: `.modelMismatch` when no version of the bundle has the source's hashes; `.usage` for an unknown
-    ///   destination, a destination older than the source, or a mapping file that is no hop of this migration.
+    ///   destination, a destination older than the source, a mapping file that goes backwards or past the
+    ///   destination, or two mappings that claim the same hop (naming both).
     public init(
         bundle: ModelBundle,
         source: ObjectModel,
@@ -145,6 +151,9 @@ public struct MigrationPlan: Sendable, Hashable {
             self.source = bundle.versions[end]
             self.destination = bundle.versions[end]
             self.hops = []
+            self.notes = (mappings.map(\.path) + mappingModels.map { Self.path(of: $0) ?? "a mapping model" }).map {
+                "\($0) is not used: the store is at \(bundle.versions[end].versionName ?? "?") already"
+            }
             return
         }
         guard end > start else {
@@ -157,13 +166,38 @@ public struct MigrationPlan: Sendable, Hashable {
         func index(of name: String) -> Int? {
             bundle.versions.firstIndex { $0.versionName == name || $0.versionChecksum == name }
         }
+        // Two mappings that start at the same version claim the same hop: which one runs would be a guess.
+        var claims: [Int: (path: String, hop: String)] = [:]
+        let claimants =
+            mappings.map { ($0.source, $0.path, "\($0.source) → \($0.destination)") }
+            + mappingModels.map { model in
+                (
+                    model.sourceVersion, Self.path(of: model) ?? "mapping model",
+                    "\(model.sourceVersion) → \(model.destinationVersion)"
+                )
+            }
+        for (sourceName, path, hop) in claimants {
+            guard let start = index(of: sourceName) else { continue }
+            if let earlier = claims[start] {
+                throw DecantError(
+                    .usage,
+                    "two mappings claim the same hop from \(sourceName): \(earlier.path) (\(earlier.hop)) and "
+                        + "\(path) (\(hop)); keep one"
+                )
+            }
+            claims[start] = (path, hop)
+        }
         var used: Set<Int> = []
+        var usedModels: Set<Int> = []
+        var notes: [String] = []
         var hops: [Hop] = []
         var position = start
         while position < end {
-            if let model = mappingModels.first(where: { index(of: $0.sourceVersion) == position }),
-                let target = index(of: model.destinationVersion), target > position, target <= end
+            if let modelIndex = mappingModels.firstIndex(where: { index(of: $0.sourceVersion) == position }),
+                let target = index(of: mappingModels[modelIndex].destinationVersion), target > position, target <= end
             {
+                let model = mappingModels[modelIndex]
+                usedModels.insert(modelIndex)
                 // A complete mapping (an Xcode mapping model): entities it does not name get no objects.
                 let from = bundle.versions[position]
                 let to = bundle.versions[target]
@@ -172,10 +206,7 @@ public struct MigrationPlan: Sendable, Hashable {
                         source: from,
                         destination: to,
                         mapping: model,
-                        file: model.entityMappings.lazy.compactMap { mapping -> String? in
-                            if case .file(let path) = mapping.origin { return path }
-                            return nil
-                        }.first ?? "mapping model",
+                        file: Self.path(of: model) ?? "mapping model",
                         problems: Self.problems(of: model, from: from, to: to)
                     )
                 )
@@ -213,11 +244,17 @@ public struct MigrationPlan: Sendable, Hashable {
             )
             position = next
         }
+        let hopNames = hops.map(\.name).joined(separator: ", ")
         for (offset, file) in mappings.enumerated() where !used.contains(offset) {
-            throw DecantError(
-                .usage,
-                "\(file.path) maps \(file.source) → \(file.destination), which is no hop of this migration "
-                    + "(hops: \(hops.map(\.name).joined(separator: ", ")))"
+            notes.append(
+                "\(file.path) maps \(file.source) → \(file.destination), which no hop of this migration uses "
+                    + "(hops: \(hopNames)); not used"
+            )
+        }
+        for (offset, model) in mappingModels.enumerated() where !usedModels.contains(offset) {
+            notes.append(
+                "\(Self.path(of: model) ?? "a mapping model") maps \(model.sourceVersion) → "
+                    + "\(model.destinationVersion), which no hop of this migration uses (hops: \(hopNames)); not used"
             )
         }
         for index in hops.indices {
@@ -226,6 +263,15 @@ public struct MigrationPlan: Sendable, Hashable {
         self.source = bundle.versions[start]
         self.destination = bundle.versions[end]
         self.hops = hops
+        self.notes = notes
+    }
+
+    /// The file a complete mapping (an Xcode mapping model) was read from.
+    static func path(of model: MappingModel) -> String? {
+        model.entityMappings.lazy.compactMap { mapping -> String? in
+            if case .file(let path) = mapping.origin { return path }
+            return nil
+        }.first
     }
 
     /// What stops a complete mapping from running between `source` and `destination`: entities and properties it
@@ -354,6 +400,15 @@ public struct MigrationPlan: Sendable, Hashable {
                     used[sourceName, default: []].insert(path[0])
                 }
                 if mapping.filter != nil { changes.append(.filtered(hop: name, entity: sourceName)) }
+            }
+            // An entity no mapping moves objects from loses them all: one an Xcode mapping model (a complete
+            // mapping) does not map, as Core Data's migration manager creates no destination instances for it.
+            let moved = Set(hop.mapping.entityMappings.filter { hop.moves($0) }.compactMap(\.sourceEntity))
+            for entity in hop.source.entities.sorted(by: { $0.name < $1.name })
+            where !entity.isAbstract && !moved.contains(entity.name)
+                && !changes.contains(.entityRemoved(hop: name, entity: entity.name))
+            {
+                changes.append(.entityRemoved(hop: name, entity: entity.name))
             }
             for sourceName in used.keys.sorted() {
                 guard let entity = hop.source.entity(named: sourceName), !entity.isAbstract else { continue }
