@@ -33,15 +33,20 @@ extension DecantCommand {
         @Flag(name: .long, help: "Do not search the model's project for Xcode mapping models when migrating.")
         var noMappingSearch = false
 
+        @Option(name: .long, help: "What to do with externally stored values whose file is missing when migrating (default: keep the reference, as Core Data does, and warn once).")
+        var missingExternalData: MissingExternalDataArgument = .keep
+
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
             try reportingErrors(verbose: options.verbose) {
-                let formatOptions = FormatOptions(
+                var formatOptions = FormatOptions(
                     bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) }, version: version)
+                formatOptions.missingExternalData = missingExternalData.policy
                 let report = try Seeding.seed(
                     default: URL(fileURLWithPath: seed), store: URL(fileURLWithPath: store), options: formatOptions,
                     modelURL: model.map { URL(fileURLWithPath: $0) }, searchesForMappings: !noMappingSearch)
+                printWarnings(report.warnings)
                 printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
             }
         }

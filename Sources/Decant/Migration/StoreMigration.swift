@@ -52,10 +52,13 @@ public enum StoreMigration: Sendable {
         /// The real paths of the mappings loaded (``loadMappings(from:)``): one found again by the search counts once.
         public var mappingPaths: Set<String> = []
 
-        /// Options for `bundle`.
+        /// Options for `bundle`. A reference to an externally stored value whose file is missing is carried into
+        /// the output as it is (``MissingExternalDataPolicy/keep``), as Core Data's migration carries it without
+        /// opening the file.
         public init(bundle: ModelBundle, destinationVersion: String? = nil) {
             self.bundle = bundle
             self.destinationVersion = destinationVersion
+            self.formatOptions.missingExternalData = .keep
         }
 
         /// The plan from `source` (the store's version) with these options, app code it needs but lacks as problems,
@@ -380,7 +383,7 @@ public enum StoreMigration: Sendable {
             rejectsFile: rejectsFile,
             output: staged.destination.displayPath,
             backup: nil,
-            warnings: transfer.diagnostics,
+            warnings: transfer.diagnostics.collapsingMissingExternalData(),
             streamReason: streamReason
         )
     }

@@ -46,6 +46,8 @@ public enum Seeding: Sendable {
         public var migratedFrom: String?
         /// For `.migrated`: the backup of the store as it was.
         public var backup: String?
+        /// What a migration noticed and let pass (externally stored values whose file is missing, said once).
+        public var warnings: [Diagnostic] = []
 
         /// One line for people.
         public var text: String {
@@ -147,6 +149,7 @@ public enum Seeding: Sendable {
         result.version = migrated.destinationVersion
         result.backup = migrated.backup
         result.objects = migrated.written
+        result.warnings = migrated.warnings
         return result
     }
 
