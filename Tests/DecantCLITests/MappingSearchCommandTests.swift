@@ -55,4 +55,29 @@ struct MappingSearchCommandTests {
         #expect(migrate.status == 0, "\(migrate.stderr)")
         #expect(migrate.stdout.contains("hops: Moody 4 → Moody 5"))
     }
+
+    /// Two mapping files for one hop exit 64 naming both; one file given twice counts once.
+    @Test(.enabled(if: hasBinary)) func twoMappingFilesForOneHopAreNamed() throws {
+        let (folder, store) = try MigrationCommandTests.v1Store()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = folder.appendingPathComponent("a.yaml").path
+        let second = folder.appendingPathComponent("b.yaml").path
+        for file in [first, second] {
+            let inferred = try EndToEndTests.run([
+                "infer-mapping", "--model", MigrationCommandTests.notes, "--from", "Notes", "--to", "Notes 2",
+                "--output", file,
+            ])
+            #expect(inferred.status == 0, "\(inferred.stderr)")
+        }
+        let twice = try EndToEndTests.run(
+            ["plan", store.path, "--model", MigrationCommandTests.notes, "--mapping", first, "--mapping", second])
+        #expect(twice.status == 64)
+        #expect(twice.stderr.contains("two mappings claim the same hop from Notes"), "\(twice.stderr)")
+        #expect(twice.stderr.contains("a.yaml (Notes → Notes 2) and"), "\(twice.stderr)")
+        #expect(twice.stderr.contains("b.yaml (Notes → Notes 2)"), "\(twice.stderr)")
+        let same = try EndToEndTests.run(
+            ["plan", store.path, "--model", MigrationCommandTests.notes, "--mapping", first, "--mapping", first])
+        #expect(same.status == 0, "\(same.stderr)")
+        #expect(same.stdout.contains("hop 1: Notes → Notes 2 (explicit: "), "\(same.stdout)")
+    }
 }
