@@ -228,21 +228,21 @@ extension StoreMigration.Options {
         func index(of name: String) -> Int? {
             bundle.versions.firstIndex { $0.versionName == name || $0.versionChecksum == name }
         }
-        let given = Set(mappings.compactMap { index(of: $0.source) } + mappingModels.compactMap { index(of: $0.sourceVersion) })
-        var models: [MappingModel] = []
-        for model in try MappingFiles.resolve(loaded, bundle: bundle) {
-            let path = model.entityMappings.lazy.compactMap { mapping -> String? in
-                if case .file(let path) = mapping.origin { return path }
-                return nil
-            }.first
-            if let start = index(of: model.sourceVersion), given.contains(start) {
+        let given = Set(
+            mappings.compactMap { index(of: $0.source) } + mappingModels.compactMap { index(of: $0.sourceVersion) })
+        // A mapping given for a hop wins: found ones for that hop are set aside before two found ones could clash.
+        var kept = MappingFiles.Loaded()
+        for (offset, model) in loaded.xcode.enumerated() {
+            if let pair = MappingFiles.fittingPairs(model, bundle: bundle).first(where: { given.contains($0.from) }) {
                 notes.append(
-                    "\(path.flatMap { origins[$0] } ?? path ?? "a found mapping model") is not used: a mapping given "
-                        + "with --mapping maps the hop from \(model.sourceVersion)")
+                    "\(origins[model.path] ?? model.path) is not used: a mapping given with --mapping maps the hop "
+                        + "from \(bundle.versions[pair.from].versionName ?? "?")")
                 continue
             }
-            models.append(model)
+            kept.xcode.append(model)
+            kept.named.append(loaded.named[offset])
         }
+        let models = try MappingFiles.resolve(kept, bundle: bundle)
         return (
             models,
             StoreMigration.MappingSearchOutcome(

@@ -163,6 +163,12 @@ struct MappingSearchTests {
         #expect(error?.message.contains("two mapping models claim the hop Moody 4 → Moody 5") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("Copy/Moody 4-Moody 5.xcmappingmodel") == true)
         #expect(error?.message.contains("Mappings/Moody 4-Moody 5.xcmappingmodel") == true)
+        // Naming the one to use settles it.
+        var chosen = options
+        try chosen.loadMappings(from: [original])
+        let plan = try StoreMigration.plan(store: store, options: chosen, dryRun: false)
+        #expect(plan.plan.isExecutable, "\(plan.plan.problems)")
+        #expect(plan.plan.notes.contains { $0.contains("Copy/Moody 4-Moody 5.xcmappingmodel is not used") }, "\(plan.plan.notes)")
     }
 
     /// CoreDataPlus ships its V2 → V3 mapping model twice, as the `.xcmappingmodel` and as the `.cdm` Xcode compiled
