@@ -112,6 +112,40 @@ struct MappingSearchTests {
         #expect(off.plan.hops.allSatisfy { $0.isInferred })
     }
 
+    /// Seeding an app whose existing store is at Moody 2 migrates it through the project's mapping models with only
+    /// the model given (its current version set to Moody 5: the Moody 5 → 6 mapping model calls app code).
+    @Test func seedingMigratesThroughTheFoundMappingModels() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (_, model) = try Self.moodyProject(in: folder)
+        var bundle = try ModelBundle.load(from: model)
+        bundle.currentVersionName = "Moody 5"
+        let seed = try Fixtures.copyStore(Fixtures.corpus("\(Self.moodyStores)/Moody 5.moody"), into: folder)
+        let app = folder.appendingPathComponent("App", isDirectory: true)
+        try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+        let existing = try Fixtures.copyStore(Fixtures.corpus("\(Self.moodyStores)/Moody 2.moody"), into: app)
+        let report = try Seeding.seed(
+            default: seed, store: existing, options: FormatOptions(bundle: bundle), modelURL: model)
+        #expect(report.action == .migrated)
+        #expect(report.migratedFrom == "Moody 2")
+        #expect(report.version == "Moody 5")
+        #expect(try MigrationFixtures.hashes(existing) == bundle.version(named: "Moody 5")?.entityVersionHashes)
+
+        // Without the search, the Moody 2 → 3 hop is inferred, and Core Data's inference cannot make it.
+        let again = try Fixtures.copyStore(
+            Fixtures.corpus("\(Self.moodyStores)/Moody 2.moody"),
+            into: try Fixtures.temporaryDirectory())
+        defer { try? FileManager.default.removeItem(at: again.deletingLastPathComponent()) }
+        let inferred = try Seeding.seed(
+            default: seed, store: again, options: FormatOptions(bundle: bundle), modelURL: model,
+            searchesForMappings: false)
+        // Core Data's own Moody 5 store of the same objects is what the mapping models make; inference makes another.
+        let apple = CorpusMigrationTests.canonical(try MigrationFixtures.read(seed, bundle: bundle))
+        #expect(CorpusMigrationTests.canonical(try MigrationFixtures.read(existing, bundle: bundle)) == apple)
+        #expect(CorpusMigrationTests.canonical(try MigrationFixtures.read(again, bundle: bundle)) != apple)
+        #expect(inferred.action == .migrated)
+    }
+
     /// A mapping given with --mapping wins over the one the search found for the same hop, and the plan says so.
     @Test func aGivenMappingWinsOverAFoundOne() throws {
         let folder = try Fixtures.temporaryDirectory()
