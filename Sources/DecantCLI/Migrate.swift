@@ -10,7 +10,9 @@ extension DecantCommand {
                 Finds the version STORE was written with among the versions of --model (by its entity hashes) and \
                 migrates it hop by hop, each hop inferred by Core Data's lightweight rules, taken from a mapping \
                 file (--mapping, one per hop), or from an Xcode mapping model (.xcmappingmodel or .cdm, or a folder \
-                of them: each is used for the hop its entity hashes fit). Mapping models whose policy classes or \
+                of them: each is used for the hop its entity hashes fit); the Xcode mapping models of the project that \
+                holds --model are found without --mapping, as Core Data finds them in the app's bundle \
+                (--no-mapping-search turns that off). Mapping models whose policy classes or \
                 functions are app code need a Swift program that registers them; without one the run exits 1 \
                 naming them. The output carries the destination version's schema and metadata, so \
                 an app built with that version opens it without migrating.

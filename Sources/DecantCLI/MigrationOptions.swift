@@ -16,7 +16,7 @@ struct MigrationOptions: ParsableArguments {
         help: "A Decant mapping file (YAML or JSON), an Xcode .xcmappingmodel or .cdm, or a folder of them; repeat for several hops.")
     var mapping: [String] = []
 
-    @Flag(name: .long, help: "Use only the mappings given with --mapping; search for none beside the model.")
+    @Flag(name: .long, help: "Do not search the model's project for Xcode mapping models (use only --mapping).")
     var noMappingSearch = false
 
     @Option(name: .long, help: versionOrderHelp)
@@ -25,8 +25,10 @@ struct MigrationOptions: ParsableArguments {
     @Option(name: .long, help: "List objects that break a rule in this NDJSON file and go on.")
     var rejects: String?
 
-    @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
-    var missingExternalData: MissingExternalDataArgument = .fail
+    @Option(
+        name: .long,
+        help: "What to do with externally stored values whose file is missing (default: keep the reference, as Core Data does, and warn once).")
+    var missingExternalData: MissingExternalDataArgument = .keep
 
     @Flag(
         name: .long,
@@ -38,10 +40,12 @@ struct MigrationOptions: ParsableArguments {
         try model.map { try loadBundle($0, versionOrder: versionOrder) }
     }
 
-    /// The library's migration settings; `--model` is required.
+    /// The library's migration settings; `--model` is required. The project that holds `--model` is searched for
+    /// Xcode mapping models unless `--no-mapping-search`.
     func settings() throws -> StoreMigration.Options {
-        guard let bundle = try bundle() else { throw ValidationError("give the model with --model") }
+        guard let model, let bundle = try bundle() else { throw ValidationError("give the model with --model") }
         var options = StoreMigration.Options(bundle: bundle, destinationVersion: destinationVersion)
+        options.modelURL = URL(fileURLWithPath: model)
         try options.loadMappings(from: mapping.map { URL(fileURLWithPath: $0) })
         options.formatOptions.missingExternalData = missingExternalData.policy
         options.rejects = rejects.map { URL(fileURLWithPath: $0) }

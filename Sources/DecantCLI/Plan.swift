@@ -11,7 +11,9 @@ extension DecantCommand {
                 destination (the current version, or --to), the versions' order (Xcode's numbering, --version-order, or unknown), the path (hop by hop, or Core Data's \
                 single step and why), the hops between them and for each whether it is \
                 inferred or comes from a mapping file or an Xcode mapping model, what happens to every entity and property, the destructive \
-                changes (data dropped), and a dry run's count of objects that would be rejected.
+                changes (data dropped), and a dry run's count of objects that would be rejected. It says which Xcode \
+                mapping models the search of the model's project found and used (--no-mapping-search turns it off) \
+                and notes mappings no hop of this store uses.
 
                 Exits 1 when the plan cannot run, with the reason per entity and property and what to write in a \
                 mapping file instead, or the policy class or function (app code) an Xcode mapping model needs. --json prints the document described by schemas/plan.schema.json. --diagram \

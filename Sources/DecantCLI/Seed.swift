@@ -45,7 +45,7 @@ extension DecantCommand {
             }
         }
 
-                func run() throws {
+        func run() throws {
             try reportingErrors(verbose: options.verbose) {
                 let settings = try migration.model.map { _ in try migration.settings() }
                 var formatOptions = FormatOptions(bundle: settings?.bundle, version: version)
@@ -53,6 +53,7 @@ extension DecantCommand {
                 let report = try Seeding.seed(
                     default: URL(fileURLWithPath: seed), store: URL(fileURLWithPath: store), options: formatOptions,
                     migration: settings)
+                printWarnings(report.warnings)
                 printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
             }
         }

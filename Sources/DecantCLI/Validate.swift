@@ -29,8 +29,8 @@ extension DecantCommand {
         @Option(name: .long, help: "List failing objects in this NDJSON file and go on.")
         var rejects: String?
 
-        @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
-        var missingExternalData: MissingExternalDataArgument = .fail
+        @Option(name: .long, help: "What to do with externally stored values whose file is missing (default: check the reference as it is and warn once).")
+        var missingExternalData: MissingExternalDataArgument = .keep
 
         @Option(name: .long, help: versionOrderHelp)
         var versionOrder: String?
@@ -72,6 +72,7 @@ extension DecantCommand {
                 let report = try StoreValidation.validate(
                     store: URL(fileURLWithPath: store), options: settings, progress: progress.update)
                 progress.finish()
+                printWarnings(report.warnings)
                 if options.json {
                     printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))
                 } else {

@@ -41,21 +41,35 @@ public enum MappingFiles: Sendable {
 }
 
 extension MappingFiles {
-    /// What `--mapping` names: Decant mapping files and Xcode mapping models.
+    /// What `--mapping` names, or the mapping search finds: Decant mapping files and Xcode mapping models.
     public struct Loaded: Sendable {
         /// Decant mapping files (YAML or JSON), one hop each.
         public var files: [ExplicitMapping] = []
-        /// Xcode mapping models (`.xcmappingmodel`, `.cdm`); each is used for the hop its entity hashes fit.
+        /// Xcode mapping models (`.xcmappingmodel`, `.cdm`) of this bundle; each is used for the hop its entity
+        /// hashes fit.
         public var xcode: [XcodeMappingModel] = []
-        /// Whether each Xcode mapping model was named on its own (it must then fit a hop) rather than found in a folder.
+        /// Whether each Xcode mapping model was named on its own rather than found in a folder.
         public var named: [Bool] = []
+        /// What loading noticed and let pass: mapping models of another bundle (ignored, never compiled against this
+        /// one), found files that do not read.
+        public var notes: [String] = []
+        /// The real paths loaded so far: a file reached twice (named twice, or through a link) counts once.
+        public var paths: Set<String> = []
 
         public init() {}
     }
 
+    /// The path that stands for a mapping file or model however it is reached: symbolic links resolved, an
+    /// `xcmapping.xml` standing for its `.xcmappingmodel`.
+    static func realPath(of url: URL) -> String {
+        var url = url.standardizedFileURL.resolvingSymlinksInPath()
+        if url.lastPathComponent.lowercased() == "xcmapping.xml" { url = url.deletingLastPathComponent() }
+        return url.path
+    }
+
     /// Loads what `url` names: a mapping file, an `.xcmappingmodel` (or its `xcmapping.xml`), a `.cdm`, or a folder
     /// holding any of these (searched like Core Data searches a bundle for `.cdm` files: each one is used where its
-    /// hashes fit a hop, the others are ignored).
+    /// hashes fit a hop, the others are ignored). A file reached twice is loaded once.
     /// - Throws: `.fileNotFound`; `.malformedInput` naming what does not read.
     public static func loadAny(from url: URL, bundle: ModelBundle, into loaded: inout Loaded) throws {
         let name = url.lastPathComponent.lowercased()
@@ -64,11 +78,11 @@ extension MappingFiles {
             throw DecantError(.fileNotFound, "no such mapping file or folder", at: Location(path: url.displayPath))
         }
         if name.hasSuffix(".cdm") || name.hasSuffix(".xcmappingmodel") || name == "xcmapping.xml" {
-            loaded.xcode.append(try XcodeMappingModel.load(contentsOf: url, bundle: bundle))
-            loaded.named.append(true)
+            try loadXcode(from: url, bundle: bundle, named: true, into: &loaded)
             return
         }
         guard isDirectory.boolValue else {
+            guard loaded.paths.insert(realPath(of: url)).inserted else { return }
             loaded.files.append(try load(from: url))
             return
         }
@@ -78,9 +92,9 @@ extension MappingFiles {
         for entry in entries {
             let entryName = entry.lastPathComponent.lowercased()
             if entryName.hasSuffix(".cdm") || entryName.hasSuffix(".xcmappingmodel") {
-                loaded.xcode.append(try XcodeMappingModel.load(contentsOf: entry, bundle: bundle))
-                loaded.named.append(false)
+                try loadXcode(from: entry, bundle: bundle, named: false, into: &loaded)
             } else if [".yaml", ".yml", ".json"].contains(where: { entryName.hasSuffix($0) }) {
+                guard loaded.paths.insert(realPath(of: entry)).inserted else { continue }
                 loaded.files.append(try load(from: entry))
             } else if entry.hasDirectoryPath || (try? entry.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
                 try loadAny(from: entry, bundle: bundle, into: &loaded)
@@ -88,40 +102,83 @@ extension MappingFiles {
         }
     }
 
+    /// Loads the Xcode mapping model at `url` when it is one of `bundle`'s: its entity hashes fit two of its
+    /// versions (Core Data's test, coredata-formats.md 3.3). A mapping model of another bundle (it names another
+    /// `.xcdatamodeld`, entities this bundle's versions do not have, or hashes that fit no two of them) is ignored
+    /// with a note, never compiled against this bundle's entities.
+    /// - Throws: `.malformedInput` for a file that does not read; a found one (`named` false) that does not read is
+    ///   ignored with a note instead.
+    static func loadXcode(from url: URL, bundle: ModelBundle, named: Bool, into loaded: inout Loaded) throws {
+        guard loaded.paths.insert(realPath(of: url)).inserted else { return }
+        let model: XcodeMappingModel
+        do {
+            model = try XcodeMappingModel.load(contentsOf: url, bundle: bundle)
+        } catch let error as DecantError where error.code == .modelMismatch || !named {
+            loaded.notes.append(
+                "\(url.displayPath) is ignored: "
+                    + (error.code == .modelMismatch
+                        ? "it is not a mapping model of \(bundle.name) (\(error.message))"
+                        : "it does not read (\(error.message))"))
+            return
+        }
+        guard !fittingPairs(model, bundle: bundle).isEmpty else {
+            loaded.notes.append(
+                "\(url.displayPath) is ignored: its entity hashes fit no two versions of \(bundle.name), so it is a "
+                    + "mapping model of another bundle")
+            return
+        }
+        loaded.xcode.append(model)
+        loaded.named.append(named)
+    }
+
+    /// The pairs of `bundle`'s versions (indices, the older first) whose entity hashes `model` fits: every source
+    /// hash is the first version's and every destination hash the second's (coredata-formats.md 3.3).
+    static func fittingPairs(_ model: XcodeMappingModel, bundle: ModelBundle) -> [(from: Int, to: Int)] {
+        let hashes = bundle.versions.map { Set($0.entityVersionHashes.values) }
+        let source = model.sourceEntityHashes
+        let destination = model.destinationEntityHashes
+        guard !source.isEmpty, !destination.isEmpty else { return [] }
+        var pairs: [(from: Int, to: Int)] = []
+        for from in hashes.indices where source.isSubset(of: hashes[from]) {
+            for to in hashes.indices where to > from && destination.isSubset(of: hashes[to]) {
+                pairs.append((from, to))
+            }
+        }
+        return pairs
+    }
+
     /// The Xcode mapping models that fit hops of `bundle`, as the engine runs them: for each pair of neighbouring
-    /// versions the first model whose source hashes are all the first version's and destination hashes all the
-    /// second's (Core Data's test, coredata-formats.md 3.3); a model fitting no neighbours may span several versions.
-    /// - Throws: `.usage` for a model named on its own that fits no pair of versions.
+    /// versions the model whose source hashes are all the first version's and destination hashes all the second's
+    /// (Core Data's test, coredata-formats.md 3.3); a model fitting no neighbours may span several versions.
+    /// - Throws: `.usage` when two different mapping models fit the same hop, naming both (the same mapping twice,
+    ///   such as a `.xcmappingmodel` and the `.cdm` Xcode compiled from it, counts once).
     public static func resolve(_ loaded: Loaded, bundle: ModelBundle) throws -> [MappingModel] {
         let versions = bundle.versions
-        let hashes = versions.map { Set($0.entityVersionHashes.values) }
-        func fits(_ model: XcodeMappingModel, _ from: Int, _ to: Int) -> Bool {
-            let s = model.sourceEntityHashes
-            let d = model.destinationEntityHashes
-            return !s.isEmpty && !d.isEmpty && s.isSubset(of: hashes[from]) && d.isSubset(of: hashes[to])
-        }
+        let pairs = loaded.xcode.map { fittingPairs($0, bundle: bundle) }
         var used: Set<Int> = []
         var result: [MappingModel] = []
         for from in versions.indices.dropLast() {
-            if let index = loaded.xcode.indices.first(where: { !used.contains($0) && fits(loaded.xcode[$0], from, from + 1) }) {
-                used.insert(index)
-                result.append(loaded.xcode[index].mappingModel(from: versions[from], to: versions[from + 1]))
+            let fitting = loaded.xcode.indices.filter { index in
+                !used.contains(index) && pairs[index].contains { $0.from == from && $0.to == from + 1 }
             }
+            guard let first = fitting.first else { continue }
+            for other in fitting.dropFirst() {
+                guard loaded.xcode[other].entityMappings == loaded.xcode[first].entityMappings else {
+                    throw DecantError(
+                        .usage,
+                        "two mapping models claim the hop \(versions[from].versionName ?? "?") → "
+                            + "\(versions[from + 1].versionName ?? "?"): \(loaded.xcode[first].path) and "
+                            + "\(loaded.xcode[other].path); keep one (or name the one to use with --mapping)"
+                    )
+                }
+                used.insert(other)
+            }
+            used.insert(first)
+            result.append(loaded.xcode[first].mappingModel(from: versions[from], to: versions[from + 1]))
         }
         for (index, model) in loaded.xcode.enumerated() where !used.contains(index) {
-            if let (from, to) = versions.indices.lazy.flatMap({ from in
-                versions.indices.filter { $0 > from + 1 }.map { (from, $0) }
-            }).first(where: { fits(model, $0.0, $0.1) }) {
-                result.append(model.mappingModel(from: versions[from], to: versions[to]))
-                continue
-            }
-            if index < loaded.named.count, loaded.named[index] {
-                throw DecantError(
-                    .usage,
-                    "the mapping model's entity hashes fit no two versions of \(bundle.name), so it maps no hop of "
-                        + "this migration",
-                    at: Location(path: model.path)
-                )
+            if let pair = pairs[index].first(where: { $0.to > $0.from + 1 }) {
+                result.append(model.mappingModel(from: versions[pair.from], to: versions[pair.to]))
             }
         }
         return result
@@ -130,7 +187,8 @@ extension MappingFiles {
 
 extension StoreMigration.Options {
     /// Loads what `--mapping` names (``MappingFiles/loadAny(from:bundle:into:)``): Decant mapping files into
-    /// ``mappings``, Xcode mapping models resolved to their hops into ``mappingModels``.
+    /// ``mappings``, Xcode mapping models resolved to their hops into ``mappingModels``; mapping models of another
+    /// bundle into ``mappingNotes``.
     ///
     /// ```swift
     /// var options = StoreMigration.Options(bundle: moody)
@@ -138,8 +196,58 @@ extension StoreMigration.Options {
     /// ```
     public mutating func loadMappings(from urls: [URL]) throws {
         var loaded = MappingFiles.Loaded()
+        loaded.paths = mappingPaths
         for url in urls { try MappingFiles.loadAny(from: url, bundle: bundle, into: &loaded) }
         mappings += loaded.files
         mappingModels += try MappingFiles.resolve(loaded, bundle: bundle)
+        mappingNotes += loaded.notes
+        mappingPaths = loaded.paths
+    }
+
+    /// The mapping models the search finds for ``modelURL``'s project (``MappingSearch``), resolved to their hops,
+    /// less those for a hop a mapping given in ``mappings`` or ``mappingModels`` starts (the given one wins), with
+    /// what the search noticed. Empty when the search is off or no ``modelURL`` is set.
+    func searchedMappings() throws -> (models: [MappingModel], outcome: StoreMigration.MappingSearchOutcome?) {
+        guard searchesForMappings, let modelURL else { return ([], nil) }
+        let search = MappingSearch.find(forModelAt: modelURL)
+        var loaded = MappingFiles.Loaded()
+        loaded.paths = mappingPaths
+        var origins: [String: String] = [:]
+        for url in search.found {
+            let count = loaded.xcode.count
+            try MappingFiles.loadXcode(from: url, bundle: bundle, named: false, into: &loaded)
+            if loaded.xcode.count > count, let model = loaded.xcode.last { origins[model.path] = url.displayPath }
+        }
+        var notes = loaded.notes
+        if search.isTruncated {
+            notes.append(
+                "the mapping search stopped at its bounds (\(MappingSearch.maximumDepth) folders deep, "
+                    + "\(MappingSearch.maximumEntries) entries) in \(search.root.displayPath); name further mapping "
+                    + "models with --mapping")
+        }
+        func index(of name: String) -> Int? {
+            bundle.versions.firstIndex { $0.versionName == name || $0.versionChecksum == name }
+        }
+        let given = Set(
+            mappings.compactMap { index(of: $0.source) } + mappingModels.compactMap { index(of: $0.sourceVersion) })
+        // A mapping given for a hop wins: found ones for that hop are set aside before two found ones could clash.
+        var kept = MappingFiles.Loaded()
+        for (offset, model) in loaded.xcode.enumerated() {
+            if let pair = MappingFiles.fittingPairs(model, bundle: bundle).first(where: { given.contains($0.from) }) {
+                notes.append(
+                    "\(origins[model.path] ?? model.path) is not used: a mapping given with --mapping maps the hop "
+                        + "from \(bundle.versions[pair.from].versionName ?? "?")")
+                continue
+            }
+            kept.xcode.append(model)
+            kept.named.append(loaded.named[offset])
+        }
+        let models = try MappingFiles.resolve(kept, bundle: bundle)
+        return (
+            models,
+            StoreMigration.MappingSearchOutcome(
+                root: search.root.displayPath, found: search.found.map(\.displayPath), used: [], notes: notes,
+                origins: origins)
+        )
     }
 }

@@ -96,6 +96,20 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     public var versions: [String]
     /// When several versions have the store's entity hashes: which was taken, and why.
     public var sourceChoice: String?
+    /// What planning noticed and let pass: unused mappings, mapping models of another bundle.
+    public var notes: [String]
+    /// What the mapping search found and used (absent when it was off).
+    public var mappingSearch: MappingSearchSummary?
+
+    /// What the search of the model's project for Xcode mapping models found and used.
+    public struct MappingSearchSummary: Sendable, Hashable, Codable {
+        /// The folder searched.
+        public var root: String
+        /// The mapping models found.
+        public var found: [String]
+        /// Those that serve a hop of the plan.
+        public var used: [String]
+    }
 
     /// The document of a plan report.
     public init(report: StoreMigration.PlanReport, store: String) {
@@ -120,6 +134,10 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         self.versionOrder = plan.order.rawValue
         self.versions = plan.versionNames
         self.sourceChoice = plan.sourceChoice
+        self.notes = plan.notes
+        self.mappingSearch = report.mappingSearch.map {
+            MappingSearchSummary(root: $0.root, found: $0.found, used: $0.used)
+        }
         self.hops = plan.hops.map { hop in
             Hop(
                 source: hop.source.versionName ?? "?",
@@ -170,6 +188,19 @@ public struct PlanDocument: Sendable, Hashable, Codable {
             lines.append("version order: \(order): \(versions.joined(separator: ", "))")
         }
         if let sourceChoice { lines.append(sourceChoice) }
+        if let mappingSearch {
+            lines.append(
+                "mapping models found in \(mappingSearch.root): "
+                    + (mappingSearch.found.isEmpty ? "none" : mappingSearch.found.joined(separator: ", ")))
+            if !mappingSearch.found.isEmpty {
+                lines.append(
+                    "  used: " + (mappingSearch.used.isEmpty ? "none" : mappingSearch.used.joined(separator: ", ")))
+            }
+        }
+        if !notes.isEmpty {
+            lines.append("notes:")
+            lines += notes.map { "  \($0)" }
+        }
         if upToDate {
             lines.append("already at \(destinationVersion): nothing to migrate")
             return lines.joined(separator: "\n")

@@ -46,27 +46,45 @@ public enum StoreMigration: Sendable {
         /// SQL inside SQLite (``InStoreMigration``), as Core Data's lightweight migration does; it writes the same
         /// store as the record stream, several times faster. False forces the record stream.
         public var runsInStoreWhenPossible = true
-        /// Whether mapping models are searched for beside the model when none is given (`--no-mapping-search`
-        /// turns it off).
+        /// Where the model bundle is: the mapping search (``searchesForMappings``) starts from it. No search without it.
+        public var modelURL: URL?
+        /// Whether the project that holds ``modelURL`` is searched for Xcode mapping models (``MappingSearch``), as
+        /// Core Data searches the app's bundle: each one that fits a hop serves it, unless a mapping given in
+        /// ``mappings`` or ``mappingModels`` starts the same hop (`--no-mapping-search` turns it off).
         public var searchesForMappings = true
+        /// What loading the given mappings noticed and let pass (mapping models of another bundle), for the plan.
+        public var mappingNotes: [String] = []
+        /// The real paths of the mappings loaded (``loadMappings(from:)``): one found again by the search counts once.
+        public var mappingPaths: Set<String> = []
 
-        /// Options for `bundle`.
+        /// Options for `bundle`. A reference to an externally stored value whose file is missing is carried into
+        /// the output as it is (``MissingExternalDataPolicy/keep``), as Core Data's migration carries it without
+        /// opening the file.
         public init(bundle: ModelBundle, destinationVersion: String? = nil) {
             self.bundle = bundle
             self.destinationVersion = destinationVersion
+            self.formatOptions.missingExternalData = .keep
         }
 
-        /// The plan from `source` (the store's version) with these options, app code it needs but lacks as problems.
-        fileprivate func plan(from source: ObjectModel) throws -> MigrationPlan {
+        /// The plan from `source` (the store's version) with these options, app code it needs but lacks as problems,
+        /// and what the mapping search found and used.
+        fileprivate func plan(from source: ObjectModel) throws -> (MigrationPlan, MappingSearchOutcome?) {
+            let (found, search) = try searchedMappings()
             var plan = try MigrationPlan(
                 bundle: bundle,
                 source: source,
                 to: destinationVersion,
                 mappings: mappings,
-                mappingModels: mappingModels
+                mappingModels: mappingModels + found
             )
             plan.requireHooks(functions)
-            return plan
+            plan.notes = mappingNotes + (search?.notes ?? []) + plan.notes
+            guard var search else { return (plan, nil) }
+            let files = Set(plan.hops.compactMap(\.file))
+            search.used = search.found.filter { path in
+                search.origins.contains { files.contains($0.key) && $0.value == path }
+            }
+            return (plan, search)
         }
 
         fileprivate var readerOptions: FormatOptions {
@@ -74,6 +92,20 @@ public enum StoreMigration: Sendable {
             options.bundle = bundle
             return options
         }
+    }
+
+    /// What the mapping search (``Options/searchesForMappings``) did for a plan.
+    public struct MappingSearchOutcome: Sendable, Hashable {
+        /// The folder searched.
+        public var root: String
+        /// The mapping models found, sorted by path.
+        public var found: [String]
+        /// Those that serve a hop of the plan.
+        public var used: [String]
+        /// What the search noticed: mapping models of another bundle, ones a `--mapping` replaced, its bounds.
+        public var notes: [String]
+        /// Per mapping model of this bundle, the path its hops name (``MigrationPlan/Hop/file``) → the path found.
+        var origins: [String: String]
     }
 
     /// Where the migrated store goes.
@@ -161,6 +193,8 @@ public enum StoreMigration: Sendable {
         public var engine: String?
         /// Why `migrate` would use the record stream, for a SQLite store.
         public var streamReason: String?
+        /// What the mapping search found and used; nil when it was off.
+        public var mappingSearch: MappingSearchOutcome?
     }
 
     /// Plans the migration of `store` and, when the plan can run, dry-runs it without writing anything to count the
@@ -169,9 +203,10 @@ public enum StoreMigration: Sendable {
     public static func plan(store: URL, options: Options, dryRun: Bool = true) throws -> PlanReport {
         let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
         var reader = try source.makeReader(at: store, options: options.readerOptions)
-        let plan = try options.plan(from: reader.model)
+        let (plan, search) = try options.plan(from: reader.model)
         guard dryRun, plan.isExecutable else {
-            return PlanReport(plan: plan, inputFormat: source.name, preflight: nil, objects: [:])
+            return PlanReport(
+                plan: plan, inputFormat: source.name, preflight: nil, objects: [:], mappingSearch: search)
         }
         var engine: String? = plan.isUpToDate ? nil : "stream"
         var streamReason: String?
@@ -197,7 +232,7 @@ public enum StoreMigration: Sendable {
         }
         return PlanReport(
             plan: plan, inputFormat: source.name, preflight: counts, objects: transfer.read, engine: engine,
-            streamReason: streamReason)
+            streamReason: streamReason, mappingSearch: search)
     }
 
     /// Migrates `store` to `target`.
@@ -315,7 +350,7 @@ public enum StoreMigration: Sendable {
         progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report? {
         var reader = try source.makeReader(at: store, options: options.readerOptions)
-        let plan = try options.plan(from: reader.model)
+        let (plan, _) = try options.plan(from: reader.model)
         logger.debug(
             "Plan",
             metadata: [
@@ -381,7 +416,7 @@ public enum StoreMigration: Sendable {
             rejectsFile: rejectsFile,
             output: staged.destination.displayPath,
             backup: nil,
-            warnings: transfer.diagnostics,
+            warnings: transfer.diagnostics.collapsingMissingExternalData(),
             streamReason: streamReason
         ).noting(plan)
     }

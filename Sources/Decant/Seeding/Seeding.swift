@@ -46,6 +46,8 @@ public enum Seeding: Sendable {
         public var migratedFrom: String?
         /// For `.migrated`: the backup of the store as it was.
         public var backup: String?
+        /// What a migration noticed and let pass (externally stored values whose file is missing, said once).
+        public var warnings: [Diagnostic] = []
 
         /// One line for people.
         public var text: String {
@@ -71,7 +73,9 @@ public enum Seeding: Sendable {
     /// format follows `options.version` or the current version.
     ///
     /// `migration` gives the migration's settings (mappings, rejects, version order through its bundle, …); when
-    /// nil they are built from `options.bundle` and `options`.
+    /// nil they are built from `options.bundle` and `options`. A migration searches the project of the model at
+    /// `migration.modelURL` for Xcode mapping models (``MappingSearch``) unless `migration.searchesForMappings` is
+    /// false, as `decant migrate` does; without a `modelURL` there is no search.
     /// - Throws: ``DecantError``: `.fileNotFound` for a missing seed, `.modelMismatch` for a destination that
     ///   is newer or of no version, the seed reader's and the migration's errors, `.cannotCreateOutput` when the
     ///   folder is not writable. On any error the destination is left absent or exactly as it was.
@@ -187,6 +191,7 @@ public enum Seeding: Sendable {
         } else {
             let migrated = try StoreMigration.migrate(store: copy, to: .file(destination), options: settings)
             result.migratedFrom = migrated.sourceVersion
+            result.warnings = migrated.warnings
         }
         try FileLock.synchronize(folder)
         result.objects = try SQLiteStore(contentsOf: destination).objectCounts(model: plan.destination)
@@ -212,6 +217,7 @@ public enum Seeding: Sendable {
         result.version = migrated.destinationVersion
         result.backup = migrated.backup
         result.objects = migrated.written
+        result.warnings = migrated.warnings
         return result
     }
 

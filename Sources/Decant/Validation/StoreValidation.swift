@@ -29,9 +29,11 @@ public enum StoreValidation: Sendable {
         /// kept: by default up to 4,000,000 keys each in memory and the rest in a temporary file.
         public var keySets: KeySetFactory = .spilling()
 
-        /// Options for `bundle`.
+        /// Options for `bundle`. A reference to an externally stored value whose file is missing is checked as the
+        /// reference it is (``MissingExternalDataPolicy/keep``), and the report's warnings say so once.
         public init(bundle: ModelBundle?) {
             self.bundle = bundle
+            self.formatOptions.missingExternalData = .keep
         }
     }
 
@@ -45,6 +47,8 @@ public enum StoreValidation: Sendable {
         public var failures: [String: Int]
         /// The rejects file, when one was written.
         public var rejectsFile: String?
+        /// What the run noticed and let pass (externally stored values whose file is missing, said once).
+        public var warnings: [Diagnostic] = []
 
         /// Whether every object passed.
         public var isValid: Bool { failures.isEmpty }
@@ -81,7 +85,8 @@ public enum StoreValidation: Sendable {
             modelVersion: model.versionName ?? "Z_MODELCACHE",
             objects: transfer.read,
             failures: failures,
-            rejectsFile: options.rejects?.displayPath
+            rejectsFile: options.rejects?.displayPath,
+            warnings: transfer.diagnostics.collapsingMissingExternalData()
         )
     }
 }

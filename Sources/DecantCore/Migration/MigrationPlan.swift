@@ -98,6 +98,9 @@ public struct MigrationPlan: Sendable, Hashable {
     public var destination: ObjectModel
     /// The hops, in order; empty when the store is already at the destination version.
     public var hops: [Hop]
+    /// What planning noticed and let pass: mappings no hop of this store uses (a batch hands every store every
+    /// mapping), mapping models of another bundle.
+    public var notes: [String] = []
 
     /// The source version's name.
     public var sourceVersion: String { source.versionName ?? "?" }
@@ -143,10 +146,12 @@ public struct MigrationPlan: Sendable, Hashable {
     /// hop can run; otherwise the single step Core Data's automatic migration infers, straight from the store's
     /// version to the destination, when that one can run (a hop-by-hop plan that uses a mapping file or model is
     /// kept as it is). A mapping file from version A to version C (not the next one) replaces the hops between
-    /// them.
+    /// them. A mapping that no hop of this migration uses (the store is past it, or it is for other versions) is not
+    /// an error, whichever the path: ``notes`` names it.
     /// - Throws: `.modelMismatch` when no version of the bundle has the source's hashes; `.usage` for an unknown
-    ///   destination, a store newer than the current version (by a known order) when no destination is named, or a
-    ///   mapping file that is no hop of this migration.
+    ///   destination, a store newer than the current version (by a known order) when no destination is named, a
+    ///   mapping file that goes backwards or past the destination, or two mappings that claim the same hop (naming
+    ///   both).
     public init(
         bundle: ModelBundle,
         source: ObjectModel,
@@ -188,14 +193,20 @@ public struct MigrationPlan: Sendable, Hashable {
             if start != end, let choice = match.choice {
                 self.sourceChoice = choice + "; the destination \(destinationVersion) has the same hashes: nothing to migrate"
             }
+            self.notes = (mappings.map(\.path) + mappingModels.map { Self.filePath(of: $0) ?? "a mapping model" }).map {
+                "\($0) is not used: the store is at \(bundle.versions[end].versionName ?? "?") already"
+            }
             return
         }
+        // Before any path is chosen: two mappings for one hop stop the plan, whichever path would take them.
+        try Self.requireOneClaimPerHop(bundle: bundle, mappings: mappings, models: mappingModels)
         let from = bundle.versions[start].versionName ?? "?"
         let to = bundle.versions[end].versionName ?? "?"
         if !bundle.order.isKnown {
             let reason = "the order of \(bundle.name)'s versions is unknown (their names follow no common scheme)"
-            let step = try Self.singleStep(bundle: bundle, from: start, to: end, mappings: mappings, models: mappingModels)
-            self.hops = [step]
+            let step = Self.singleStep(bundle: bundle, from: start, to: end, mappings: mappings, models: mappingModels)
+            self.hops = [step.hop]
+            self.notes = step.notes
             self.path = .singleStep(reason: reason)
             return
         }
@@ -208,41 +219,76 @@ public struct MigrationPlan: Sendable, Hashable {
                         + "what \(to) lacks; to do that, name the version: --to \(to)"
                 )
             }
-            let step = try Self.singleStep(bundle: bundle, from: start, to: end, mappings: mappings, models: mappingModels)
-            self.hops = [step]
+            let step = Self.singleStep(bundle: bundle, from: start, to: end, mappings: mappings, models: mappingModels)
+            self.hops = [step.hop]
+            self.notes = step.notes
             self.path = .singleStep(reason: "\(to) is older than \(from), asked for with --to")
             return
         }
         let walked = try Self.hopByHop(bundle: bundle, from: start, to: end, mappings: mappings, models: mappingModels)
         self.hops = walked.hops
+        self.notes = walked.notes
         guard walked.hops.contains(where: { !$0.problems.isEmpty }), !walked.usesFiles else { return }
-        // A hop cannot run: Core Data's automatic migration would infer one step straight to the destination.
-        let step = try Self.singleStep(bundle: bundle, from: start, to: end, mappings: [], models: [])
-        guard step.problems.isEmpty, let failed = walked.hops.first(where: { !$0.problems.isEmpty }) else { return }
+        // A hop cannot run: Core Data's automatic migration would infer one step straight to the destination. No
+        // mapping served the walk, so none serves this step (one made for exactly these two versions would have).
+        let step = Self.singleStep(bundle: bundle, from: start, to: end, mappings: [], models: [])
+        guard step.hop.problems.isEmpty, let failed = walked.hops.first(where: { !$0.problems.isEmpty }) else { return }
         let because = failed.problems.map { "\($0.entity)\($0.property.map { ".\($0)" } ?? ""): \($0.message)" }
             .joined(separator: "; ")
-        self.hops = [step]
+        self.hops = [step.hop]
+        self.notes = Self.unusedNotes(
+            mappings: mappings, usedFiles: [], models: mappingModels, usedModels: [], hops: [step.hop])
         self.path = .singleStep(reason: "hop \(failed.name) cannot be inferred because \(because)")
     }
 
-    /// The hops from version `start` to version `end` (later) of `bundle`, and whether a mapping file or model
-    /// gave any of them.
+    /// Throws `.usage` when two mappings (files or models) start at the same version of `bundle`: they claim the
+    /// same hop, and which one runs would be a guess.
+    private static func requireOneClaimPerHop(
+        bundle: ModelBundle, mappings: [ExplicitMapping], models mappingModels: [MappingModel]
+    ) throws {
+        func index(of name: String) -> Int? {
+            bundle.versions.firstIndex { $0.versionName == name || $0.versionChecksum == name }
+        }
+        var claims: [Int: (path: String, hop: String)] = [:]
+        let claimants =
+            mappings.map { ($0.source, $0.path, "\($0.source) → \($0.destination)") }
+            + mappingModels.map { model in
+                (
+                    model.sourceVersion, Self.filePath(of: model) ?? "mapping model",
+                    "\(model.sourceVersion) → \(model.destinationVersion)"
+                )
+            }
+        for (sourceName, path, hop) in claimants {
+            guard let start = index(of: sourceName) else { continue }
+            if let earlier = claims[start] {
+                throw DecantError(
+                    .usage,
+                    "two mappings claim the same hop from \(sourceName): \(earlier.path) (\(earlier.hop)) and "
+                        + "\(path) (\(hop)); keep one"
+                )
+            }
+            claims[start] = (path, hop)
+        }
+    }
+
+    /// The hops from version `start` to version `end` (later) of `bundle`, whether a mapping file or model gave any
+    /// of them, and notes naming the mappings none of them uses.
     private static func hopByHop(
         bundle: ModelBundle, from start: Int, to end: Int, mappings: [ExplicitMapping], models mappingModels: [MappingModel]
-    ) throws -> (hops: [Hop], usesFiles: Bool) {
+    ) throws -> (hops: [Hop], usesFiles: Bool, notes: [String]) {
         func index(of name: String) -> Int? {
             bundle.versions.firstIndex { $0.versionName == name || $0.versionChecksum == name }
         }
         var used: Set<Int> = []
-        var usesFiles = false
+        var usedModels: Set<Int> = []
         var hops: [Hop] = []
         var position = start
         while position < end {
-            if let model = mappingModels.first(where: { index(of: $0.sourceVersion) == position }),
-                let target = index(of: model.destinationVersion), target > position, target <= end
+            if let modelIndex = mappingModels.firstIndex(where: { index(of: $0.sourceVersion) == position }),
+                let target = index(of: mappingModels[modelIndex].destinationVersion), target > position, target <= end
             {
-                hops.append(Self.hop(bundle.versions[position], bundle.versions[target], model: model))
-                usesFiles = true
+                usedModels.insert(modelIndex)
+                hops.append(Self.hop(bundle.versions[position], bundle.versions[target], model: mappingModels[modelIndex]))
                 position = target
                 continue
             }
@@ -260,46 +306,54 @@ public struct MigrationPlan: Sendable, Hashable {
                     )
                 }
                 used.insert(fileIndex)
-                usesFiles = true
                 next = target
                 explicit = file
             }
             hops.append(Self.inferredHop(bundle.versions[position], bundle.versions[next], explicit: explicit))
             position = next
         }
-        try Self.requireUsed(mappings, used: used, hops: hops)
-        return (hops, usesFiles)
+        let notes = Self.unusedNotes(
+            mappings: mappings, usedFiles: used, models: mappingModels, usedModels: usedModels, hops: hops)
+        return (hops, !used.isEmpty || !usedModels.isEmpty, notes)
     }
 
     /// Core Data's single step from version `start` to version `end` of `bundle`: a mapping model or file made for
     /// exactly these two versions, else inference between them alone (a relationship pointed at an entity its old
-    /// targets do not become starts empty, ``MappingInference/infer(from:to:explicit:emptiesRetargetedRelationships:)``).
+    /// targets do not become starts empty, ``MappingInference/infer(from:to:explicit:emptiesRetargetedRelationships:)``);
+    /// and notes naming the mappings it does not use.
     private static func singleStep(
         bundle: ModelBundle, from start: Int, to end: Int, mappings: [ExplicitMapping], models mappingModels: [MappingModel]
-    ) throws -> Hop {
+    ) -> (hop: Hop, notes: [String]) {
         let from = bundle.versions[start]
         let to = bundle.versions[end]
         func names(_ name: String, _ version: ObjectModel) -> Bool {
             version.versionName == name || version.versionChecksum == name
         }
-        if let model = mappingModels.first(where: { names($0.sourceVersion, from) && names($0.destinationVersion, to) }) {
-            return Self.hop(from, to, model: model)
+        let hop: Hop
+        var usedFiles: Set<Int> = []
+        var usedModels: Set<Int> = []
+        if let modelIndex = mappingModels.firstIndex(where: {
+            names($0.sourceVersion, from) && names($0.destinationVersion, to)
+        }) {
+            usedModels.insert(modelIndex)
+            hop = Self.hop(from, to, model: mappingModels[modelIndex])
+        } else {
+            let fileIndex = mappings.firstIndex { names($0.source, from) && names($0.destination, to) }
+            if let fileIndex { usedFiles.insert(fileIndex) }
+            hop = Self.inferredHop(
+                from, to, explicit: fileIndex.map { mappings[$0] }, emptiesRetargetedRelationships: true)
         }
-        let fileIndex = mappings.firstIndex { names($0.source, from) && names($0.destination, to) }
-        let hop = Self.inferredHop(
-            from, to, explicit: fileIndex.map { mappings[$0] }, emptiesRetargetedRelationships: true)
-        try Self.requireUsed(mappings, used: fileIndex.map { [$0] } ?? [], hops: [hop])
-        return hop
+        let notes = Self.unusedNotes(
+            mappings: mappings, usedFiles: usedFiles, models: mappingModels, usedModels: usedModels, hops: [hop])
+        return (hop, notes)
     }
 
     /// A hop taken from a complete mapping (an Xcode mapping model): entities it does not name get no objects.
     private static func hop(_ from: ObjectModel, _ to: ObjectModel, model: MappingModel) -> Hop {
-        let file = model.entityMappings.lazy.compactMap { mapping -> String? in
-            if case .file(let path) = mapping.origin { return path }
-            return nil
-        }.first ?? "mapping model"
         let problems = Self.problems(of: model, from: from, to: to) + Self.expressionProblems(of: model, from: from)
-        return Hop(source: from, destination: to, mapping: model, file: file, problems: problems)
+        return Hop(
+            source: from, destination: to, mapping: model, file: Self.filePath(of: model) ?? "mapping model",
+            problems: problems)
     }
 
     /// A hop inferred between two versions, with a mapping file's entries where it has them.
@@ -313,15 +367,35 @@ public struct MigrationPlan: Sendable, Hashable {
             problems: inferred.problems + Self.expressionProblems(of: inferred.mapping, from: from))
     }
 
-    /// Throws `.usage` for the first mapping file that is no hop of the migration.
-    private static func requireUsed(_ mappings: [ExplicitMapping], used: Set<Int>, hops: [Hop]) throws {
-        for (offset, file) in mappings.enumerated() where !used.contains(offset) {
-            throw DecantError(
-                .usage,
-                "\(file.path) maps \(file.source) → \(file.destination), which is no hop of this migration "
-                    + "(hops: \(hops.map(\.name).joined(separator: ", ")))"
+    /// A note for each mapping file and model that no hop of the migration uses (a batch hands every store every
+    /// mapping): they are not errors.
+    private static func unusedNotes(
+        mappings: [ExplicitMapping], usedFiles: Set<Int>, models mappingModels: [MappingModel], usedModels: Set<Int>,
+        hops: [Hop]
+    ) -> [String] {
+        let hopNames = hops.map(\.name).joined(separator: ", ")
+        var notes: [String] = []
+        for (offset, file) in mappings.enumerated() where !usedFiles.contains(offset) {
+            notes.append(
+                "\(file.path) maps \(file.source) → \(file.destination), which no hop of this migration uses "
+                    + "(hops: \(hopNames)); not used"
             )
         }
+        for (offset, model) in mappingModels.enumerated() where !usedModels.contains(offset) {
+            notes.append(
+                "\(Self.filePath(of: model) ?? "a mapping model") maps \(model.sourceVersion) → "
+                    + "\(model.destinationVersion), which no hop of this migration uses (hops: \(hopNames)); not used"
+            )
+        }
+        return notes
+    }
+
+    /// The file a complete mapping (an Xcode mapping model) was read from.
+    static func filePath(of model: MappingModel) -> String? {
+        model.entityMappings.lazy.compactMap { mapping -> String? in
+            if case .file(let path) = mapping.origin { return path }
+            return nil
+        }.first
     }
 
     /// What stops a complete mapping from running between `source` and `destination`: entities and properties it
@@ -458,6 +532,15 @@ public struct MigrationPlan: Sendable, Hashable {
                     used[sourceName, default: []].insert(path[0])
                 }
                 if mapping.filter != nil { changes.append(.filtered(hop: name, entity: sourceName)) }
+            }
+            // An entity no mapping moves objects from loses them all: one an Xcode mapping model (a complete
+            // mapping) does not map, as Core Data's migration manager creates no destination instances for it.
+            let moved = Set(hop.mapping.entityMappings.filter { hop.moves($0) }.compactMap(\.sourceEntity))
+            for entity in hop.source.entities.sorted(by: { $0.name < $1.name })
+            where !entity.isAbstract && !moved.contains(entity.name)
+                && !changes.contains(.entityRemoved(hop: name, entity: entity.name))
+            {
+                changes.append(.entityRemoved(hop: name, entity: entity.name))
             }
             for sourceName in used.keys.sorted() {
                 guard let entity = hop.source.entity(named: sourceName), !entity.isAbstract else { continue }

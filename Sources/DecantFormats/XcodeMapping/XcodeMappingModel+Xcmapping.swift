@@ -39,7 +39,8 @@ extension XcodeMappingModel {
 
     /// Reads a mapping model by what the path is, taking the models of a `.xcmappingmodel` from `bundle`: the
     /// versions named like the last path component of `sourcemodelpath` / `destinationmodelpath` (without
-    /// `.xcdatamodel`). Without a bundle, or when it has no such version, the embedded snapshots are used.
+    /// `.xcdatamodel`) when the path's `.xcdatamodeld` (if it names one) is the bundle's. Without a bundle, or when it
+    /// has no such version, the embedded snapshots are used.
     ///
     /// ```swift
     /// let mapping = try XcodeMappingModel.load(contentsOf: url, bundle: try ModelBundle.load(from: modelURL))
@@ -52,7 +53,15 @@ extension XcodeMappingModel {
             let document = try readDocument(at: url)
             func version(_ modelPath: String?) -> ObjectModel? {
                 guard let bundle, let modelPath else { return nil }
-                var name = modelPath.split(separator: "/").last.map(String.init) ?? modelPath
+                let components = modelPath.split(separator: "/").map(String.init)
+                // A path into another bundle (`Other.xcdatamodeld/Model.xcdatamodel`) names none of this bundle's
+                // versions, even when a version has the same name: the mapping is never compiled against them.
+                if components.count > 1, components[components.count - 2].hasSuffix(".xcdatamodeld"),
+                    components[components.count - 2] != "\(bundle.name).xcdatamodeld"
+                {
+                    return nil
+                }
+                var name = components.last ?? modelPath
                 if name.hasSuffix(".xcdatamodel") { name = String(name.dropLast(".xcdatamodel".count)) }
                 return bundle.version(named: name)
             }

@@ -265,6 +265,39 @@ struct VersionOrderTests {
         #expect(text.contains("path: single step (as Core Data's automatic migration): hop V2 → V3 cannot be inferred"))
     }
 
+    /// In Core Data's single step, as hop by hop, a mapping no hop uses is a note, not an error; two mappings that
+    /// claim one hop stop the plan before any path is chosen.
+    @Test func theSingleStepNotesUnusedMappingsAndRefusesTwoForOneHop() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let names = ["ArtsyPartner 5", "ArtsyFolio v2.6.0", "ArtsyFolio v2.7.0"]
+        let url = try Self.writeBundle("ArtsyFolio", versions: names, in: folder, current: "ArtsyFolio v2.7.0")
+        let unordered = try ModelBundle.load(from: url)
+        let old = try #require(unordered.version(named: "ArtsyPartner 5"))
+        let later = ExplicitMapping(source: "ArtsyFolio v2.6.0", destination: "ArtsyFolio v2.7.0", path: "later.yaml")
+        let plan = try MigrationPlan(bundle: unordered, source: old, mappings: [later])
+        #expect(plan.hops.map(\.name) == ["ArtsyPartner 5 → ArtsyFolio v2.7.0"])
+        #expect(plan.notes == [
+            "later.yaml maps ArtsyFolio v2.6.0 → ArtsyFolio v2.7.0, which no hop of this migration uses "
+                + "(hops: ArtsyPartner 5 → ArtsyFolio v2.7.0); not used"
+        ])
+        let twice = [
+            ExplicitMapping(source: "ArtsyPartner 5", destination: "ArtsyFolio v2.7.0", path: "a.yaml"),
+            ExplicitMapping(source: "ArtsyPartner 5", destination: "ArtsyFolio v2.6.0", path: "b.yaml"),
+        ]
+        let clash = #expect(throws: DecantError.self) { try MigrationPlan(bundle: unordered, source: old, mappings: twice) }
+        #expect(clash?.code == .usage)
+        #expect(clash?.message.contains("two mappings claim the same hop from ArtsyPartner 5: a.yaml") == true)
+
+        // A hop that cannot be inferred gives way to the single step; the mapping for other versions is a note there.
+        let bundle = Self.retargeted()
+        let other = ExplicitMapping(source: "Other", destination: "Other 2", path: "other.yaml")
+        let step = try MigrationPlan(bundle: bundle, source: bundle.versions[0], mappings: [other])
+        #expect(step.hops.map(\.name) == ["V1 → V3"])
+        #expect(step.isExecutable)
+        #expect(step.notes == ["other.yaml maps Other → Other 2, which no hop of this migration uses (hops: V1 → V3); not used"])
+    }
+
     @Test func aRelationshipPointedAtAnotherEntityStartsEmptyInTheSingleStep() throws {
         let full = Self.retargeted()
         let bundle = MigrationFixtures.bundle("Folio", [full.versions[1], full.versions[2]])
