@@ -7,7 +7,6 @@ import Testing
 /// off, and a mapping no hop uses is a note, not exit 64.
 @Suite("decant plan and migrate: mapping search", .serialized)
 struct MappingSearchCommandTests {
-    static var hasBinary: Bool { EndToEndTests.hasBinary }
     static let moody = Fixtures.corpus("objcio__core-data/Migrations/Migrations/Moody.xcdatamodeld").path
     static let mappings = Fixtures.corpus("objcio__core-data/Migrations/Migrations").path
 
@@ -16,7 +15,7 @@ struct MappingSearchCommandTests {
             Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/\(version).moody"), into: folder)
     }
 
-    @Test(.enabled(if: hasBinary)) func planAndMigrateFindTheMappingModels() throws {
+    @Test(.requiresDecantBinary) func planAndMigrateFindTheMappingModels() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try Self.store("Moody 2", in: folder)
@@ -43,7 +42,7 @@ struct MappingSearchCommandTests {
     }
 
     /// A batch hands every store the whole mappings folder: a store past some hops uses the rest.
-    @Test(.enabled(if: hasBinary)) func aStorePastAMappingsHopStillMigrates() throws {
+    @Test(.requiresDecantBinary) func aStorePastAMappingsHopStillMigrates() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try Self.store("Moody 4", in: folder)
@@ -57,7 +56,7 @@ struct MappingSearchCommandTests {
     }
 
     /// Two mapping files for one hop exit 64 naming both; one file given twice counts once.
-    @Test(.enabled(if: hasBinary)) func twoMappingFilesForOneHopAreNamed() throws {
+    @Test(.requiresDecantBinary) func twoMappingFilesForOneHopAreNamed() throws {
         let (folder, store) = try MigrationCommandTests.v1Store()
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = folder.appendingPathComponent("a.yaml").path

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// How much of the slow suites (crash safety, fuzz, the policy sample's build) a run does. `make test` runs them
 /// small enough to keep the suite well inside CI's limit; `make test-all` sets `DECANT_FULL_TESTS=1` and runs them in
