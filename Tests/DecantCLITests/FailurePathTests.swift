@@ -258,30 +258,18 @@ struct FailurePathTests {
 
     /// A three-version bundle: hop 1 makes `count` required, hop 2 makes `name` required.
     static func strictening(in folder: URL) throws -> URL {
-        let bundle = folder.appendingPathComponent("Items.xcdatamodeld")
         let versions = [("Items", "YES", "YES"), ("Items 2", "YES", "NO"), ("Items 3", "NO", "NO")]
-        for (version, nameOptional, countOptional) in versions {
-            let model = bundle.appendingPathComponent("\(version).xcdatamodel")
-            try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-            try Data(
-                """
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                    <entity name="Item" representedClassName="Item" syncable="YES">
-                        <attribute name="count" optional="\(countOptional)" attributeType="Integer 64" usesScalarValueType="YES"/>
-                        <attribute name="name" optional="\(nameOptional)" attributeType="String"/>
-                    </entity>
-                </model>
-                """.utf8
-            ).write(to: model.appendingPathComponent("contents"))
-        }
-        try Data(
-            """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Items 3.xcdatamodel</string></dict></plist>
-            """.utf8
-        ).write(to: bundle.appendingPathComponent(".xccurrentversion"))
-        return bundle
+        return try ModelBundleFiles.write(
+            "Items",
+            versions: versions.map { version, nameOptional, countOptional in
+                (
+                    version,
+                    ModelBundleFiles.item(
+                        "<attribute name=\"count\" optional=\"\(countOptional)\" attributeType=\"Integer 64\" usesScalarValueType=\"YES\"/>",
+                        "<attribute name=\"name\" optional=\"\(nameOptional)\" attributeType=\"String\"/>")
+                )
+            },
+            current: "Items 3", in: folder)
     }
 
     @Test func rejectsAcrossSeveralHopsAddUp() throws {

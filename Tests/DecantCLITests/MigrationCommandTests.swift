@@ -85,21 +85,12 @@ struct MigrationCommandTests {
     @Test(.requiresDecantBinary) func aPlanThatCannotRunExits1WithTheReason() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let bundle = folder.appendingPathComponent("Typed.xcdatamodeld")
-        for (version, type) in [("Typed", "String"), ("Typed 2", "Integer 64")] {
-            let model = bundle.appendingPathComponent("\(version).xcdatamodel")
-            try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-            try Data(
-                """
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                    <entity name="Item" representedClassName="Item" syncable="YES">
-                        <attribute name="count" optional="YES" attributeType="\(type)"/>
-                    </entity>
-                </model>
-                """.utf8
-            ).write(to: model.appendingPathComponent("contents"))
-        }
+        let bundle = try ModelBundleFiles.write(
+            "Typed",
+            versions: [("Typed", "String"), ("Typed 2", "Integer 64")].map { version, type in
+                (version, ModelBundleFiles.item("<attribute name=\"count\" optional=\"YES\" attributeType=\"\(type)\"/>"))
+            },
+            in: folder)
         let loaded = try ModelBundle.load(from: bundle)
         let store = folder.appendingPathComponent("typed.sqlite")
         let writer = try SQLiteStoreWriter(creating: store, model: try #require(loaded.version(named: "Typed")))
@@ -131,22 +122,17 @@ struct MigrationCommandTests {
     /// `Items 1`: `Item{name (required), code}`; `Items 2` requires `code` too. Item 1 has no name (broken
     /// already), item 2 no code (broken by the migration), item 3 both.
     static func itemsStore(in folder: URL) throws -> (bundle: URL, store: URL) {
-        let bundle = folder.appendingPathComponent("Items.xcdatamodeld")
-        for (version, codeIsOptional) in [("Items", "YES"), ("Items 2", "NO")] {
-            let model = bundle.appendingPathComponent("\(version).xcdatamodel")
-            try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-            try Data(
-                """
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                    <entity name="Item" representedClassName="Item" syncable="YES">
-                        <attribute name="name" attributeType="String"/>
-                        <attribute name="code" optional="\(codeIsOptional)" attributeType="String"/>
-                    </entity>
-                </model>
-                """.utf8
-            ).write(to: model.appendingPathComponent("contents"))
-        }
+        let bundle = try ModelBundleFiles.write(
+            "Items",
+            versions: [("Items", "YES"), ("Items 2", "NO")].map { version, codeIsOptional in
+                (
+                    version,
+                    ModelBundleFiles.item(
+                        "<attribute name=\"name\" attributeType=\"String\"/>",
+                        "<attribute name=\"code\" optional=\"\(codeIsOptional)\" attributeType=\"String\"/>")
+                )
+            },
+            in: folder)
         let loaded = try ModelBundle.load(from: bundle)
         let v1 = try #require(loaded.version(named: "Items"))
         let store = folder.appendingPathComponent("items.sqlite")

@@ -11,24 +11,14 @@ struct VersionCommandTests {
     /// `Typed.xcdatamodeld` in `folder`: versions named `names`, `count` typed String in the first and Integer 64
     /// in the others (each later version adds an attribute of its own, so their hashes differ).
     static func bundle(in folder: URL, names: [String] = ["Typed", "Typed 2"]) throws -> URL {
-        let bundle = folder.appendingPathComponent("Typed.xcdatamodeld")
-        for (position, version) in names.enumerated() {
-            let model = bundle.appendingPathComponent("\(version).xcdatamodel")
-            try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-            let extra = (0..<position).map { "        <attribute name=\"a\($0)\" optional=\"YES\" attributeType=\"String\"/>" }
-            try Data(
-                """
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                    <entity name="Item" representedClassName="Item" syncable="YES">
-                        <attribute name="count" optional="YES" attributeType="\(position == 0 ? "String" : "Integer 64")"/>
-                \(extra.joined(separator: "\n"))
-                    </entity>
-                </model>
-                """.utf8
-            ).write(to: model.appendingPathComponent("contents"))
-        }
-        return bundle
+        try ModelBundleFiles.write(
+            "Typed",
+            versions: names.enumerated().map { position, version in
+                let count = "<attribute name=\"count\" optional=\"YES\" attributeType=\"\(position == 0 ? "String" : "Integer 64")\"/>"
+                let extra = (0..<position).map { "<attribute name=\"a\($0)\" optional=\"YES\" attributeType=\"String\"/>" }
+                return (version, ModelBundleFiles.item(([count] + extra).joined(separator: "\n")))
+            },
+            in: folder)
     }
 
     /// A store of the bundle's version `name` with one item.

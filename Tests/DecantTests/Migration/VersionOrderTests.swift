@@ -12,33 +12,14 @@ struct VersionOrderTests {
     /// Writes `Name.xcdatamodeld` with one version per name, each holding `Item{title}` plus `extra` attributes for
     /// the version at that position (so each version has its own hashes), the last current.
     static func writeBundle(_ name: String, versions: [String], in folder: URL, current: String? = nil) throws -> URL {
-        let bundle = folder.appendingPathComponent("\(name).xcdatamodeld")
-        for (position, version) in versions.enumerated() {
-            let model = bundle.appendingPathComponent("\(version).xcdatamodel")
-            try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-            let extra = (0..<position).map { "        <attribute name=\"a\($0)\" optional=\"YES\" attributeType=\"String\"/>" }
-            try Data(
-                """
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                    <entity name="Item" representedClassName="Item" syncable="YES">
-                        <attribute name="title" optional="YES" attributeType="String"/>
-                \(extra.joined(separator: "\n"))
-                    </entity>
-                </model>
-                """.utf8
-            ).write(to: model.appendingPathComponent("contents"))
-        }
-        if let current {
-            try Data(
-                """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-                <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>\(current).xcdatamodel</string></dict></plist>
-                """.utf8
-            ).write(to: bundle.appendingPathComponent(".xccurrentversion"))
-        }
-        return bundle
+        try ModelBundleFiles.write(
+            name,
+            versions: versions.enumerated().map { position, version in
+                let title = "<attribute name=\"title\" optional=\"YES\" attributeType=\"String\"/>"
+                let extra = (0..<position).map { "<attribute name=\"a\($0)\" optional=\"YES\" attributeType=\"String\"/>" }
+                return (version, ModelBundleFiles.item(([title] + extra).joined(separator: "\n")))
+            },
+            current: current, in: folder)
     }
 
     /// A store of `version` with three items.
