@@ -230,7 +230,15 @@ struct InStoreMigrationTests {
             note.uniquenessConstraints = [["date"]]
         }
         let store = try Self.store(in: folder, bundle: bundle)
-        let report = try Self.sameBothWays(store, options: StoreMigration.Options(bundle: bundle), in: folder)
+        // Every note keeps its text (note 5 had none), written by hand from the fixture.
+        let texts = (1...5).map { key in key == 5 ? "(10, None)" : "(\(key * 2), \"note \(key) — ünïcödé 'quoted'\")" }
+        let report = try Self.sameBothWays(
+            store, options: StoreMigration.Options(bundle: bundle), in: folder,
+            oracle: (
+                query: "SELECT Z_PK, ZTEXT FROM ZNOTE WHERE Z_PK <= 10 ORDER BY Z_PK",
+                rows: "[" + texts.joined(separator: ", ") + "]"
+            ))
+        #expect(report.written["Note"] == 40)
         // Non-ASCII texts under a minimum length are for the stream to count in characters.
         #expect(report.engine == "stream")
         #expect(report.streamReason?.contains("may break a rule") == true)
@@ -261,7 +269,25 @@ struct InStoreMigrationTests {
         if let sql = damage[rule] {
             Self.execute(sql, on: store)
         }
-        let report = try Self.sameBothWays(store, options: StoreMigration.Options(bundle: bundle), in: folder, rejects: true)
+        // The notes each engine must write, from the fixture's values (note k is Z_PK 2k, dated 700,000,000 + 13.25 k
+        // seconds, or k seconds when k is a multiple of 7; flagged when k is a multiple of 3, else NO by default), not
+        // from either engine: the two share one writer, so their agreeing alone proves little.
+        func date(_ key: Int) -> Double { key % 7 == 0 ? Double(key) : 700_000_000 + Double(key) * 13.25 }
+        let kept: [Int] =
+            switch rule {
+            case "min": (1...40).filter { date($0) >= 700_000_100 }
+            case "max": (1...40).filter { date($0) <= 700_000_100 }
+            case "required", "type": (1...40).filter { $0 != 2 }
+            // The first object of each value keeps it: note 1 (NO) and note 3 (YES).
+            case "unique": [1, 3]
+            default: Array(1...40)
+            }
+        let oracle = (
+            query: "SELECT Z_PK FROM ZNOTE ORDER BY Z_PK",
+            rows: "[" + kept.map { "(\($0 * 2),)" }.joined(separator: ", ") + "]"
+        )
+        let report = try Self.sameBothWays(
+            store, options: StoreMigration.Options(bundle: bundle), in: folder, rejects: true, oracle: oracle)
         #expect(report.engine == "stream")
         // Found by the checks, or (a uniqueness constraint) by the store's own unique index.
         let reason = report.streamReason ?? ""
