@@ -1,4 +1,5 @@
 import ArgumentParser
+import Decant
 
 @main
 struct DecantCommand: ParsableCommand {
@@ -9,7 +10,7 @@ struct DecantCommand: ParsableCommand {
             Exit codes: 0 ok, 1 ran but found problems, 64 usage, 65 bad input data, 66 input missing, 70 internal error,
             73 cannot create output, 74 I/O error.
             """,
-        version: "0.1.0",
+        version: decantVersion,
         subcommands: [
             Inspect.self, Convert.self, Plan.self, Migrate.self, Validate.self, InferMapping.self, Seed.self,
         ]

@@ -17,9 +17,9 @@ extension DecantCommand {
                 per entity. The store's files are never modified.
 
                 For other inputs (a CSV file or folder, JSON, …): the format, the entities with their object counts, \
-                and the model version a Decant-written input names. With --model (and --version for inputs that do \
-                not name theirs), every object is read through the model, and what does not fit it stops with the \
-                file, line, entity and property.
+                and the model version a Decant-written input names. With --model (and --model-version for inputs \
+                that do not name theirs), every object is read through the model, and what does not fit it stops \
+                with the file, line, entity and property.
 
                 For an NSKeyedArchiver archive (binary or XML property list): its classes with their object counts, \
                 the coder keys of its app classes with the kinds of value seen under each, and a starting class \
@@ -37,7 +37,7 @@ extension DecantCommand {
         var diagram: DiagramArgument?
 
         @Option(
-            name: .customLong("version"),
+            name: .customLong("model-version"),
             help: "With --diagram: the version to draw; for inputs without their version: the version they follow.")
         var modelVersion: String?
 

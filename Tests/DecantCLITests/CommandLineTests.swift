@@ -1,0 +1,61 @@
+import ArgumentParser
+import Decant
+@testable import DecantCLI
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// Getting and starting the tool: `make install`, `decant --version`, the model version option that does not clash
+/// with it, and `decant` alone.
+@Suite("decant on a CI runner", .serialized)
+struct CommandLineTests {
+
+    @Test(.requiresDecantBinary) func versionPrintsTheLibrarysVersion() throws {
+        let outcome = try EndToEndTests.run(["--version"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == decantVersion + "\n")
+        #expect(decantVersion.split(separator: ".").count == 3)
+    }
+
+    /// `--model-version V` is the model's version; `--version` stays ArgumentParser's, so a convert that fails to
+    /// parse reports the usage error, never Decant's version with exit 0.
+    @Test func modelVersionDoesNotClashWithVersion() throws {
+        let convert = try #require(
+            try DecantCommand.parseAsRoot(["convert", "a.csv", "b.sqlite", "--model-version", "Notes 2"])
+                as? DecantCommand.Convert)
+        #expect(convert.modelVersion == "Notes 2")
+        let inspect = try #require(
+            try DecantCommand.parseAsRoot(["inspect", "M.xcdatamodeld", "--diagram", "dot", "--model-version", "V"])
+                as? DecantCommand.Inspect)
+        #expect(inspect.modelVersion == "V")
+        for command in ["convert", "inspect"] {
+            let help = DecantCommand.helpMessage(for: command == "convert" ? DecantCommand.Convert.self : DecantCommand.Inspect.self)
+            #expect(help.contains("--model-version <model-version>"), "\(command)")
+        }
+    }
+
+    @Test(.requiresDecantBinary) func aModelVersionWithAMissingArgumentIsAUsageError() throws {
+        let outcome = try EndToEndTests.run(["convert", "in.csv", "--model-version", "Notes"])
+        #expect(outcome.status == 64, "\(outcome.stdout)\(outcome.stderr)")
+        #expect(outcome.stdout.isEmpty)
+        #expect(outcome.stderr.contains("Usage:"))
+    }
+
+    /// `make install` with PREFIX and DESTDIR puts the binary in DESTDIR/PREFIX/bin (SWIFT=true skips the release
+    /// build; DECANT points at the debug binary).
+    @Test(.requiresDecantBinary) func makeInstallHonoursPrefixAndDestdir() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outcome = try Subprocess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "make", "-C", Fixtures.packageRoot.path, "install", "SWIFT=true", "DECANT=\(EndToEndTests.binary.path)",
+                "PREFIX=/opt/decant", "DESTDIR=\(folder.path)",
+            ])
+        #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+        let installed = folder.appendingPathComponent("opt/decant/bin/decant")
+        #expect(FileManager.default.isExecutableFile(atPath: installed.path))
+        let version = try Subprocess.run(installed, ["--version"])
+        #expect(version.output == decantVersion + "\n")
+    }
+}
