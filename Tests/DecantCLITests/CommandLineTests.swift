@@ -58,4 +58,15 @@ struct CommandLineTests {
         let version = try Subprocess.run(installed, ["--version"])
         #expect(version.output == decantVersion + "\n")
     }
+
+    @Test(.requiresDecantBinary) func noArgumentsIsAUsageErrorOnStandardError() throws {
+        let outcome = try EndToEndTests.run([])
+        #expect(outcome.status == 64)
+        #expect(outcome.stdout.isEmpty)
+        #expect(outcome.stderr.contains("USAGE: decant <subcommand>"))
+        #expect(outcome.stderr.contains("migrate"))
+        let help = try EndToEndTests.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: decant <subcommand>"))
+    }
 }
