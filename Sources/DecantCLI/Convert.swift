@@ -124,7 +124,7 @@ extension DecantCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try reportingErrors(verbose: options.verbose) {
+            try reportingErrors(verbose: options.verbose, json: options.json) {
                 var formatOptions = FormatOptions(bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) })
                 formatOptions.missingExternalData = missingExternalData.policy
                 formatOptions.selfContained = journal == .delete

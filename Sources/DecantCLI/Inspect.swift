@@ -47,7 +47,7 @@ extension DecantCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try reportingErrors(verbose: options.verbose) {
+            try reportingErrors(verbose: options.verbose, json: options.json) {
                 let url = URL(fileURLWithPath: path)
                 switch try InputKind(of: url) {
                 case .model where diagram != nil:

@@ -45,7 +45,7 @@ extension DecantCommand {
         }
 
         func run() throws {
-            try reportingErrors(verbose: options.verbose) {
+            try reportingErrors(verbose: options.verbose, json: options.json) {
                 var settings = StoreValidation.Options(
                     bundle: try model.map { try loadBundle($0, versionOrder: versionOrder) }
                 )

@@ -69,4 +69,39 @@ struct CommandLineTests {
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: decant <subcommand>"))
     }
+
+    /// `--json` on failure: one JSON error document on standard output, following `schemas/error.schema.json`, with
+    /// the status the process exits with, and the Error: line still on standard error.
+    @Test(.requiresDecantBinary) func aFailureWithJSONPrintsAnErrorDocument() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("[{\"text\": \"a\"},\n {\"text\": 5}]".utf8).write(to: folder.appendingPathComponent("in.json"))
+        let bad = try JSONConvertTests.run(
+            in: folder, ["convert", "in.json", "out.sqlite", "--model", JSONConvertTests.notes, "--entity", "Note", "--json"])
+        #expect(bad.status == 65)
+        #expect(bad.errors.hasPrefix("Error: in.json:2:11"))
+        #expect(try EndToEndTests.validate(bad.output, schema: "error") == "valid", "\(bad.output)")
+        let document = try #require(try JSONSerialization.jsonObject(with: bad.stdout) as? [String: Any])
+        #expect(document["status"] as? Int == 65)
+        #expect(document["code"] as? String == "malformed input")
+        #expect(document["file"] as? String == "in.json")
+        let place = try #require(document["place"] as? [String: Any])
+        #expect(place["line"] as? Int == 2)
+        #expect(place["column"] as? Int == 11)
+        #expect(place["entity"] as? String == "Note")
+        #expect(place["key"] as? String == "text")
+        #expect((document["message"] as? String)?.contains("expects a string, found a number") == true)
+        #expect(document.keys.sorted() == ["cause", "code", "file", "message", "place", "status"])
+
+        let missing = try EndToEndTests.run(["inspect", folder.appendingPathComponent("Nope.xcdatamodeld").path, "--json"])
+        #expect(missing.status == 66)
+        #expect(try EndToEndTests.validate(missing.stdout, schema: "error") == "valid", "\(missing.stdout)")
+        let absent = try #require(try JSONSerialization.jsonObject(with: Data(missing.stdout.utf8)) as? [String: Any])
+        #expect(absent["status"] as? Int == 66)
+        #expect(absent["place"] is NSNull)
+        // Without --json, standard output stays empty.
+        let plain = try EndToEndTests.run(["inspect", folder.appendingPathComponent("Nope.xcdatamodeld").path])
+        #expect(plain.status == 66)
+        #expect(plain.stdout.isEmpty)
+    }
 }
