@@ -104,4 +104,24 @@ struct CommandLineTests {
         #expect(plain.status == 66)
         #expect(plain.stdout.isEmpty)
     }
+
+    /// `inspect X.xcmappingmodel` (and `.cdm`) through the binary, text and `--json` (schemas/inspect.schema.json).
+    @Test(.requiresDecantBinary) func inspectDescribesAMappingModel() throws {
+        let folder = Fixtures.corpus("objcio__core-data/Migrations/Migrations")
+        let mapping = folder.appendingPathComponent("Moody 5-Moody 6.xcmappingmodel").path
+        let model = folder.appendingPathComponent("Moody.xcdatamodeld").path
+        let text = try EndToEndTests.run(["inspect", mapping, "--model", model])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("source (version Moody 5):"))
+        #expect(text.stdout.contains("CountryToCountry  custom  Country → Country, policy Migrations.Country5ToCountry6Policy"))
+        let json = try EndToEndTests.run(["inspect", mapping, "--model", model, "--json"])
+        #expect(json.status == 0)
+        #expect(try EndToEndTests.validate(json.stdout) == "valid", "\(json.stdout)")
+        #expect(json.stdout.contains("\"entityMappings\""))
+        let cdm = Fixtures.corpus("alemar11__CoreDataPlus/Tests/Resources/SampleModel/Fixtures/V2toV3.cdm").path
+        let compiled = try EndToEndTests.run(["inspect", cdm, "--json"])
+        #expect(compiled.status == 0, "\(compiled.stderr)")
+        #expect(try EndToEndTests.validate(compiled.stdout) == "valid", "\(compiled.stdout)")
+        #expect(compiled.stdout.contains("REPLACE_AT_RUNTIME.V2to3MakerPolicy"))
+    }
 }
