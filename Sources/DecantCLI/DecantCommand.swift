@@ -13,7 +13,7 @@ struct DecantCommand: ParsableCommand {
             """,
         version: decantVersion,
         subcommands: [
-            Inspect.self, Convert.self, Plan.self, Migrate.self, Validate.self, InferMapping.self, Seed.self,
+            Inspect.self, Convert.self, Plan.self, Migrate.self, Validate.self, InferMapping.self, Seed.self, Lock.self,
         ]
     )
 

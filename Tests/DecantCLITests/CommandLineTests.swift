@@ -124,4 +124,46 @@ struct CommandLineTests {
         #expect(try EndToEndTests.validate(compiled.stdout) == "valid", "\(compiled.stdout)")
         #expect(compiled.stdout.contains("REPLACE_AT_RUNTIME.V2to3MakerPolicy"))
     }
+
+    /// `decant lock MODEL` then `--check`: unchanged (0), a new version (a warning, 0), an edited version (1, named),
+    /// a removed version (1, named); `--lock-file` overrides the default `MODEL.decant-lock.json` beside the model.
+    @Test(.requiresDecantBinary) func lockAndCheck() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = try VersionCommandTests.bundle(in: folder, names: ["Typed", "Typed 2"])
+        let locked = try EndToEndTests.run(["lock", bundle.path])
+        #expect(locked.status == 0, "\(locked.stderr)")
+        let lockFile = folder.appendingPathComponent("Typed.decant-lock.json")
+        #expect(FileManager.default.fileExists(atPath: lockFile.path))
+        #expect(locked.stdout.contains("2 versions of Typed locked"))
+        let same = try EndToEndTests.run(["lock", bundle.path, "--check"])
+        #expect(same.status == 0)
+        #expect(same.stdout.contains("2 locked versions unchanged"))
+        #expect(same.stderr.isEmpty)
+
+        // A third version, not locked yet: a warning only.
+        _ = try VersionCommandTests.bundle(in: folder, names: ["Typed", "Typed 2", "Typed 3"])
+        let grown = try EndToEndTests.run(["lock", bundle.path, "--check"])
+        #expect(grown.status == 0)
+        #expect(grown.stderr.contains("warning: version Typed 3 is not locked yet"))
+
+        // The shipped first version edited: count becomes Integer 64 as in Typed 2.
+        let contents = bundle.appendingPathComponent("Typed.xcdatamodel/contents")
+        let edited = try String(contentsOf: contents, encoding: .utf8).replacingOccurrences(of: "\"String\"", with: "\"Integer 64\"")
+        try Data(edited.utf8).write(to: contents)
+        let drifted = try EndToEndTests.run(["lock", bundle.path, "--check"])
+        #expect(drifted.status == 1)
+        #expect(drifted.stdout.contains("changed: version Typed (hash of Item)"), "\(drifted.stdout)")
+        #expect(drifted.stderr.contains("Typed 3"))
+
+        // Typed 2 removed, checked against a lock file named with --lock-file.
+        let other = folder.appendingPathComponent("other.json")
+        try FileManager.default.copyItem(at: lockFile, to: other)
+        try FileManager.default.removeItem(at: bundle.appendingPathComponent("Typed 2.xcdatamodel"))
+        let removed = try EndToEndTests.run(["lock", bundle.path, "--check", "--lock-file", other.path])
+        #expect(removed.status == 1)
+        #expect(removed.stdout.contains("removed: version Typed 2"))
+        let missing = try EndToEndTests.run(["lock", bundle.path, "--check", "--lock-file", folder.appendingPathComponent("none.json").path])
+        #expect(missing.status == 66)
+    }
 }
