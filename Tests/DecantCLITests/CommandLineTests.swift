@@ -166,4 +166,58 @@ struct CommandLineTests {
         let missing = try EndToEndTests.run(["lock", bundle.path, "--check", "--lock-file", folder.appendingPathComponent("none.json").path])
         #expect(missing.status == 66)
     }
+
+    /// Help: no line ends in a literal backslash, the top-level discussion breaks lines only between paragraphs (so
+    /// ArgumentParser wraps its sentences), and validate's --output-dir says what it does for validate.
+    @Test func helpTextReadsAsProse() throws {
+        let commands: [any ParsableCommand.Type] = [DecantCommand.self] + DecantCommand.configuration.subcommands
+        for command in commands {
+            let help = DecantCommand.helpMessage(for: command, columns: 200)
+            let ending = help.split(separator: "\n").filter { $0.hasSuffix("\\") }
+            #expect(ending.isEmpty, "\(command): \(ending)")
+        }
+        let discussion = DecantCommand.configuration.discussion
+        #expect(!discussion.replacingOccurrences(of: "\n\n", with: "").dropLast().contains("\n"), "\(discussion)")
+        let validate = DecantCommand.helpMessage(for: DecantCommand.Validate.self, columns: 200)
+        #expect(validate.contains("validate: NAME.rejects.ndjson"))
+        #expect(validate.contains("DIR/NAME.rejects.ndjson"))
+    }
+
+    /// validate --output-dir DIR: each store's failing objects in DIR/NAME.rejects.ndjson, every store checked.
+    @Test(.requiresDecantBinary) func validateOutputDirListsEachStoresRejects() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = folder.appendingPathComponent("Required.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try Data(
+            """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Item" representedClassName="Item" syncable="YES">
+                    <attribute name="title" attributeType="String"/>
+                </entity>
+            </model>
+            """.utf8
+        ).write(to: model.appendingPathComponent("contents"))
+        let version = try #require(try ModelBundle.load(from: model).versions.first)
+        var stores: [String] = []
+        for (name, title) in [("Good.sqlite", Value.string("t")), ("Bad.sqlite", Value.null)] {
+            let url = folder.appendingPathComponent(name)
+            let writer = try SQLiteStoreWriter(creating: url, model: version)
+            var batch = RecordBatch(layout: try #require(RecordLayout(entity: "Item", in: version)))
+            batch.append(Record(entity: "Item", id: .primaryKey(1), values: [title]))
+            try writer.write(batch)
+            try writer.finish()
+            stores.append(url.path)
+        }
+        let rejects = folder.appendingPathComponent("rejects")
+        let outcome = try EndToEndTests.run(["validate"] + stores + ["--model", model.path, "--output-dir", rejects.path])
+        #expect(outcome.status == 1, "\(outcome.stdout)\(outcome.stderr)")
+        let bad = try String(contentsOf: rejects.appendingPathComponent("Bad.sqlite.rejects.ndjson"), encoding: .utf8)
+        #expect(bad.contains("\"title\""), "\(bad)")
+        let good = rejects.appendingPathComponent("Good.sqlite.rejects.ndjson")
+        #expect(try String(contentsOf: good, encoding: .utf8).isEmpty)
+        let both = try EndToEndTests.run(["validate"] + stores + ["--output-dir", rejects.path, "--rejects", "x.ndjson"])
+        #expect(both.status == 64)
+    }
 }
