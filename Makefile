@@ -2,8 +2,11 @@
 SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libxml2-dev zlib1g-dev sqlite3 python3 graphviz
 DECANT := .build/release/decant
+# `make install` copies the release decant to $(DESTDIR)$(PREFIX)/bin (DESTDIR: a staging root for packaging).
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: demo test test-all build-tests build deps oracles clean
+.PHONY: demo test test-all build-tests build install deps oracles clean
 
 # Installs the Debian packages the build and the tests need, when they are missing and we are allowed to.
 deps:
@@ -22,6 +25,10 @@ oracles:
 
 build: deps
 	$(SWIFT) build -c release --product decant
+
+install: build
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 755 "$(DECANT)" "$(DESTDIR)$(PREFIX)/bin/decant"
 
 # The main job on the bundled samples: a default store from CSV, first-run seeding, an older store migrated, a legacy
 # archive converted (samples/demo.sh; it writes only under .build/demo).

@@ -19,7 +19,7 @@ run seed --default "$OUT/Books.sqlite" --store "$OUT/App/Books.sqlite" --model s
 run seed --default "$OUT/Books.sqlite" --store "$OUT/App/Books.sqlite" --model samples/Books.xcdatamodeld
 
 step "3. An older Notes store (model version 1) meets the current model (v3: content renamed to text, Folder added)"
-run convert samples/notes-v1 "$OUT/NotesV1.sqlite" --model samples/Notes.xcdatamodeld --version Notes --journal delete
+run convert samples/notes-v1 "$OUT/NotesV1.sqlite" --model samples/Notes.xcdatamodeld --model-version Notes --journal delete
 run plan "$OUT/NotesV1.sqlite" --model samples/Notes.xcdatamodeld
 run seed --default "$OUT/NotesV1.sqlite" --store "$OUT/App/Notes.sqlite" --model samples/Notes.xcdatamodeld
 run seed --default "$OUT/NotesV1.sqlite" --store "$OUT/App/Notes.sqlite" --model samples/Notes.xcdatamodeld
@@ -28,7 +28,7 @@ sed 's/^/  /' "$OUT/notes.ndjson" | tail -n +2 | head -4
 
 step "4. Legacy data: objects an old version saved with NSKeyedArchiver, into the Notes model"
 run inspect samples/LegacyNotes.archive
-run convert samples/LegacyNotes.archive "$OUT/Legacy.sqlite" --model samples/Notes.xcdatamodeld --version Notes --class LegacyNote=Note
+run convert samples/LegacyNotes.archive "$OUT/Legacy.sqlite" --model samples/Notes.xcdatamodeld --model-version Notes --class LegacyNote=Note
 run migrate "$OUT/Legacy.sqlite" --model samples/Notes.xcdatamodeld --output "$OUT/App/LegacyNotes.sqlite"
 
 step "5. What the Notes model looks like (Mermaid, for a pull request)"

@@ -5,7 +5,9 @@ import Foundation
 /// The options that make `migrate` and `validate` run over many stores: fixture stores from every released version,
 /// on one machine or sharded over a CI matrix.
 struct BatchOptions: ParsableArguments {
-    @Option(name: .long, help: "With several stores: write each migrated store here, under its own name.")
+    @Option(
+        name: .long,
+        help: "The folder for what each store's run writes, under the store's name (migrate: the migrated store; validate: NAME.rejects.ndjson).")
     var outputDir: String?
 
     @Option(name: .long, help: "How many stores to process at once.")

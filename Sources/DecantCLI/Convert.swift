@@ -14,7 +14,7 @@ extension DecantCommand {
                 tables and metadata Core Data creates for the version, so an app built with it opens OUT without \
                 migrating. The version is the one of --model whose hashes match IN (a store, or Decant's JSON), or \
                 without --model the model a store keeps in Z_MODELCACHE; plain JSON carries no model, so it follows \
-                --model at --version (default: the current version). IN is never modified; OUT is written beside \
+                --model at --model-version (default: the current version). IN is never modified; OUT is written beside \
                 its destination and moved into place only when complete. --journal delete leaves a single \
                 self-contained file, the form to bundle as an app's seed store.
 
@@ -70,7 +70,7 @@ extension DecantCommand {
         var to: String?
 
         @Option(
-            name: .customLong("version"),
+            name: .customLong("model-version"),
             help: "For inputs without their model version (CSV, plain JSON): the version of --model to follow.")
         var modelVersion: String?
 
@@ -124,7 +124,7 @@ extension DecantCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try reportingErrors(verbose: options.verbose) {
+            try reportingErrors(verbose: options.verbose, json: options.json) {
                 var formatOptions = FormatOptions(bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) })
                 formatOptions.missingExternalData = missingExternalData.policy
                 formatOptions.selfContained = journal == .delete

@@ -3,14 +3,18 @@ import Decant
 import Foundation
 
 /// Runs a command body, turning a thrown ``DecantError`` into an `Error:` line on standard error and the
-/// sysexits code its kind maps to.
-func reportingErrors(verbose: Int, _ body: () throws -> Void) throws {
+/// sysexits code its kind maps to. With `json` (the command's `--json`), standard output gets the error as one
+/// JSON document too (``ErrorDocument``, `schemas/error.schema.json`), so a script reading it always gets JSON.
+func reportingErrors(verbose: Int, json: Bool = false, _ body: () throws -> Void) throws {
     do {
         try body()
     } catch let error as DecantError {
         var text = "Error: \(error.description)\n"
         if verbose > 0, let cause = error.underlyingError { text += "  caused by: \(cause)\n" }
         FileHandle.standardError.write(Data(text.utf8))
+        if json, let document = try? ErrorDocument(error).jsonDocument() {
+            printOut(String(decoding: document, as: UTF8.self))
+        }
         throw ExitCode(error.code.exitCode)
     }
 }

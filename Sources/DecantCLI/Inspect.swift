@@ -5,7 +5,7 @@ import Foundation
 extension DecantCommand {
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Describe a model, a store or a keyed archive.",
+            abstract: "Describe a model, a store, a mapping model or a keyed archive.",
             discussion: """
                 For a model (.xcdatamodeld, .xcdatamodel, .momd, .mom): its versions, the current version, and per \
                 version the identifiers, the model checksum and every entity's version hash (base64) with its \
@@ -16,10 +16,15 @@ extension DecantCommand {
                 model the store keeps in Z_MODELCACHE. When no version matches, the nearest one and what differs \
                 per entity. The store's files are never modified.
 
+                For an Xcode mapping model (.xcmappingmodel or .cdm): the source and destination versions it fits, \
+                by their entities' version hashes and, with --model, by name; its entity mappings (kind, source → \
+                destination, policy class); and the expressions that need the app's code (a policy's or another \
+                class's method) or that Decant cannot run.
+
                 For other inputs (a CSV file or folder, JSON, …): the format, the entities with their object counts, \
-                and the model version a Decant-written input names. With --model (and --version for inputs that do \
-                not name theirs), every object is read through the model, and what does not fit it stops with the \
-                file, line, entity and property.
+                and the model version a Decant-written input names. With --model (and --model-version for inputs \
+                that do not name theirs), every object is read through the model, and what does not fit it stops \
+                with the file, line, entity and property.
 
                 For an NSKeyedArchiver archive (binary or XML property list): its classes with their object counts, \
                 the coder keys of its app classes with the kinds of value seen under each, and a starting class \
@@ -27,17 +32,17 @@ extension DecantCommand {
                 """
         )
 
-        @Argument(help: "The model, store or keyed archive to describe.")
+        @Argument(help: "The model, store, mapping model or keyed archive to describe.")
         var path: String
 
-        @Option(name: .long, help: "The model bundle to match a store against (.xcdatamodeld, .momd, …).")
+        @Option(name: .long, help: "The model bundle to match a store or a mapping model against (.xcdatamodeld, .momd, …).")
         var model: String?
 
         @Option(help: "Draw the model instead: mermaid (Markdown) or dot (Graphviz).")
         var diagram: DiagramArgument?
 
         @Option(
-            name: .customLong("version"),
+            name: .customLong("model-version"),
             help: "With --diagram: the version to draw; for inputs without their version: the version they follow.")
         var modelVersion: String?
 
@@ -47,7 +52,7 @@ extension DecantCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
-            try reportingErrors(verbose: options.verbose) {
+            try reportingErrors(verbose: options.verbose, json: options.json) {
                 let url = URL(fileURLWithPath: path)
                 switch try InputKind(of: url) {
                 case .model where diagram != nil:
@@ -63,6 +68,11 @@ extension DecantCommand {
                         bundle: try model.map { try loadBundle($0, versionOrder: versionOrder) }, version: modelVersion)
                     formatOptions.missingExternalData = .keep
                     let report = try RecordsReport(input: url, format: format, options: formatOptions)
+                    printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
+                case .mappingModel:
+                    let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
+                    let report = MappingModelReport(
+                        mapping: try XcodeMappingModel.load(contentsOf: url, bundle: bundle), path: path, bundle: bundle)
                     printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
                 case .keyedArchive:
                     let report = try ArchiveReport(archive: url, path: path)

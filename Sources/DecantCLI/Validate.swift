@@ -16,7 +16,8 @@ extension DecantCommand {
                 property, rule, value) and the run goes on; it exits 1 when there was any.
 
                 Several stores run as a batch (--jobs, --shard I/N, --junit FILE, as for migrate); the exit code is 0 \
-                only when every store is valid.
+                only when every store is valid. With --output-dir DIR, each store's failing objects are listed in \
+                DIR/NAME.rejects.ndjson (NAME: the store's file name) and every object is checked.
                 """
         )
 
@@ -41,18 +42,34 @@ extension DecantCommand {
 
         func validate() throws {
             guard !stores.isEmpty else { throw ValidationError("name the store to check") }
+            if batch.outputDir != nil && rejects != nil {
+                throw ValidationError("--rejects names one file; --output-dir lists each store's rejects in that folder")
+            }
             if batch.isBatch(stores: stores) && rejects != nil { throw ValidationError("--rejects takes one store") }
         }
 
         func run() throws {
-            try reportingErrors(verbose: options.verbose) {
+            try reportingErrors(verbose: options.verbose, json: options.json) {
                 var settings = StoreValidation.Options(
                     bundle: try model.map { try loadBundle($0, versionOrder: versionOrder) }
                 )
                 settings.formatOptions.missingExternalData = missingExternalData.policy
                 settings.rejects = rejects.map { URL(fileURLWithPath: $0) }
                 if batch.isBatch(stores: stores) {
+                    let outputDir = batch.outputDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
+                    if let outputDir {
+                        do {
+                            try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true)
+                        } catch {
+                            throw DecantError(
+                                .cannotCreateOutput, "cannot create the folder", at: Location(path: batch.outputDir),
+                                underlyingError: error)
+                        }
+                    }
                     try batch.run(stores: stores, suite: "decant validate", json: options.json) { [settings] store in
+                        var settings = settings
+                        // Each store's failing objects in its own rejects file, and the run goes on.
+                        settings.rejects = outputDir?.appendingPathComponent("\(store.lastPathComponent).rejects.ndjson")
                         let report = try StoreValidation.validate(store: store, options: settings)
                         let failing = report.failures.values.reduce(0, +)
                         let summary = "\(report.objects.values.reduce(0, +)) objects checked against \(report.modelVersion)"

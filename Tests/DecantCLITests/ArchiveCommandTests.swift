@@ -19,7 +19,7 @@ struct ArchiveCommandTests {
             [
                 "-C", Fixtures.packageRoot.path, EndToEndTests.binary.path,
                 "convert", "samples/LegacyNotes.archive", output, "--model", "samples/Notes.xcdatamodeld",
-                "--version", "Notes", "--class", "LegacyNote=Note",
+                "--model-version", "Notes", "--class", "LegacyNote=Note",
             ])
         #expect(outcome.status == 0, "\(outcome.errors)")
         #expect(outcome.output.contains("5 objects written (model Notes)"))
@@ -120,7 +120,7 @@ struct ArchiveCommandTests {
         let converted = try EndToEndTests.run([
             "convert", broken.path, folder.appendingPathComponent("out.sqlite").path, "--model",
             Self.notes,
-            "--version", "Notes", "--class", "LegacyNote=Note",
+            "--model-version", "Notes", "--class", "LegacyNote=Note",
         ])
         #expect(converted.status == 65)
         #expect(converted.stderr.contains("object $objects[2], key content"), "\(converted.stderr)")

@@ -51,7 +51,7 @@ struct BatchCommandTests {
             let store = folder.appendingPathComponent("notes-\(index).sqlite").path
             let made = try EndToEndTests.run([
                 "convert", Fixtures.samplesRoot.appendingPathComponent("notes-v1").path, store, "--model", notes,
-                "--version", "Notes", "--journal", "delete",
+                "--model-version", "Notes", "--journal", "delete",
             ])
             #expect(made.status == 0, "\(made.stderr)")
             stores.append(store)

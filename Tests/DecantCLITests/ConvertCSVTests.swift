@@ -14,7 +14,7 @@ struct ConvertCSVTests {
 
     @Test func parsesTheCSVOptions() throws {
         let command = try DecantCommand.parseAsRoot([
-            "convert", "in", "out", "--from", "csv", "--to", "sqlite", "--version", "Notes 3", "--entity", "Note",
+            "convert", "in", "out", "--from", "csv", "--to", "sqlite", "--model-version", "Notes 3", "--entity", "Note",
             "--delimiter", "tab", "--null", "NULL",
         ])
         let convert = try #require(command as? DecantCommand.Convert)
@@ -138,7 +138,7 @@ struct ConvertCSVTests {
             in: folder,
             [
                 "convert", "export.csv", "Seed.sqlite", "--model", Self.notesBundle.path, "--entity", "Note",
-                "--version", "Notes 2",
+                "--model-version", "Notes 2",
             ])
         #expect(outcome.status == 0, "\(outcome.errors)")
         #expect(outcome.output.hasPrefix("Seed.sqlite: 1 objects written (model Notes 2)"))

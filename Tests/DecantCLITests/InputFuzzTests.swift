@@ -26,7 +26,7 @@ struct InputFuzzTests {
         let store = root.appendingPathComponent("Notes.sqlite")
         let seeded = try Subprocess.run(Self.binary, [
             "convert", Fixtures.samplesRoot.appendingPathComponent("notes-v1").path, store.path, "--model", Self.notes,
-            "--version", "Notes", "--quiet",
+            "--model-version", "Notes", "--quiet",
         ])
         try #require(seeded.status == 0, "\(seeded.errors)")
         var failures = 0
@@ -49,7 +49,7 @@ struct InputFuzzTests {
                 ["plan", store.path, "--model", Self.notes, "--mapping", mapping.path],
                 [
                     "convert", store.path, folder.appendingPathComponent("out.ndjson").path, "--model", Self.notes,
-                    "--version", "Notes", "--where", predicate,
+                    "--model-version", "Notes", "--where", predicate,
                 ],
             ]
             var failed = false

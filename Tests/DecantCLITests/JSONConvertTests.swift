@@ -13,7 +13,7 @@ struct JSONConvertTests {
         let command = try DecantCommand.parseAsRoot([
             "convert", "books.json", "Books.sqlite", "--from", "json", "--to", "sqlite", "--model",
             "Books.xcdatamodeld",
-            "--version", "Books 2", "--entity", "Book", "--key", "Author=id", "--key", "Tag=name", "--date-epoch",
+            "--model-version", "Books 2", "--entity", "Book", "--key", "Author=id", "--key", "Tag=name", "--date-epoch",
             "reference",
         ])
         let convert = try #require(command as? DecantCommand.Convert)
@@ -43,8 +43,8 @@ struct JSONConvertTests {
 
     @Test func helpNamesTheFormatOptions() throws {
         let help = DecantCommand.helpMessage(for: DecantCommand.Convert.self, columns: 100)
-        // ArgumentParser still lists its own --version flag, but `convert --version V` takes the model version.
-        #expect(help.contains("--version <version>"))
+        // The model version is --model-version: --version is ArgumentParser's, which prints Decant's version.
+        #expect(help.contains("--model-version <model-version>"))
         #expect(help.contains("--from <from>"))
         #expect(help.contains("(sqlite, xml, binary, json, ndjson, csv, archive)"))
         #expect(help.contains("--date-epoch <date-epoch>"))

@@ -45,7 +45,7 @@ struct PolicySampleTests {
         let store = folder.appendingPathComponent("journal.sqlite")
         let seeded = try EndToEndTests.run([
             "convert", Self.sample.appendingPathComponent("notes.csv").path, store.path, "--model", model,
-            "--version", "Journal", "--entity", "Note",
+            "--model-version", "Journal", "--entity", "Note",
         ])
         #expect(seeded.status == 0, "\(seeded.stderr)")
 

@@ -7,6 +7,8 @@ public import Foundation
 public enum InputKind: Sendable, Hashable {
     /// A model: `.xcdatamodeld`, `.xcdatamodel`, `.momd` or `.mom`.
     case model
+    /// An Xcode mapping model: a `.xcmappingmodel` folder or a compiled `.cdm` file.
+    case mappingModel
     /// A SQLite database (`SQLite format 3` header).
     case sqliteStore
     /// An NSKeyedArchiver archive of app objects (a binary or XML property list with `$archiver`).
@@ -22,6 +24,10 @@ public enum InputKind: Sendable, Hashable {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw DecantError(.fileNotFound, "no such file or folder", at: Location(path: url.displayPath))
+        }
+        if ["xcmappingmodel", "cdm"].contains(url.pathExtension.lowercased()) {
+            self = .mappingModel
+            return
         }
         let modelExtensions = ["xcdatamodeld", "xcdatamodel", "momd", "mom"]
         if modelExtensions.contains(url.pathExtension.lowercased()) {

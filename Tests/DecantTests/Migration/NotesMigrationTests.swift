@@ -138,11 +138,11 @@ struct NotesMigrationTests {
         let v3 = try #require(bundle.version(named: "Notes 3"))
         #expect(try MigrationFixtures.hashes(store) == v3.entityVersionHashes)
         #expect(try MigrationFixtures.read(store, bundle: bundle)["Note"]?.count == 3)
-        // Only the store, its backup and the (meaningless, reusable) lock file remain: nothing half-written.
+        // Only the store and its backup remain: nothing half-written, and no lock file.
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
             !$0.hasSuffix("-shm") && !$0.hasSuffix("-wal")
         }
-        #expect(names.sorted() == [".Notes.sqlite.decant-lock", "Notes.sqlite", "Notes.sqlite.backup"])
+        #expect(names.sorted() == ["Notes.sqlite", "Notes.sqlite.backup"])
         // A second in-place run refuses to overwrite the backup and leaves everything as it was.
         let migrated = try Data(contentsOf: store)
         #expect(throws: DecantError.self) {

@@ -1,0 +1,145 @@
+public import Foundation
+
+/// A lock against model drift: per version of a model bundle, its identifiers, its entities' version hashes and its
+/// checksum, as `decant lock MODEL` writes them to a file kept in git. A shipped version edited by mistake changes
+/// its hashes, and every user's store of that version stops opening (Core Data error 134130); ``check(_:)`` finds it.
+///
+/// ```swift
+/// let lock = ModelLock(bundle: try ModelBundle.load(from: url))
+/// try lock.write(to: lockURL)
+/// let findings = try ModelLock.read(from: lockURL).check(ModelLock(bundle: edited))
+/// ```
+public struct ModelLock: Codable, Sendable, Hashable {
+    /// One locked version.
+    public struct Version: Codable, Sendable, Hashable {
+        public var name: String
+        /// `userDefinedModelVersionIdentifier`s.
+        public var identifiers: [String]
+        /// Each entity's version hash (base64).
+        public var entityHashes: [String: String]
+        /// The model checksum (base64 SHA-256, as `inspect` prints it).
+        public var checksum: String
+    }
+
+    /// A locked version whose hashes are not what the lock says.
+    public struct Change: Sendable, Hashable {
+        public var version: String
+        /// Entities whose version hash changed.
+        public var changedEntities: [String]
+        /// Entities the lock has and the version no longer does.
+        public var removedEntities: [String]
+        /// Entities the version has and the lock does not.
+        public var addedEntities: [String]
+    }
+
+    /// What ``check(_:)`` found.
+    public struct Findings: Sendable, Hashable {
+        /// Locked versions whose entity hashes changed (a problem).
+        public var changed: [Change] = []
+        /// Locked versions the model no longer has (a problem).
+        public var removed: [String] = []
+        /// Versions the lock does not have yet (a warning: lock them once they ship).
+        public var unlocked: [String] = []
+
+        /// Whether anything besides new versions was found.
+        public var hasProblems: Bool { !changed.isEmpty || !removed.isEmpty }
+    }
+
+    /// The Decant version that wrote the lock.
+    public var decant: String
+    /// The bundle's name.
+    public var model: String
+    /// The versions, in the bundle's order.
+    public var versions: [Version]
+
+    /// Locks every version of `bundle`.
+    public init(bundle: ModelBundle) {
+        decant = decantVersion
+        model = bundle.name
+        versions = bundle.versions.map { version in
+            let hashes = version.entityVersionHashes
+            return Version(
+                name: version.versionName ?? bundle.name, identifiers: version.versionIdentifiers,
+                entityHashes: hashes.mapValues { $0.base64EncodedString() },
+                checksum: ObjectModel.versionChecksum(of: hashes))
+        }
+    }
+
+    /// The default lock file of the model at `model`: `NAME.decant-lock.json` beside it (`Notes.decant-lock.json`
+    /// for `Notes.xcdatamodeld`), outside the bundle so Xcode never copies it into the app.
+    public static func defaultURL(for model: URL) -> URL {
+        let name = model.deletingPathExtension().lastPathComponent
+        return model.deletingLastPathComponent().appendingPathComponent("\(name).decant-lock.json")
+    }
+
+    /// Reads a lock file.
+    /// - Throws: `.fileNotFound` when it is missing, `.ioError` when it cannot be read, `.malformedInput` when it is
+    ///   not a lock file.
+    public static func read(from url: URL) throws -> ModelLock {
+        let location = Location(path: url.displayPath)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw DecantError(.fileNotFound, "no lock file here (write one with decant lock MODEL)", at: location)
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw DecantError(.ioError, "cannot read the lock file", at: location, underlyingError: error)
+        }
+        do {
+            return try JSONDecoder().decode(ModelLock.self, from: data)
+        } catch {
+            throw DecantError(.malformedInput, "not a Decant lock file", at: location, underlyingError: error)
+        }
+    }
+
+    /// Writes the lock as pretty-printed JSON with sorted keys (stable diffs), beside `url` then renamed into place.
+    /// - Throws: `.cannotCreateOutput` when it cannot be written (nothing is left behind).
+    public func write(to url: URL) throws {
+        var data = try jsonDocument()
+        data.append(0x0A)
+        try StagedOutput(destination: url).write(data, what: "lock file")
+    }
+
+    /// Compares `current` (the model as it is now) with this lock.
+    public func check(_ current: ModelLock) -> Findings {
+        var findings = Findings()
+        let now = Dictionary(current.versions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let locked = Set(versions.map(\.name))
+        for version in versions {
+            guard let present = now[version.name] else {
+                findings.removed.append(version.name)
+                continue
+            }
+            guard present.entityHashes != version.entityHashes else { continue }
+            let old = version.entityHashes
+            let new = present.entityHashes
+            findings.changed.append(
+                Change(
+                    version: version.name,
+                    changedEntities: old.keys.filter { new[$0] != nil && new[$0] != old[$0] }.sorted(),
+                    removedEntities: old.keys.filter { new[$0] == nil }.sorted(),
+                    addedEntities: new.keys.filter { old[$0] == nil }.sorted()))
+        }
+        findings.unlocked = current.versions.map(\.name).filter { !locked.contains($0) }
+        return findings
+    }
+}
+
+extension ModelLock.Findings {
+    /// One line per finding: `changed:`, `removed:` and `not locked:` (the last a warning).
+    public var lines: [String] {
+        var lines: [String] = []
+        for change in changed {
+            var parts: [String] = []
+            if !change.changedEntities.isEmpty { parts.append("hash of \(change.changedEntities.joined(separator: ", "))") }
+            if !change.removedEntities.isEmpty { parts.append("removed \(change.removedEntities.joined(separator: ", "))") }
+            if !change.addedEntities.isEmpty { parts.append("added \(change.addedEntities.joined(separator: ", "))") }
+            lines.append(
+                "changed: version \(change.version) (\(parts.joined(separator: "; "))): stores of it would no longer open")
+        }
+        for name in removed { lines.append("removed: version \(name) is locked but no longer in the model") }
+        for name in unlocked { lines.append("warning: version \(name) is not locked yet (run decant lock once it ships)") }
+        return lines
+    }
+}
