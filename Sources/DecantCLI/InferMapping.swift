@@ -18,10 +18,10 @@ extension DecantCommand {
         @Option(name: .long, help: "The model bundle (.xcdatamodeld or .momd).")
         var model: String
 
-        @Option(name: .customLong("from"), help: "The source version's name.")
+        @Option(name: .customLong("from-version"), help: "The source version's name.")
         var sourceVersion: String
 
-        @Option(name: .customLong("to"), help: "The destination version's name.")
+        @Option(name: .customLong("to-version"), help: "The destination version's name.")
         var destinationVersion: String
 
         @Option(name: .long, help: "Write the file here instead of standard output.")

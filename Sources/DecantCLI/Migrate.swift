@@ -23,7 +23,7 @@ extension DecantCommand {
                 unknown (names that follow no common scheme: the current version is the newest), it takes the single \
                 step Core Data's automatic migration infers, straight to the destination, when that one can run \
                 (`plan` says which and why). A store newer than the current version is refused; name an older \
-                version with --to to map it down as Core Data would.
+                version with --to-version to map it down as Core Data would.
 
                 With --output the store is only read and OUT is written beside its destination and moved into place \
                 when complete (its format follows its extension, SQLite by default). With --in-place the migrated \

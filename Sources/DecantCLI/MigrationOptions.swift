@@ -8,7 +8,7 @@ struct MigrationOptions: ParsableArguments {
     @Option(name: .long, help: "The model bundle (.xcdatamodeld or .momd) with every version.")
     var model: String?
 
-    @Option(name: .customLong("to"), help: "The destination version's name (default: the current version).")
+    @Option(name: .customLong("to-version"), help: "The destination version's name (default: the current version).")
     var destinationVersion: String?
 
     @Option(

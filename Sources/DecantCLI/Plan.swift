@@ -8,7 +8,7 @@ extension DecantCommand {
             abstract: "Show how a store would be migrated, without writing anything.",
             discussion: """
                 Prints the store's version (found among the versions of --model by its entity hashes), the \
-                destination (the current version, or --to), the versions' order (Xcode's numbering, --version-order, or unknown), the path (hop by hop, or Core Data's \
+                destination (the current version, or --to-version), the versions' order (Xcode's numbering, --version-order, or unknown), the path (hop by hop, or Core Data's \
                 single step and why), the hops between them and for each whether it is \
                 inferred or comes from a mapping file or an Xcode mapping model, what happens to every entity and property, the destructive \
                 changes (data dropped), and a dry run's count of objects that would be rejected. It says which Xcode \
