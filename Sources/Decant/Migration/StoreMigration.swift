@@ -323,6 +323,11 @@ public enum StoreMigration: Sendable {
                 )
             }
             report = outcome
+        } catch let error as DecantError {
+            staged.discard()
+            // An object's error (a value a hop cannot convert, a rule it breaks) names its entity and object; the
+            // file is the store, as the user typed it.
+            throw error.located(at: Location(path: store.displayPath))
         } catch {
             staged.discard()
             throw error
