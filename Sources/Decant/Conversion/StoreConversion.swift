@@ -59,6 +59,7 @@ public enum StoreConversion: Sendable {
         }
         let source = try registry.inputFormat(of: input, named: inputFormat)
         let sink = try registry.outputFormat(for: output, named: outputFormat, fallback: "sqlite")
+        try StagedOutput.checkCanCreate(output, mayBeFolder: sink.name == "csv")
         var (reader, residual) = try openSelected(source, at: input, options: options, selection: selection)
         let model = reader.model
         logger.debug(

@@ -269,6 +269,7 @@ public enum StoreMigration: Sendable {
             }
             destination = url
             sinkName = try options.registry.outputFormat(for: url, named: options.outputFormat, fallback: "sqlite").name
+            try StagedOutput.checkCanCreate(url, mayBeFolder: sinkName == "csv")
         case .inPlace(let backup):
             destination = store
             sinkName = source.name
