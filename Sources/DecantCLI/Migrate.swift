@@ -139,7 +139,7 @@ extension DecantCommand {
                 }
                 switch report.action {
                 case "unchanged":
-                    printOut("\(store): already at \(report.destinationVersion); nothing to do")
+                    printOut("\(store): already at \(report.destinationVersion); nothing to do, no backup written")
                 case "copied":
                     printOut("\(report.output): the store is already at \(report.destinationVersion); copied unchanged")
                 default:

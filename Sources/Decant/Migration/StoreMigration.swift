@@ -270,16 +270,9 @@ public enum StoreMigration: Sendable {
             destination = url
             sinkName = try options.registry.outputFormat(for: url, named: options.outputFormat, fallback: "sqlite").name
             try StagedOutput.checkCanCreate(url, mayBeFolder: sinkName == "csv")
-        case .inPlace(let backup):
+        case .inPlace:
             destination = store
             sinkName = source.name
-            if let backup, FileManager.default.fileExists(atPath: backup.path) {
-                throw DecantError(
-                    .cannotCreateOutput,
-                    "the backup file already exists; move it away or name another with --backup",
-                    at: Location(path: backup.displayPath)
-                )
-            }
         }
         var lock: FileLock?
         if case .inPlace = target {
@@ -364,7 +357,16 @@ public enum StoreMigration: Sendable {
                 "hops": "\(plan.hops.map(\.name))",
             ]
         )
+        // A store already at the destination is left alone, so a second run after a successful one succeeds
+        // whatever backup the first one kept; only a run that replaces the store needs its backup name free.
         if plan.isUpToDate, case .inPlace = target { return nil }
+        if case .inPlace(let backup?) = target, FileManager.default.fileExists(atPath: backup.path) {
+            throw DecantError(
+                .cannotCreateOutput,
+                "the backup file already exists; move it away or name another with --backup",
+                at: Location(path: backup.displayPath)
+            )
+        }
         let sink = try options.registry.format(named: sinkName)
         var streamReason: String?
         if sink is SQLiteFormat, let preparation = inStorePreparation(plan: plan, reader: reader, options: options) {
