@@ -52,7 +52,11 @@ extension DecantCommand {
                     return
                 }
                 let document = PlanDocument(report: report, store: store)
-                printOut(options.json ? String(decoding: try document.jsonDocument(), as: UTF8.self) : document.text)
+                // A summary by default (what changes); --verbose lists every property, --json keeps everything.
+                printOut(
+                    options.json
+                        ? String(decoding: try document.jsonDocument(), as: UTF8.self)
+                        : document.text(verbose: options.verbose > 0))
                 if !document.executable { throw ExitCode(1) }
             }
         }
