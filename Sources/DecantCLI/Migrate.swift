@@ -106,8 +106,10 @@ extension DecantCommand {
                             .file($0.appendingPathComponent(store.lastPathComponent))
                         } ?? .inPlace(backup: noBackup ? nil : URL(fileURLWithPath: store.path + ".backup"))
                         let report = try StoreMigration.migrate(store: store, to: target, options: settings)
+                        // The line starts with the store: its path is not repeated, only an output of its own.
+                        let output = report.output == store.displayPath ? "" : ", into \(report.output)"
                         return "\(report.action) \(report.sourceVersion) → \(report.destinationVersion), "
-                            + "\(report.written.values.reduce(0, +)) objects, \(report.output)"
+                            + "\(report.written.values.reduce(0, +)) objects\(output)"
                     }
                     return
                 }
