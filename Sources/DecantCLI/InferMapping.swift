@@ -35,7 +35,7 @@ extension DecantCommand {
 
         func run() throws {
             try reportingErrors(verbose: verbose) {
-                let bundle = try ModelBundle.load(from: URL(fileURLWithPath: model))
+                let bundle = try ModelBundle.load(modelOrStore: URL(fileURLWithPath: model))
                 let names = bundle.versions.compactMap(\.versionName).joined(separator: ", ")
                 guard let source = bundle.version(named: sourceVersion) else {
                     throw DecantError(.usage, "\(bundle.name) has no version \(sourceVersion) (it has \(names))")
