@@ -25,7 +25,7 @@ struct BatchOptions: ParsableArguments {
     }
 
     /// Runs `job` over the stores (this shard of them), prints a line per store, writes the JUnit report, and exits
-    /// with the first failure's code.
+    /// with the batch's code (``BatchRun/exitCode(of:)``: an input or I/O failure's code over 1 for problems found).
     func run(stores: [String], suite: String, json: Bool, _ job: @escaping @Sendable (URL) throws -> String) throws {
         guard jobs >= 1 else { throw ValidationError("--jobs takes a number from 1") }
         let batch = BatchRun(

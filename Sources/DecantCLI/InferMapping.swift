@@ -18,10 +18,10 @@ extension DecantCommand {
         @Option(name: .long, help: "The model bundle (.xcdatamodeld or .momd).")
         var model: String
 
-        @Option(name: .customLong("from"), help: "The source version's name.")
+        @Option(name: .customLong("from-version"), help: "The source version's name.")
         var sourceVersion: String
 
-        @Option(name: .customLong("to"), help: "The destination version's name.")
+        @Option(name: .customLong("to-version"), help: "The destination version's name.")
         var destinationVersion: String
 
         @Option(name: .long, help: "Write the file here instead of standard output.")
@@ -35,7 +35,7 @@ extension DecantCommand {
 
         func run() throws {
             try reportingErrors(verbose: verbose) {
-                let bundle = try ModelBundle.load(from: URL(fileURLWithPath: model))
+                let bundle = try ModelBundle.load(modelOrStore: URL(fileURLWithPath: model))
                 let names = bundle.versions.compactMap(\.versionName).joined(separator: ", ")
                 guard let source = bundle.version(named: sourceVersion) else {
                     throw DecantError(.usage, "\(bundle.name) has no version \(sourceVersion) (it has \(names))")

@@ -23,7 +23,7 @@ extension DecantCommand {
                 unknown (names that follow no common scheme: the current version is the newest), it takes the single \
                 step Core Data's automatic migration infers, straight to the destination, when that one can run \
                 (`plan` says which and why). A store newer than the current version is refused; name an older \
-                version with --to to map it down as Core Data would.
+                version with --to-version to map it down as Core Data would.
 
                 With --output the store is only read and OUT is written beside its destination and moved into place \
                 when complete (its format follows its extension, SQLite by default). With --in-place the migrated \
@@ -106,8 +106,10 @@ extension DecantCommand {
                             .file($0.appendingPathComponent(store.lastPathComponent))
                         } ?? .inPlace(backup: noBackup ? nil : URL(fileURLWithPath: store.path + ".backup"))
                         let report = try StoreMigration.migrate(store: store, to: target, options: settings)
+                        // The line starts with the store: its path is not repeated, only an output of its own.
+                        let output = report.output == store.displayPath ? "" : ", into \(report.output)"
                         return "\(report.action) \(report.sourceVersion) → \(report.destinationVersion), "
-                            + "\(report.written.values.reduce(0, +)) objects, \(report.output)"
+                            + "\(report.written.values.reduce(0, +)) objects\(output)"
                     }
                     return
                 }
@@ -139,7 +141,7 @@ extension DecantCommand {
                 }
                 switch report.action {
                 case "unchanged":
-                    printOut("\(store): already at \(report.destinationVersion); nothing to do")
+                    printOut("\(store): already at \(report.destinationVersion); nothing to do, no backup written")
                 case "copied":
                     printOut("\(report.output): the store is already at \(report.destinationVersion); copied unchanged")
                 default:

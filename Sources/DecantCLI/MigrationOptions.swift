@@ -5,10 +5,10 @@ import Foundation
 /// The options of every command that plans a migration (`migrate`, `seed`, `plan`): the model and its version
 /// order, the destination version, the mappings and how the run treats what breaks a rule.
 struct MigrationOptions: ParsableArguments {
-    @Option(name: .long, help: "The model bundle (.xcdatamodeld or .momd) with every version.")
+    @Option(name: .long, help: "The model bundle (.xcdatamodeld or .momd) with every version, or a Core Data store whose model to use.")
     var model: String?
 
-    @Option(name: .customLong("to"), help: "The destination version's name (default: the current version).")
+    @Option(name: .customLong("to-version"), help: "The destination version's name (default: the current version).")
     var destinationVersion: String?
 
     @Option(
@@ -58,7 +58,7 @@ struct MigrationOptions: ParsableArguments {
 /// Loads the model bundle at `path`, its versions in the order `versionOrder` gives (names separated by commas, or
 /// a file with one name a line) when given.
 func loadBundle(_ path: String, versionOrder: String?) throws -> ModelBundle {
-    let bundle = try ModelBundle.load(from: URL(fileURLWithPath: path))
+    let bundle = try ModelBundle.load(modelOrStore: URL(fileURLWithPath: path))
     guard let versionOrder else { return bundle }
     var list = versionOrder
     var isDirectory: ObjCBool = false

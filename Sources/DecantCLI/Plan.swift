@@ -8,7 +8,7 @@ extension DecantCommand {
             abstract: "Show how a store would be migrated, without writing anything.",
             discussion: """
                 Prints the store's version (found among the versions of --model by its entity hashes), the \
-                destination (the current version, or --to), the versions' order (Xcode's numbering, --version-order, or unknown), the path (hop by hop, or Core Data's \
+                destination (the current version, or --to-version), the versions' order (Xcode's numbering, --version-order, or unknown), the path (hop by hop, or Core Data's \
                 single step and why), the hops between them and for each whether it is \
                 inferred or comes from a mapping file or an Xcode mapping model, what happens to every entity and property, the destructive \
                 changes (data dropped), and a dry run's count of objects that would be rejected. It says which Xcode \
@@ -52,7 +52,11 @@ extension DecantCommand {
                     return
                 }
                 let document = PlanDocument(report: report, store: store)
-                printOut(options.json ? String(decoding: try document.jsonDocument(), as: UTF8.self) : document.text)
+                // A summary by default (what changes); --verbose lists every property, --json keeps everything.
+                printOut(
+                    options.json
+                        ? String(decoding: try document.jsonDocument(), as: UTF8.self)
+                        : document.text(verbose: options.verbose > 0))
                 if !document.executable { throw ExitCode(1) }
             }
         }

@@ -15,7 +15,7 @@ extension DecantCommand {
                 --model. An existing STORE is never overwritten: a second run says "already seeded" and changes \
                 nothing.
 
-                With --model, seeding is migration, with migrate's options (--to, --mapping, --no-mapping-search, \
+                With --model, seeding is migration, with migrate's options (--to-version, --mapping, --no-mapping-search, \
                 --version-order, --rejects, --missing-external-data, --strict): a seed at another version is \
                 migrated before it is put in place, so a seed whose migration fails leaves STORE exactly as it was \
                 (absent); an existing STORE at an older version is migrated in place after a backup beside it \
@@ -29,7 +29,9 @@ extension DecantCommand {
         @Option(name: .long, help: "Where the app keeps its store.")
         var store: String
 
-        @Option(name: .long, help: "For a JSON or CSV seed: the model version it follows (default: the current one).")
+        @Option(
+            name: .customLong("model-version"),
+            help: "For a JSON or CSV seed: the model version it follows (default: the current one).")
         var version: String?
 
         @OptionGroup var migration: MigrationOptions

@@ -86,7 +86,7 @@ struct FailurePathTests {
             (["migrate", store.path, "--model", missingModel, "--output", output], missingModel),
             (["validate", missing, "--model", Self.notes], missing),
             (["seed", "--default", missing, "--store", app.appendingPathComponent("Notes.sqlite").path], missing),
-            (["infer-mapping", "--model", missingModel, "--from", "A", "--to", "B"], missingModel),
+            (["infer-mapping", "--model", missingModel, "--from-version", "A", "--to-version", "B"], missingModel),
         ]
         let before = try Data(contentsOf: store)
         for (arguments, path) in cases {
@@ -114,7 +114,7 @@ struct FailurePathTests {
             ["migrate", store.path, "--model", Self.notes, "--in-place", "--backup", below("Notes.backup")],
             ["validate", store.path, "--model", Self.notes, "--rejects", below("rejects.ndjson")],
             ["seed", "--default", store.path, "--store", below("Notes.sqlite")],
-            ["infer-mapping", "--model", Self.notes, "--from", "Notes", "--to", "Notes 2", "--output", below("m.yaml")],
+            ["infer-mapping", "--model", Self.notes, "--from-version", "Notes", "--to-version", "Notes 2", "--output", below("m.yaml")],
         ]
         let before = try Data(contentsOf: store)
         for arguments in cases {

@@ -128,7 +128,7 @@ struct HostileInputCommandTests {
         #expect(given.stdout.contains("2 objects written"))
         // A migration run inside SQLite says so too.
         let migrated = try EndToEndTests.run([
-            "migrate", store.path, "--model", Self.notes, "--to", "Notes 3", "--output",
+            "migrate", store.path, "--model", Self.notes, "--to-version", "Notes 3", "--output",
             folder.appendingPathComponent("copy.sqlite").path,
         ])
         #expect(migrated.status == 0, "\(migrated.stderr)")

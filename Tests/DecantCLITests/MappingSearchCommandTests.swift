@@ -19,24 +19,24 @@ struct MappingSearchCommandTests {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try Self.store("Moody 2", in: folder)
-        let plan = try EndToEndTests.run(["plan", store.path, "--model", Self.moody, "--to", "Moody 5"])
+        let plan = try EndToEndTests.run(["plan", store.path, "--model", Self.moody, "--to-version", "Moody 5"])
         #expect(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.contains("mapping models found in "), "\(plan.stdout)")
         #expect(plan.stdout.contains("hop 1: Moody 2 → Moody 3 (explicit: "), "\(plan.stdout)")
         #expect(plan.stdout.contains("Moody 5-Moody 6.xcmappingmodel is not used") == false)
         #expect(plan.stdout.contains("Moody 5-Moody 6.xcmappingmodel maps Moody 5 → Moody 6, which no hop"), "\(plan.stdout)")
-        let json = try EndToEndTests.run(["plan", store.path, "--model", Self.moody, "--to", "Moody 5", "--json"])
+        let json = try EndToEndTests.run(["plan", store.path, "--model", Self.moody, "--to-version", "Moody 5", "--json"])
         #expect(try EndToEndTests.validate(json.stdout, schema: "plan") == "valid")
         #expect(json.stdout.contains("\"mappingSearch\""))
 
         let off = try EndToEndTests.run(
-            ["plan", store.path, "--model", Self.moody, "--to", "Moody 5", "--no-mapping-search", "--no-dry-run"])
+            ["plan", store.path, "--model", Self.moody, "--to-version", "Moody 5", "--no-mapping-search", "--no-dry-run"])
         #expect(!off.stdout.contains("mapping models found"))
         #expect(off.stdout.contains("hop 1: Moody 2 → Moody 3 (inferred)"), "\(off.stdout)")
 
         let output = folder.appendingPathComponent("Moody5.sqlite")
         let migrate = try EndToEndTests.run(
-            ["migrate", store.path, "--model", Self.moody, "--to", "Moody 5", "--output", output.path])
+            ["migrate", store.path, "--model", Self.moody, "--to-version", "Moody 5", "--output", output.path])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         #expect(migrate.stdout.contains("hops: Moody 2 → Moody 3, Moody 3 → Moody 4, Moody 4 → Moody 5"))
     }
@@ -48,7 +48,7 @@ struct MappingSearchCommandTests {
         let store = try Self.store("Moody 4", in: folder)
         let output = folder.appendingPathComponent("Moody5.sqlite")
         let migrate = try EndToEndTests.run([
-            "migrate", store.path, "--model", Self.moody, "--to", "Moody 5", "--mapping", Self.mappings,
+            "migrate", store.path, "--model", Self.moody, "--to-version", "Moody 5", "--mapping", Self.mappings,
             "--no-mapping-search", "--output", output.path,
         ])
         #expect(migrate.status == 0, "\(migrate.stderr)")
@@ -63,7 +63,7 @@ struct MappingSearchCommandTests {
         let second = folder.appendingPathComponent("b.yaml").path
         for file in [first, second] {
             let inferred = try EndToEndTests.run([
-                "infer-mapping", "--model", MigrationCommandTests.notes, "--from", "Notes", "--to", "Notes 2",
+                "infer-mapping", "--model", MigrationCommandTests.notes, "--from-version", "Notes", "--to-version", "Notes 2",
                 "--output", file,
             ])
             #expect(inferred.status == 0, "\(inferred.stderr)")

@@ -74,7 +74,7 @@ struct MigrationCommandTests {
         let (folder, store) = try Self.v1Store()
         defer { try? FileManager.default.removeItem(at: folder) }
         let before = try Data(contentsOf: store)
-        let run = try EndToEndTests.run(["migrate", store.path, "--model", Self.notes, "--in-place", "--to", "Notes 2"])
+        let run = try EndToEndTests.run(["migrate", store.path, "--model", Self.notes, "--in-place", "--to-version", "Notes 2"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: store.path + ".backup")) == before)
         #expect(
@@ -192,7 +192,7 @@ struct MigrationCommandTests {
         let json = folder.appendingPathComponent("v1-v2.json")
         for file in [yaml, json] {
             let written = try EndToEndTests.run(
-                ["infer-mapping", "--model", Self.notes, "--from", "Notes", "--to", "Notes 2", "--output", file.path])
+                ["infer-mapping", "--model", Self.notes, "--from-version", "Notes", "--to-version", "Notes 2", "--output", file.path])
             #expect(written.status == 0, "\(written.stderr)")
         }
         #expect(try EndToEndTests.validate(String(contentsOf: json, encoding: .utf8), schema: "mapping") == "valid")
@@ -205,12 +205,12 @@ struct MigrationCommandTests {
         let explicit = folder.appendingPathComponent("explicit.sqlite")
         #expect(
             try EndToEndTests.run([
-                "migrate", store.path, "--model", Self.notes, "--to", "Notes 2", "--output", inferred.path,
+                "migrate", store.path, "--model", Self.notes, "--to-version", "Notes 2", "--output", inferred.path,
             ]).status == 0
         )
         let withFile = try EndToEndTests.run(
             [
-                "migrate", store.path, "--model", Self.notes, "--to", "Notes 2", "--mapping", yaml.path, "--output",
+                "migrate", store.path, "--model", Self.notes, "--to-version", "Notes 2", "--mapping", yaml.path, "--output",
                 explicit.path,
             ])
         #expect(withFile.status == 0, "\(withFile.stderr)")
@@ -271,7 +271,7 @@ extension MigrationCommandTests {
         let store = try Fixtures.copyStore(Fixtures.corpus("\(stores)/Moody.moody"), into: folder)
         let output = folder.appendingPathComponent("moody5.sqlite")
         let migrate = try EndToEndTests.run([
-            "migrate", store.path, "--model", model, "--to", "Moody 5", "--mapping", mappings, "--output", output.path,
+            "migrate", store.path, "--model", model, "--to-version", "Moody 5", "--mapping", mappings, "--output", output.path,
         ])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         #expect(migrate.stdout.contains("migrated Moody → Moody 5"))

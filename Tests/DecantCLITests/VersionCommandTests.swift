@@ -91,7 +91,7 @@ struct VersionCommandTests {
         #expect(reversed.status == 64, "\(reversed.stdout)\(reversed.stderr)")
         #expect(reversed.stderr.contains("newer than Typed 10"))
         let down = try EndToEndTests.run([
-            "plan", store.path, "--model", bundle.path, "--version-order", "Typed,Typed 10,Typed 2", "--to", "Typed 10",
+            "plan", store.path, "--model", bundle.path, "--version-order", "Typed,Typed 10,Typed 2", "--to-version", "Typed 10",
             "--json",
         ])
         #expect(down.status == 0, "\(down.stdout)\(down.stderr)")

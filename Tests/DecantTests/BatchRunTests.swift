@@ -53,4 +53,26 @@ struct BatchRunTests {
             """
         #expect(try PythonOracle.text(script, input: xml) == "3 1 3 1")
     }
+
+    /// Mixed results (issue 21): inputs that ran but found problems make 1, unless an input or I/O failure is among
+    /// them, whose code wins whatever its place; each result's line names its input once.
+    @Test func mixedResultsExitWithTheFailureThatIsNotAProblem() {
+        let batch = BatchRun(inputs: (1...4).map { URL(fileURLWithPath: "s\($0).sqlite") })
+        let results = batch.run(jobs: 2) { input in
+            switch input.lastPathComponent {
+            case "s1.sqlite":
+                throw DecantError(.validationFailed, "2 failures", at: Location(path: input.displayPath, entity: "Item"))
+            case "s3.sqlite": throw DecantError(.ioError, "cannot read", at: Location(path: input.displayPath))
+            default: return "ok"
+            }
+        }
+        #expect(results.map(\.exitCode) == [1, 0, 74, 0])
+        #expect(BatchRun.exitCode(of: results) == 74)
+        #expect(BatchRun.exitCode(of: results.filter { $0.exitCode != 74 }) == 1)
+        #expect(BatchRun.exitCode(of: results.filter(\.passed)) == 0)
+        // The path is not repeated after the input it belongs to; the rest of the place stays.
+        #expect(results[0].message == "entity Item: validation failed: 2 failures")
+        #expect(results[2].message == "I/O error: cannot read")
+        #expect(results.allSatisfy { !$0.message.contains($0.input) })
+    }
 }

@@ -72,7 +72,10 @@ public struct BatchRun: Sendable {
                     result.message = try job(input)
                 } catch let error as DecantError {
                     result.passed = false
-                    result.message = error.description
+                    // The line already starts with the input: its path is not repeated.
+                    let text = error.description
+                    let prefix = result.input + ": "
+                    result.message = text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
                     result.exitCode = error.code.exitCode
                 } catch {
                     result.passed = false
@@ -87,9 +90,12 @@ public struct BatchRun: Sendable {
         return results.all
     }
 
-    /// The exit code of a whole batch: 0 when every input passed, else the first failure's.
+    /// The exit code of a whole batch: 0 when every input passed; the first input or I/O failure's code (64, 65,
+    /// 66, 73, 74, …) when there is one, whatever else passed or found problems; else 1 when some input ran but
+    /// found problems. A CI step can so tell "fix the stores" (1) from "fix the run" (any other code).
     public static func exitCode(of results: [Result]) -> Int32 {
-        results.first { !$0.passed }?.exitCode ?? 0
+        let failed = results.filter { !$0.passed }
+        return failed.first { $0.exitCode != 1 }?.exitCode ?? (failed.isEmpty ? 0 : 1)
     }
 
     /// A JUnit XML report: one test suite, one test case per input, a failure element for each that failed.

@@ -181,8 +181,13 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         }
     }
 
-    /// The plan as text, for people.
-    public var text: String {
+    /// The plan as text, for people: a summary (``text(verbose:)`` without `verbose`).
+    public var text: String { text(verbose: false) }
+
+    /// The plan as text, for people. The summary gives per hop how many entities are copied, transformed, added
+    /// and removed, and lists only the entities and properties that change (a 90-version chain of mostly copies
+    /// fits a log); `verbose` lists every entity and property.
+    public func text(verbose: Bool) -> String {
         var lines = ["\(store) (\(inputFormat)): version \(sourceVersion) → \(destinationVersion)"]
         if let order = VersionOrder(rawValue: versionOrder), versions.count > 1 {
             lines.append("version order: \(order): \(versions.joined(separator: ", "))")
@@ -215,7 +220,17 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                 "hop \(number + 1): \(hop.source) → \(hop.destination) "
                     + "(\(hop.inferred ? "inferred" : "explicit: \(hop.file ?? "")"))"
             )
+            let kinds = Dictionary(grouping: hop.entities, by: \.kind).mapValues(\.count)
+            lines.append(
+                "  entities: \(kinds["copy", default: 0]) copied, \(kinds["transform", default: 0]) transformed, "
+                    + "\(kinds["add", default: 0]) added, \(kinds["remove", default: 0]) removed")
             for entity in hop.entities {
+                let changed = entity.properties.filter { $0.change != "copied" }
+                if !verbose, entity.kind == "copy", entity.filter == nil, entity.policy == nil,
+                    entity.source == entity.destination, changed.isEmpty
+                {
+                    continue
+                }
                 switch entity.kind {
                 case "remove": lines.append("  \(entity.source ?? "?"): removed")
                 case "add": lines.append("  \(entity.destination ?? "?"): added (no objects)")
@@ -226,7 +241,7 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                     lines.append("  \(entity.destination ?? "?")\(from): \(entity.kind)\(filter)\(policy)")
                 }
                 guard entity.kind != "remove" else { continue }
-                for property in entity.properties {
+                for property in verbose ? entity.properties : changed {
                     lines.append("    \(property.name) = \(property.expression ?? "nil")  (\(property.change))")
                 }
             }

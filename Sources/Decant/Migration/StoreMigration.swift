@@ -269,16 +269,10 @@ public enum StoreMigration: Sendable {
             }
             destination = url
             sinkName = try options.registry.outputFormat(for: url, named: options.outputFormat, fallback: "sqlite").name
-        case .inPlace(let backup):
+            try StagedOutput.checkCanCreate(url, mayBeFolder: sinkName == "csv")
+        case .inPlace:
             destination = store
             sinkName = source.name
-            if let backup, FileManager.default.fileExists(atPath: backup.path) {
-                throw DecantError(
-                    .cannotCreateOutput,
-                    "the backup file already exists; move it away or name another with --backup",
-                    at: Location(path: backup.displayPath)
-                )
-            }
         }
         var lock: FileLock?
         if case .inPlace = target {
@@ -323,6 +317,11 @@ public enum StoreMigration: Sendable {
                 )
             }
             report = outcome
+        } catch let error as DecantError {
+            staged.discard()
+            // An object's error (a value a hop cannot convert, a rule it breaks) names its entity and object; the
+            // file is the store, as the user typed it.
+            throw error.located(at: Location(path: store.displayPath))
         } catch {
             staged.discard()
             throw error
@@ -358,7 +357,16 @@ public enum StoreMigration: Sendable {
                 "hops": "\(plan.hops.map(\.name))",
             ]
         )
+        // A store already at the destination is left alone, so a second run after a successful one succeeds
+        // whatever backup the first one kept; only a run that replaces the store needs its backup name free.
         if plan.isUpToDate, case .inPlace = target { return nil }
+        if case .inPlace(let backup?) = target, FileManager.default.fileExists(atPath: backup.path) {
+            throw DecantError(
+                .cannotCreateOutput,
+                "the backup file already exists; move it away or name another with --backup",
+                at: Location(path: backup.displayPath)
+            )
+        }
         let sink = try options.registry.format(named: sinkName)
         var streamReason: String?
         if sink is SQLiteFormat, let preparation = inStorePreparation(plan: plan, reader: reader, options: options) {

@@ -91,6 +91,7 @@ public enum Seeding: Sendable {
         var options = options
         if let migration { options.bundle = migration.bundle }
         let format = try registry.inputFormat(of: seed, named: nil)
+        try StagedOutput.checkCanCreate(destination)
         let folder = destination.deletingLastPathComponent()
         let name = destination.lastPathComponent
         let lock = try FileLock(at: folder.appendingPathComponent(".\(name).decant-lock"))

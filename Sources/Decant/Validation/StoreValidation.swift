@@ -68,13 +68,20 @@ public enum StoreValidation: Sendable {
         var reader = try format.makeReader(at: store, options: readerOptions)
         let model = reader.model
         var sink = DiscardingWriter()
-        let transfer = try RecordTransfer.copy(
-            from: &reader,
-            through: ValidationTransform(
-                model: model, collectsRejects: options.rejects != nil, dropsRejected: false, keySets: options.keySets),
-            to: &sink,
-            progress: progress
-        )
+        let transfer: TransferReport
+        do {
+            transfer = try RecordTransfer.copy(
+                from: &reader,
+                through: ValidationTransform(
+                    model: model, collectsRejects: options.rejects != nil, dropsRejected: false,
+                    keySets: options.keySets),
+                to: &sink,
+                progress: progress
+            )
+        } catch let error as DecantError {
+            // An object's error names its entity and object; the file is the store, as the user typed it.
+            throw error.located(at: Location(path: store.displayPath))
+        }
         let found = transfer.rejects + transfer.findings
         var failures: [String: Int] = [:]
         for reject in found {

@@ -38,7 +38,10 @@ public struct FormatRegistry: Sendable {
     /// The format of the input at `url`: `name` when given, else the first format that recognises its content,
     /// else the one its extension names.
     /// - Throws: `.fileNotFound` when nothing is there, `.unsupportedFormat` when no format fits.
-    public func inputFormat(of url: URL, named name: String?) throws -> any RecordFormat {
+    ///
+    /// `formatOption` is the option the caller's user names a format with (`convert`'s `--from`); the error
+    /// suggests it only then, so no command's hint names an option that command does not have.
+    public func inputFormat(of url: URL, named name: String?, formatOption: String? = nil) throws -> any RecordFormat {
         let probe = try FormatProbe(url: url)
         if let name { return try format(named: name) }
         if let format = formats.first(where: { $0.recognizes(probe) }) { return format }
@@ -47,7 +50,8 @@ public struct FormatRegistry: Sendable {
         }
         throw DecantError(
             .unsupportedFormat,
-            "cannot tell the format of this input from its content or extension; name it with --from "
+            "cannot tell the format of this input from its content or extension; "
+                + (formatOption.map { "name it with \($0) " } ?? "Decant reads ")
                 + "(\(names.joined(separator: ", ")))", at: Location(path: url.displayPath))
     }
 

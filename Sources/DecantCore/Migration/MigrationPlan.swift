@@ -216,13 +216,13 @@ public struct MigrationPlan: Sendable, Hashable {
                     .usage,
                     "the store is at \(from), which is newer than \(to) (\(bundle.name)'s versions in order: \(names)); "
                         + "Decant does not migrate a store down unless asked: Core Data would map it to \(to) and drop "
-                        + "what \(to) lacks; to do that, name the version: --to \(to)"
+                        + "what \(to) lacks; to do that, name the version: --to-version \(to)"
                 )
             }
             let step = Self.singleStep(bundle: bundle, from: start, to: end, mappings: mappings, models: mappingModels)
             self.hops = [step.hop]
             self.notes = step.notes
-            self.path = .singleStep(reason: "\(to) is older than \(from), asked for with --to")
+            self.path = .singleStep(reason: "\(to) is older than \(from), asked for with --to-version")
             return
         }
         let walked = try Self.hopByHop(bundle: bundle, from: start, to: end, mappings: mappings, models: mappingModels)

@@ -24,6 +24,31 @@ public struct StagedOutput: Sendable, Hashable {
             .appendingPathComponent(".\(destination.lastPathComponent).decant-\(UUID().uuidString)")
     }
 
+    /// Checks, before any work, that an output can be created at `destination`: its folder exists and is a folder
+    /// this process may write in, and (unless `mayBeFolder`, for outputs that are folders, as CSV's) `destination`
+    /// is not itself a folder. Reading a whole store only to fail at the rename is what this prevents.
+    /// - Throws: `.cannotCreateOutput` naming the output as `displayPath` (default: as the user typed it).
+    public static func checkCanCreate(_ destination: URL, mayBeFolder: Bool = false, displayPath: String? = nil) throws {
+        let shown = Location(path: displayPath ?? destination.displayPath)
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if !mayBeFolder, manager.fileExists(atPath: destination.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw DecantError(.cannotCreateOutput, "the output is a folder; name a file in it", at: shown)
+        }
+        let folder = destination.deletingLastPathComponent()
+        guard manager.fileExists(atPath: folder.path, isDirectory: &isDirectory) else {
+            throw DecantError(.cannotCreateOutput, "the output's folder does not exist (\(folder.displayPath))", at: shown)
+        }
+        guard isDirectory.boolValue else {
+            throw DecantError(.cannotCreateOutput, "the output's folder is not a folder (\(folder.displayPath))", at: shown)
+        }
+        guard access(folder.path, W_OK | X_OK) == 0 else {
+            throw DecantError(
+                .cannotCreateOutput, "no permission to create files in the output's folder (\(folder.displayPath))",
+                at: shown)
+        }
+    }
+
     /// Removes the temporary output and its companion files; the destination is untouched.
     public func discard() {
         Self.remove(temporary)

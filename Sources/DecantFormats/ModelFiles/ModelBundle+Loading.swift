@@ -16,7 +16,7 @@ extension ModelBundle {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         guard manager.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw DecantError(.fileNotFound, "no model here", at: Location(path: url.path))
+            throw DecantError(.fileNotFound, "no model here", at: Location(path: url.displayPath))
         }
         switch ModelPathKind(url: url, isDirectory: isDirectory.boolValue) {
         case .xcdatamodeld:
@@ -34,7 +34,7 @@ extension ModelBundle {
         case .other:
             throw DecantError(
                 .unsupportedFormat, "not a Core Data model (expected .xcdatamodeld, .xcdatamodel, .momd or .mom)",
-                at: Location(path: url.path))
+                at: Location(path: url.displayPath))
         }
     }
 
@@ -65,13 +65,13 @@ extension ModelBundle {
         do {
             children = try FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
         } catch {
-            throw DecantError(.ioError, "the model bundle cannot be listed", at: Location(path: url.path),
+            throw DecantError(.ioError, "the model bundle cannot be listed", at: Location(path: url.displayPath),
                 underlyingError: error)
         }
         let entries = children.filter { $0.pathExtension == pathExtension }
         guard !entries.isEmpty else {
             throw DecantError(
-                .malformedInput, "the model bundle holds no .\(pathExtension) version", at: Location(path: url.path))
+                .malformedInput, "the model bundle holds no .\(pathExtension) version", at: Location(path: url.displayPath))
         }
         let sorted = VersionOrder.byName(
             entries.map(versionName(of:)), bundleName: url.deletingPathExtension().lastPathComponent)
@@ -119,7 +119,7 @@ extension ModelBundle {
         do {
             return try Data(contentsOf: url)
         } catch {
-            throw DecantError(.ioError, "cannot read the file", at: Location(path: url.path), underlyingError: error)
+            throw DecantError(.ioError, "cannot read the file", at: Location(path: url.displayPath), underlyingError: error)
         }
     }
 
@@ -131,13 +131,13 @@ extension ModelBundle {
         // property list, and errors with a line or offset.
         let plist = try PropertyListValue.decode(from: readFile(file), path: file.path)
         guard case .dictionary(let dictionary) = plist else {
-            throw DecantError(.malformedInput, "the property list is not a dictionary", at: Location(path: file.path))
+            throw DecantError(.malformedInput, "the property list is not a dictionary", at: Location(path: file.displayPath))
         }
         guard let name = dictionary["_XCCurrentVersionName"] else { return nil }
         guard case .string(let text) = name else {
             throw DecantError(
                 .malformedInput, "_XCCurrentVersionName is not a string",
-                at: Location(path: file.path, keyPath: "_XCCurrentVersionName"))
+                at: Location(path: file.displayPath, keyPath: "_XCCurrentVersionName"))
         }
         return text.hasSuffix(".xcdatamodel") ? String(text.dropLast(".xcdatamodel".count)) : text
     }
@@ -151,9 +151,9 @@ extension ModelBundle {
                 throw DecantError(
                     .unsupportedFormat,
                     "this is an Xcode 3 model (an elements file, no contents); open and re-save it in a modern Xcode",
-                    at: Location(path: url.path))
+                    at: Location(path: url.displayPath))
             }
-            throw DecantError(.malformedInput, "the model version has no contents file", at: Location(path: url.path))
+            throw DecantError(.malformedInput, "the model version has no contents file", at: Location(path: url.displayPath))
         }
         return try XcdatamodelReader.read(contentsOf: contents, versionName: versionName(of: url))
     }

@@ -19,7 +19,7 @@ public enum XcdatamodelReader: Sendable {
             let exists = FileManager.default.fileExists(atPath: url.path)
             throw DecantError(
                 exists ? .ioError : .fileNotFound, exists ? "the model file cannot be read" : "no model file here",
-                at: Location(path: url.path), underlyingError: error)
+                at: Location(path: url.displayPath), underlyingError: error)
         }
         return try parse(data, path: url.path, versionName: versionName)
     }

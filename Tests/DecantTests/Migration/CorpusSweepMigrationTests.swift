@@ -20,7 +20,7 @@ struct CorpusSweepMigrationTests {
         "alemar11__CoreDataPlus/Tests/Resources/SampleModel/Fixtures/SampleModel_V2.sqlite":
             "SampleModel.xcdatamodeld names SampleModel (V1) as its current version, older than this store's "
             + "SampleModel2 (the CoreDataPlus tests pick SampleModel3 in code): with the version order known, a store "
-            + "newer than the current version is refused (exit 64) unless --to names a version, as the version "
+            + "newer than the current version is refused (exit 64) unless --to-version names a version, as the version "
             + "choice decided; with no flags it cannot migrate",
     ]
 

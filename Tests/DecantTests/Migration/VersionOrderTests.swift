@@ -85,9 +85,9 @@ struct VersionOrderTests {
         }
         #expect(error?.code == .usage)
         #expect(error?.message.contains("newer than Model 2") == true, "\(error?.message ?? "")")
-        #expect(error?.message.contains("--to Model 2") == true)
+        #expect(error?.message.contains("--to-version Model 2") == true)
         #expect(!FileManager.default.fileExists(atPath: output.path))
-        // Asked for with --to: Core Data's single step down, dropping what Model 2 lacks.
+        // Asked for with --to-version: Core Data's single step down, dropping what Model 2 lacks.
         let down = try StoreMigration.migrate(
             store: store, to: .file(output), options: .init(bundle: bundle, destinationVersion: "Model 2"))
         #expect(down.hops == ["Model 3 → Model 2"])

@@ -1,0 +1,39 @@
+import Decant
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// Errors name files as the user typed them (issue 21): a validation error names the store (never `<input>`), a
+/// model error the relative path given (never the absolute one). Run in a folder, with relative paths.
+@Suite("errors name files as typed", .serialized)
+struct TypedPathTests {
+
+    @Test(.requiresDecantBinary) func errorsNameTheRelativePathsGiven() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = try ModelBundleFiles.write(
+            "Req", versions: [("Req", ModelBundleFiles.item(#"<attribute name="count" attributeType="String"/>"#))],
+            in: folder)
+        let version = try #require(try ModelBundle.load(from: bundle).version(named: "Req"))
+        let writer = try SQLiteStoreWriter(creating: folder.appendingPathComponent("Store.sqlite"), model: version)
+        let layout = try #require(RecordLayout(entity: "Item", in: version))
+        var batch = RecordBatch(layout: layout)
+        batch.append(Record(entity: "Item", id: .primaryKey(1), values: [.null]))
+        try writer.write(batch)
+        try writer.finish()
+
+        // A required value that is nil: the error names the store as typed.
+        let validated = try ConvertCSVTests.run(in: folder, ["validate", "Store.sqlite", "--model", "Req.xcdatamodeld"])
+        #expect(validated.status == 1, "\(validated.errors)")
+        #expect(!validated.errors.contains("<input>"), "\(validated.errors)")
+        #expect(validated.errors.contains("Store.sqlite: entity Item"), "\(validated.errors)")
+
+        // A model bundle with no version: named as typed, not as an absolute path.
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("Empty.xcdatamodeld"), withIntermediateDirectories: false)
+        let planned = try ConvertCSVTests.run(in: folder, ["plan", "Store.sqlite", "--model", "Empty.xcdatamodeld"])
+        #expect(planned.status == 65, "\(planned.errors)")
+        #expect(planned.errors.hasPrefix("Error: Empty.xcdatamodeld:"), "\(planned.errors)")
+        #expect(!planned.errors.contains(folder.path), "\(planned.errors)")
+    }
+}
