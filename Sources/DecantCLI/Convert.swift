@@ -125,7 +125,8 @@ extension DecantCommand {
 
         func run() throws {
             try reportingErrors(verbose: options.verbose, json: options.json) {
-                var formatOptions = FormatOptions(bundle: try model.map { try ModelBundle.load(from: URL(fileURLWithPath: $0)) })
+                var formatOptions = FormatOptions(
+                    bundle: try model.map { try ModelBundle.load(modelOrStore: URL(fileURLWithPath: $0)) })
                 formatOptions.missingExternalData = missingExternalData.policy
                 formatOptions.selfContained = journal == .delete
                 formatOptions.version = modelVersion

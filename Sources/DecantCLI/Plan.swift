@@ -40,7 +40,7 @@ extension DecantCommand {
         }
 
         func run() throws {
-            try reportingErrors(verbose: options.verbose) {
+            try reportingErrors(verbose: options.verbose, json: options.json) {
                 let settings = try migration.settings()
                 let report = try StoreMigration.plan(
                     store: URL(fileURLWithPath: store),

@@ -48,7 +48,7 @@ extension DecantCommand {
         }
 
         func run() throws {
-            try reportingErrors(verbose: options.verbose) {
+            try reportingErrors(verbose: options.verbose, json: options.json) {
                 let settings = try migration.model.map { _ in try migration.settings() }
                 var formatOptions = FormatOptions(bundle: settings?.bundle, version: version)
                 formatOptions.missingExternalData = migration.missingExternalData.policy

@@ -20,6 +20,12 @@ struct ModelFromStoreTests {
         let back = try SQLiteStore(contentsOf: folder.appendingPathComponent("Back.sqlite"))
         #expect(back.metadata.entityVersionHashes == original.metadata.entityVersionHashes)
         #expect(!back.metadata.entityVersionHashes.isEmpty)
+        // convert takes it too.
+        let converted = try ConvertCSVTests.run(
+            in: folder, ["convert", "notes.ndjson", "Converted.sqlite", "--model", "Notes.sqlite"])
+        #expect(converted.status == 0, "\(converted.errors)")
+        let convertedStore = try SQLiteStore(contentsOf: folder.appendingPathComponent("Converted.sqlite"))
+        #expect(convertedStore.metadata.entityVersionHashes == original.metadata.entityVersionHashes)
 
         // The library call every command's --model goes through.
         let bundle = try ModelBundle.load(modelOrStore: folder.appendingPathComponent("Notes.sqlite"))
