@@ -366,6 +366,17 @@ public struct InStoreMigration: Sendable {
                 next.unreadable = [:]
                 for relationship in layout.relationships {
                     if relationship.isToMany {
+                        // A to-many a mapping sets is kept by its inverse to-one here: where a mapping of the
+                        // members leaves that nil, the record stream says the links are lost.
+                        if !hop.isInferred, !Self.isNil(mapping.property(relationship.name)?.expression),
+                            let inverse = relationship.inverseName,
+                            mappings.contains(where: { members in
+                                members.destinationEntity == (relationship.inverseEntity ?? relationship.destinationEntity)
+                                    && members.kind != .remove && Self.isNil(members.property(inverse)?.expression)
+                            })
+                        {
+                            throw Obstacle("\(to).\(relationship.name) is set from its to-many side only")
+                        }
                         next.unreadable[relationship.name] = "is a to-many"
                     } else if let link = try link(of: relationship, in: mapping, hop: hop, previous: previous) {
                         next.toOnes[relationship.name] = link
@@ -438,6 +449,14 @@ public struct InStoreMigration: Sendable {
                 return "X'" + withUnsafeBytes(of: uuid.uuid) { $0.map { String(format: "%02X", $0) }.joined() } + "'"
             case .decimal, .externalDataReference:
                 return nil
+            }
+        }
+
+        /// Whether a mapping's expression sets nothing.
+        private static func isNil(_ expression: ValueExpression?) -> Bool {
+            switch expression {
+            case nil, .literal(.null)?: true
+            default: false
             }
         }
 
