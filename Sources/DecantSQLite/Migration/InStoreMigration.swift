@@ -11,8 +11,9 @@ import GRDB
 /// to-one relationships: each source entity feeds one destination entity that keeps its objects' keys (or none: its
 /// objects are dropped), every value is `$source.attribute`, a constant, or `$source.attribute ?? constant`, and
 /// nothing is filtered, removed by a mapping file (delete rules), made by a policy, stored outside the database,
-/// derived, checked by a string pattern, ordered or many-to-many. Anything else runs in the record stream, and
-/// ``prepare(plan:reader:functions:)`` says why.
+/// derived, checked by a string pattern, ordered or many-to-many, and no mapping sets a to-many whose inverse to-one a
+/// mapping leaves nil (the record stream warns that those links are lost). Anything else runs in the record stream,
+/// and ``prepare(plan:reader:functions:)`` says why.
 ///
 /// The destination model's rules are checked with SQL on the rows written, before the store is finished: when any
 /// row may break one (or holds a value of an unexpected type), ``run(into:progress:)`` gives up and the caller runs
