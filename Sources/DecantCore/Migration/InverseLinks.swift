@@ -221,7 +221,8 @@ final class OneSidedLinks {
             for (position, relationship) in batch.layout.relationships.enumerated() where relationship.isToMany {
                 let name = "\(batch.layout.entityName).\(relationship.name)"
                 guard let inverse = throughNilInverse[hop][name] else { continue }
-                for row in 0..<batch.count where batch.cell(row: row, column: attributeCount + position).kind == .viaInverse {
+                for row in 0..<batch.count {
+                    guard batch.cell(row: row, column: attributeCount + position).kind == .viaInverse else { continue }
                     throughNilCounts[name, default: (inverse, 0)].count += 1
                 }
             }
@@ -295,8 +296,8 @@ final class OneSidedLinks {
                 .oneSidedLink,
                 "\(name): set from its to-many side on \(objects), from a source to-many stored through its inverse; "
                     + "the mapping leaves the inverse \(entry.inverse) nil, the to-one a store keeps this relationship "
-                    + "in, so \(entry.count == 1 ? "its links are" : "their links are") lost; set \(entry.inverse) in the "
-                    + "mapping to keep them")
+                    + "in, so \(entry.count == 1 ? "its links are" : "their links are") lost; set "
+                    + "\(entry.inverse) in the mapping to keep them")
         }
         return through + counts.keys.sorted().compactMap { scope in
             guard let entry = counts[scope], entry.count > 0 else { return nil }

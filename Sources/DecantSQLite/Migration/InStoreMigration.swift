@@ -371,9 +371,10 @@ public struct InStoreMigration: Sendable {
                         // members leaves that nil, the record stream says the links are lost.
                         if !hop.isInferred, !Self.isNil(mapping.property(relationship.name)?.expression),
                             let inverse = relationship.inverseName,
+                            let member = relationship.inverseEntity ?? relationship.destinationEntity,
                             mappings.contains(where: { members in
-                                members.destinationEntity == (relationship.inverseEntity ?? relationship.destinationEntity)
-                                    && members.kind != .remove && Self.isNil(members.property(inverse)?.expression)
+                                members.destinationEntity == member && members.kind != .remove
+                                    && Self.isNil(members.property(inverse)?.expression)
                             })
                         {
                             throw Obstacle("\(to).\(relationship.name) is set from its to-many side only")

@@ -275,6 +275,7 @@ struct InverseLinkTests {
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
         #expect(try Self.pinnedNotes(output) == 0)
         let warnings = report.warnings.filter { $0.kind == .oneSidedLink }
-        #expect(warnings.map { String($0.message.prefix(52)) } == ["Folder.pinned: 2 links set only on this to-many side"])
+        #expect(
+            warnings.map { String($0.message.prefix(52)) } == ["Folder.pinned: 2 links set only on this to-many side"])
     }
 }
