@@ -25,6 +25,9 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         public static let preexistingViolation = Kind(rawValue: "preexisting-violation")
         /// A store's model cache (`Z_MODELCACHE`) that cannot be decoded, in a run given the model: not needed.
         public static let unreadableModelCache = Kind(rawValue: "unreadable-model-cache")
+        /// Links a migration's mapping set only on a to-many side, to objects made from other source objects,
+        /// whose inverse to-one (the column a SQLite store keeps a one-to-many in) was left nil: not stored there.
+        public static let oneSidedLink = Kind(rawValue: "one-sided-link")
     }
 
     /// What kind of thing was noticed.

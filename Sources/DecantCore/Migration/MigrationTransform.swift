@@ -20,6 +20,9 @@ public struct MigrationTransform: RecordTransform {
     private var hops: [CompiledHop]
     /// Per hop, what sets the other side of the links its mappings set on one side.
     private var inverseLinks: [InverseLinks]
+    /// Counts the links the output states only on a to-many side whose to-one it leaves nil (nil: every hop is
+    /// inferred, so every link comes from the source with the side its store kept).
+    private let oneSidedLinks: OneSidedLinks?
     /// The ledgers, shared by every copy of the transform (``RecordTransfer`` runs a copy).
     private let book: LedgerBook
     /// Per hop, what happened to each entity's objects (so far).
@@ -69,6 +72,8 @@ public struct MigrationTransform: RecordTransform {
             return compiled
         }
         self.inverseLinks = plan.hops.map { InverseLinks(model: $0.destination) }
+        self.oneSidedLinks =
+            plan.hops.allSatisfy(\.isInferred) ? nil : OneSidedLinks(plan: plan, keySets: keySets)
         self.book = LedgerBook(plan.hops.map { MigrationLedger(hop: $0.name) })
         self.collectsRejects = collectsRejects
         self.validator = validates ? ModelValidator(model: plan.destination, collectsRejects: collectsRejects, keySets: keySets) : nil
@@ -171,6 +176,7 @@ public struct MigrationTransform: RecordTransform {
             // Both sides of every link among the objects the hop made (a split's, a policy's), before they are
             // checked: Core Data validates after the relationship phase.
             inverseLinks[index].complete(&next)
+            oneSidedLinks?.noteHop(index, next)
             current = next
             if sourceValidator != nil {
                 for reject in hopRejects[refusedBefore...] {
@@ -183,6 +189,8 @@ public struct MigrationTransform: RecordTransform {
             output.reject(reject)
             output.created[reject.entity, default: 0] += 1
         }
+        // What is written, for the links stated on one side only.
+        var written: [RecordBatch] = []
         for produced in current where produced.count > 0 {
             output.created[produced.layout.entityName, default: 0] += produced.count
             // Optional chaining mutates the validator in place: a copy would copy its identity sets every batch.
@@ -191,6 +199,7 @@ public struct MigrationTransform: RecordTransform {
             defer { carried.note(excused) }
             guard let kept = try validator?.check(produced, rejects: &refused, excused: &excused) else {
                 output.emit(produced)
+                written.append(produced)
                 continue
             }
             if !refused.isEmpty, let last = book.ledgers.indices.last {
@@ -201,8 +210,12 @@ public struct MigrationTransform: RecordTransform {
             }
             for reject in refused { output.reject(reject) }
             if sourceValidator != nil { for reject in refused { carried.rejected.insert(reject.object) } }
-            if kept.count > 0 { output.emit(kept) }
+            if kept.count > 0 {
+                output.emit(kept)
+                written.append(kept)
+            }
         }
+        try oneSidedLinks?.note(written)
     }
 
     public mutating func finish(into output: inout TransformOutput) throws {
@@ -210,6 +223,7 @@ public struct MigrationTransform: RecordTransform {
         output.findings += try validator?.finish(excused: &excused) ?? []
         carried.note(excused)
         output.diagnostics += carried.diagnostics()
+        output.diagnostics += oneSidedLinks?.diagnostics() ?? []
     }
 }
 

@@ -11,8 +11,9 @@ import GRDB
 /// to-one relationships: each source entity feeds one destination entity that keeps its objects' keys (or none: its
 /// objects are dropped), every value is `$source.attribute`, a constant, or `$source.attribute ?? constant`, and
 /// nothing is filtered, removed by a mapping file (delete rules), made by a policy, stored outside the database,
-/// derived, checked by a string pattern, ordered or many-to-many. Anything else runs in the record stream, and
-/// ``prepare(plan:reader:functions:)`` says why.
+/// derived, checked by a string pattern, ordered or many-to-many, and no mapping sets a to-many whose inverse to-one a
+/// mapping leaves nil (the record stream warns that those links are lost). Anything else runs in the record stream,
+/// and ``prepare(plan:reader:functions:)`` says why.
 ///
 /// The destination model's rules are checked with SQL on the rows written, before the store is finished: when any
 /// row may break one (or holds a value of an unexpected type), ``run(into:progress:)`` gives up and the caller runs
@@ -366,6 +367,18 @@ public struct InStoreMigration: Sendable {
                 next.unreadable = [:]
                 for relationship in layout.relationships {
                     if relationship.isToMany {
+                        // A to-many a mapping sets is kept by its inverse to-one here: where a mapping of the
+                        // members leaves that nil, the record stream says the links are lost.
+                        if !hop.isInferred, !Self.isNil(mapping.property(relationship.name)?.expression),
+                            let inverse = relationship.inverseName,
+                            let member = relationship.inverseEntity ?? relationship.destinationEntity,
+                            mappings.contains(where: { members in
+                                members.destinationEntity == member && members.kind != .remove
+                                    && Self.isNil(members.property(inverse)?.expression)
+                            })
+                        {
+                            throw Obstacle("\(to).\(relationship.name) is set from its to-many side only")
+                        }
                         next.unreadable[relationship.name] = "is a to-many"
                     } else if let link = try link(of: relationship, in: mapping, hop: hop, previous: previous) {
                         next.toOnes[relationship.name] = link
@@ -438,6 +451,14 @@ public struct InStoreMigration: Sendable {
                 return "X'" + withUnsafeBytes(of: uuid.uuid) { $0.map { String(format: "%02X", $0) }.joined() } + "'"
             case .decimal, .externalDataReference:
                 return nil
+            }
+        }
+
+        /// Whether a mapping's expression sets nothing.
+        private static func isNil(_ expression: ValueExpression?) -> Bool {
+            switch expression {
+            case nil, .literal(.null)?: true
+            default: false
             }
         }
 

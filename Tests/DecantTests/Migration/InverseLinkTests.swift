@@ -1,3 +1,4 @@
+import CSQLite
 import Decant
 import DecantTestSupport
 import Foundation
@@ -144,5 +145,137 @@ struct InverseLinkTests {
             results.append(migrated)
         }
         #expect(results[0] == results[1])
+    }
+
+    /// `Pin 1`: `Folder{name, notes} ⇄ Note{title, folder}`. `Pin 2`: `Folder{name, pinned (to-many)} ⇄
+    /// Note{title, pinnedIn (to-one, optional)}`: a one-to-many whose objects are made from different source objects.
+    static func pins() -> ModelBundle {
+        func model(_ version: Int) -> ObjectModel {
+            let toMany = version == 1 ? "notes" : "pinned"
+            let toOne = version == 1 ? "folder" : "pinnedIn"
+            var folder = Entity(name: "Folder")
+            folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+            folder.relationships = [Relationship(name: toMany, destination: "Note", inverse: toOne, toMany: true)]
+            var note = Entity(name: "Note")
+            note.attributes = [Attribute(name: "title", type: .string, isOptional: true)]
+            note.relationships = [Relationship(name: toOne, destination: "Folder", inverse: toMany)]
+            return ObjectModel(versionName: "Pin \(version)", entities: [folder, note])
+        }
+        return MigrationFixtures.bundle("Pin", [model(1), model(2)])
+    }
+
+    /// The pins written from the to-many side (`Folder.pinned`) or from the to-one side (`Note.pinnedIn`).
+    static func pinMapping(fromToManySide: Bool) -> String {
+        """
+        source: Pin 1
+        destination: Pin 2
+        entities:
+          Folder:
+            from: Folder
+            relationships:
+              pinned: \(fromToManySide ? "$source.notes" : "nil")
+          Note:
+            from: Note
+            relationships:
+              pinnedIn: \(fromToManySide ? "nil" : "$source.folder")
+        """
+    }
+
+    /// How many of `store`'s Notes have a `ZPINNEDIN`: the column a SQLite store keeps `Folder.pinned` in.
+    static func pinnedNotes(_ store: URL) throws -> Int64 {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(store.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+            throw DecantError(.ioError, "cannot open \(store.path)")
+        }
+        defer { sqlite3_close(db) }
+        var statement: OpaquePointer?
+        let sql = "SELECT COUNT(*) FROM ZNOTE WHERE ZPINNEDIN IS NOT NULL"
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw DecantError(.ioError, "cannot prepare \(sql)")
+        }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { throw DecantError(.ioError, "no row for \(sql)") }
+        return sqlite3_column_int64(statement, 0)
+    }
+
+    /// A to-many set by a mapping across objects made from different source objects (Folder's and Note's) is not
+    /// completed on the to-one side, which a SQLite store keeps: the run says so, per relationship with the count,
+    /// rather than losing the links silently (before, the report had no warning). The same links written from the
+    /// to-one side are stored, with no warning.
+    @Test func aToManySetAcrossSourceObjectsWarnsThatSQLiteLosesIt() throws {
+        let bundle = Self.pins()
+        let v1 = bundle.versions[0]
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("pin1.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store, model: v1,
+            records: [
+                MigrationFixtures.record(
+                    "Folder", 1, in: v1, ["name": "home"],
+                    relationships: ["notes": .toMany([.pk("Note", 1), .pk("Note", 2)])]),
+                MigrationFixtures.record(
+                    "Note", 1, in: v1, ["title": "milk"], relationships: ["folder": .toOne(.pk("Folder", 1))]),
+                MigrationFixtures.record(
+                    "Note", 2, in: v1, ["title": "eggs"], relationships: ["folder": .toOne(.pk("Folder", 1))]),
+                MigrationFixtures.record("Note", 3, in: v1, ["title": "bread"]),
+            ])
+        for fromToManySide in [true, false] {
+            var options = StoreMigration.Options(bundle: bundle)
+            options.mappings = [
+                try MappingFiles.parse(Self.pinMapping(fromToManySide: fromToManySide), path: "pin.yaml")
+            ]
+            let output = folder.appendingPathComponent("pin2-\(fromToManySide).sqlite")
+            let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+            #expect(report.written == ["Folder": 1, "Note": 3])
+            let warnings = report.warnings.filter { $0.kind == .oneSidedLink }
+            if fromToManySide {
+                #expect(try Self.pinnedNotes(output) == 0)
+                #expect(warnings.count == 1)
+                let message = try #require(warnings.first).message
+                // The SQLite source keeps Folder.notes in Note.folder: the mapping's to-many comes through the
+                // inverse, which the mapping leaves nil.
+                #expect(message.hasPrefix("Folder.pinned: set from its to-many side on 1 object"))
+                #expect(message.contains("the mapping leaves the inverse Note.pinnedIn nil"))
+                #expect(report.engine == "stream")
+            } else {
+                #expect(try Self.pinnedNotes(output) == 2)
+                #expect(warnings.isEmpty)
+            }
+        }
+    }
+
+    /// From an XML store, whose to-manys list their members, a to-many set by a mapping across objects made from
+    /// different source objects lists its links: the run counts the links whose member's to-one stays nil (the
+    /// column a SQLite store keeps them in) and warns with that count (before, no warning).
+    @Test func aListedToManySetAcrossSourceObjectsWarnsWithItsLinks() throws {
+        let bundle = Self.pins()
+        let v1 = bundle.versions[0]
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("pin1.xml")
+        let writer = try XMLStoreWriter(creating: store, model: v1)
+        for record in [
+            MigrationFixtures.record(
+                "Folder", 1, in: v1, ["name": "home"],
+                relationships: ["notes": .toMany([.pk("Note", 1), .pk("Note", 2)])]),
+            MigrationFixtures.record(
+                "Note", 1, in: v1, ["title": "milk"], relationships: ["folder": .toOne(.pk("Folder", 1))]),
+            MigrationFixtures.record(
+                "Note", 2, in: v1, ["title": "eggs"], relationships: ["folder": .toOne(.pk("Folder", 1))]),
+        ] {
+            var batch = RecordBatch(layout: try #require(RecordLayout(entity: record.entity, in: v1)))
+            batch.append(record)
+            try writer.write(batch)
+        }
+        try writer.finish()
+        var options = StoreMigration.Options(bundle: bundle)
+        options.mappings = [try MappingFiles.parse(Self.pinMapping(fromToManySide: true), path: "pin.yaml")]
+        let output = folder.appendingPathComponent("pin2.sqlite")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        #expect(try Self.pinnedNotes(output) == 0)
+        let warnings = report.warnings.filter { $0.kind == .oneSidedLink }
+        #expect(
+            warnings.map { String($0.message.prefix(52)) } == ["Folder.pinned: 2 links set only on this to-many side"])
     }
 }
