@@ -41,6 +41,22 @@ struct MappingSearchCommandTests {
         #expect(migrate.stdout.contains("hops: Moody 2 → Moody 3, Moody 3 → Moody 4, Moody 4 → Moody 5"))
     }
 
+    /// A model named by a relative path gets the mapping models the search finds named relative to the current
+    /// folder too, as the user would type them, never by an absolute path the user did not type.
+    @Test(.requiresDecantBinary) func foundMappingModelsAreNamedAsTheModelWasTyped() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Self.store("Moody 2", in: folder)
+        let project = Fixtures.corpus("objcio__core-data")
+        let plan = try ConvertCSVTests.run(
+            in: project,
+            ["plan", store.path, "--model", "Migrations/Migrations/Moody.xcdatamodeld", "--to-version", "Moody 5", "--no-dry-run"])
+        let text = plan.output
+        #expect(plan.status == 0, "\(plan.errors)")
+        #expect(text.contains("(explicit: Migrations/Migrations/Moody 2-Moody 3.xcmappingmodel)"), "\(text)")
+        #expect(!text.contains(project.path), "\(text)")
+    }
+
     /// A batch hands every store the whole mappings folder: a store past some hops uses the rest.
     @Test(.requiresDecantBinary) func aStorePastAMappingsHopStillMigrates() throws {
         let folder = try Fixtures.temporaryDirectory()

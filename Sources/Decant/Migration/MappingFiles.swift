@@ -210,10 +210,21 @@ extension StoreMigration.Options {
     func searchedMappings() throws -> (models: [MappingModel], outcome: StoreMigration.MappingSearchOutcome?) {
         guard searchesForMappings, let modelURL else { return ([], nil) }
         let search = MappingSearch.find(forModelAt: modelURL)
+        // The search works on absolute paths; a model named by a relative path gets what it finds named relative to
+        // the current folder too, as the user would type it.
+        let here = FileManager.default.currentDirectoryPath
+        func shown(_ url: URL) -> String {
+            let path = url.standardizedFileURL.path
+            guard !modelURL.relativePath.hasPrefix("/") else { return path }
+            if path == here { return "." }
+            return path.hasPrefix(here + "/") ? String(path.dropFirst(here.count + 1)) : path
+        }
         var loaded = MappingFiles.Loaded()
         loaded.paths = mappingPaths
         var origins: [String: String] = [:]
-        for url in search.found {
+        for found in search.found {
+            // Read through the path shown, so that what a note or an error says of it is named as shown too.
+            let url = URL(fileURLWithPath: shown(found))
             let count = loaded.xcode.count
             try MappingFiles.loadXcode(from: url, bundle: bundle, named: false, into: &loaded)
             if loaded.xcode.count > count, let model = loaded.xcode.last { origins[model.path] = url.displayPath }
@@ -222,7 +233,7 @@ extension StoreMigration.Options {
         if search.isTruncated {
             notes.append(
                 "the mapping search stopped at its bounds (\(MappingSearch.maximumDepth) folders deep, "
-                    + "\(MappingSearch.maximumEntries) entries) in \(search.root.displayPath); name further mapping "
+                    + "\(MappingSearch.maximumEntries) entries) in \(shown(search.root)); name further mapping "
                     + "models with --mapping")
         }
         func index(of name: String) -> Int? {
@@ -246,7 +257,7 @@ extension StoreMigration.Options {
         return (
             models,
             StoreMigration.MappingSearchOutcome(
-                root: search.root.displayPath, found: search.found.map(\.displayPath), used: [], notes: notes,
+                root: shown(search.root), found: search.found.map(shown), used: [], notes: notes,
                 origins: origins)
         )
     }
