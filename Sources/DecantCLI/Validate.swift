@@ -55,6 +55,8 @@ extension DecantCommand {
                 )
                 settings.formatOptions.missingExternalData = missingExternalData.policy
                 settings.rejects = rejects.map { URL(fileURLWithPath: $0) }
+                // A JSON report that finds problems is the whole report: every failure counted, not the first.
+                settings.countsEveryFailure = options.json
                 if batch.isBatch(stores: stores) {
                     let outputDir = batch.outputDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
                     if let outputDir {

@@ -231,4 +231,29 @@ struct CommandLineTests {
         let both = try EndToEndTests.run(["validate"] + stores + ["--output-dir", rejects.path, "--rejects", "x.ndjson"])
         #expect(both.status == 64)
     }
+
+    /// `validate --json` on a store with problems prints the whole report (every failure counted), exit 1, not an
+    /// error document about the first failure.
+    @Test(.requiresDecantBinary) func validateWithJSONPrintsTheWholeReport() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = try ModelBundleFiles.write(
+            "Required", versions: [("Required", ModelBundleFiles.item("<attribute name=\"title\" attributeType=\"String\"/>"))],
+            in: folder)
+        let version = try #require(try ModelBundle.load(from: bundle).versions.first)
+        let store = folder.appendingPathComponent("Items.sqlite")
+        let writer = try SQLiteStoreWriter(creating: store, model: version)
+        var batch = RecordBatch(layout: try #require(RecordLayout(entity: "Item", in: version)))
+        for (key, title) in [Value.null, "t", .null].enumerated() {
+            batch.append(Record(entity: "Item", id: .primaryKey(Int64(key + 1)), values: [title]))
+        }
+        try writer.write(batch)
+        try writer.finish()
+        let outcome = try EndToEndTests.run(["validate", store.path, "--model", bundle.path, "--json"])
+        #expect(outcome.status == 1, "\(outcome.stderr)")
+        #expect(try EndToEndTests.validate(outcome.stdout, schema: "validate") == "valid", "\(outcome.stdout)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        #expect(report["failures"] as? [String: Int] == ["Item.title optional": 2], "\(outcome.stdout)")
+        #expect((report["objects"] as? [String: Int])?["Item"] == 3)
+    }
 }

@@ -21,8 +21,12 @@ public enum StoreValidation: Sendable {
         public var inputFormat: String?
         /// Reader settings; the bundle is set from ``bundle``.
         public var formatOptions = FormatOptions()
-        /// Where failing objects are listed (NDJSON); without it the first failure stops the run.
+        /// Where failing objects are listed (NDJSON); without it (and without ``countsEveryFailure``) the first
+        /// failure stops the run.
         public var rejects: URL?
+        /// Whether every failing object is counted in the report, as with ``rejects``, but listed nowhere (what
+        /// `decant validate --json` reports: the whole report, not the first failure).
+        public var countsEveryFailure = false
         /// The formats.
         public var registry: FormatRegistry = .builtIn
         /// Where the sets that grow with the store (the identities seen, the values of uniqueness constraints) are
@@ -58,7 +62,8 @@ public enum StoreValidation: Sendable {
     ///
     /// `progress`, when given, is called on the calling thread as objects pass, with their entity and the number of
     /// objects that passed so far in all.
-    /// - Throws: `.validationFailed` for the first failing object when no rejects file is given; the reader's errors.
+    /// - Throws: `.validationFailed` for the first failing object when neither a rejects file nor
+    ///   ``Options/countsEveryFailure`` is given; the reader's errors.
     public static func validate(
         store: URL, options: Options, progress: ((_ entity: String, _ checked: Int) -> Void)? = nil
     ) throws -> Report {
@@ -73,7 +78,8 @@ public enum StoreValidation: Sendable {
             transfer = try RecordTransfer.copy(
                 from: &reader,
                 through: ValidationTransform(
-                    model: model, collectsRejects: options.rejects != nil, dropsRejected: false,
+                    model: model, collectsRejects: options.rejects != nil || options.countsEveryFailure,
+                    dropsRejected: false,
                     keySets: options.keySets),
                 to: &sink,
                 progress: progress
