@@ -148,7 +148,14 @@ struct FuzzCorpus {
                 .filter { $0.pathExtension == "mom" }.sorted { $0.path < $1.path }
         }
         archives = items(["archive", "cdm", "bin", "plist"]).filter { url in
-            guard !url.path.contains(".momd/"), let handle = try? FileHandle(forReadingFrom: url) else { return false }
+            guard !url.path.contains(".momd/") else { return false }
+            let handle: FileHandle
+            do {
+                handle = try FileHandle(forReadingFrom: url)
+            } catch {
+                Issue.record("cannot read the corpus file \(url.path): \(error)")
+                return false
+            }
             defer { try? handle.close() }
             let header = (try? handle.read(upToCount: 8)) ?? Data()
             return header.starts(with: Data("bplist00".utf8)) || header.starts(with: Data("<?xml".utf8))

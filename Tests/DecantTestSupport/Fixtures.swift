@@ -1,4 +1,5 @@
 public import Foundation
+import Testing
 
 /// Locates test inputs: the shared corpus of Apple-written files beside the project, the project's own samples,
 /// and fresh temporary directories.
@@ -28,7 +29,12 @@ public enum Fixtures {
         var stack: [URL] = [corpusRoot]
         let manager = FileManager.default
         while let folder = stack.popLast() {
-            guard let children = try? manager.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil) else {
+            let children: [URL]
+            do {
+                children = try manager.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            } catch {
+                // A corpus folder that cannot be listed would shrink every sweep without a word.
+                Issue.record("cannot list the corpus folder \(folder.path): \(error)")
                 continue
             }
             for child in children {

@@ -55,11 +55,13 @@ struct WholeFileMemoryTests {
         try writer.finish()
     }
 
-    /// The resident set size, from `/proc/self/statm` (0 where there is none).
-    static func residentBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    /// The resident set size, from `/proc/self/statm`: a test that reads it fails where it cannot be read, rather
+    /// than printing a figure of 0.
+    static func residentBytes() throws -> Int {
+        let text = try String(contentsOfFile: "/proc/self/statm", encoding: .utf8)
         let fields = text.split(separator: " ")
-        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+        let pages = try #require(fields.count > 1 ? Int(fields[1]) : nil, "/proc/self/statm: \(text)")
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     /// Gives freed heap pages back to the system (glibc's `malloc_trim`, looked up at run time), so that memory the
@@ -88,9 +90,9 @@ struct WholeFileMemoryTests {
 
     static func measure(_ open: () throws -> any RecordReader) throws -> (perObject: Int, reader: any RecordReader) {
         trimHeap()
-        let before = residentBytes()
+        let before = try residentBytes()
         let reader = try open()
-        let after = residentBytes()
+        let after = try residentBytes()
         return ((after - before) / count, reader)
     }
 
