@@ -48,8 +48,6 @@ extension MappingFiles {
         /// Xcode mapping models (`.xcmappingmodel`, `.cdm`) of this bundle; each is used for the hop its entity
         /// hashes fit.
         public var xcode: [XcodeMappingModel] = []
-        /// Whether each Xcode mapping model was named on its own rather than found in a folder.
-        public var named: [Bool] = []
         /// What loading noticed and let pass: mapping models of another bundle (ignored, never compiled against this
         /// one), found files that do not read.
         public var notes: [String] = []
@@ -128,7 +126,6 @@ extension MappingFiles {
             return
         }
         loaded.xcode.append(model)
-        loaded.named.append(named)
     }
 
     /// The pairs of `bundle`'s versions (indices, the older first) whose entity hashes `model` fits: every source
@@ -176,10 +173,14 @@ extension MappingFiles {
             used.insert(first)
             result.append(loaded.xcode[first].mappingModel(from: versions[from], to: versions[from + 1]))
         }
+        // Models that span versions; the same mapping twice (a `.xcmappingmodel` and its `.cdm`) counts once here too.
+        var spanning: [XcodeMappingModel] = []
         for (index, model) in loaded.xcode.enumerated() where !used.contains(index) {
-            if let pair = pairs[index].first(where: { $0.to > $0.from + 1 }) {
-                result.append(model.mappingModel(from: versions[pair.from], to: versions[pair.to]))
-            }
+            guard let pair = pairs[index].first(where: { $0.to > $0.from + 1 }),
+                !spanning.contains(where: { $0.entityMappings == model.entityMappings })
+            else { continue }
+            spanning.append(model)
+            result.append(model.mappingModel(from: versions[pair.from], to: versions[pair.to]))
         }
         return result
     }
@@ -236,14 +237,12 @@ extension StoreMigration.Options {
                     + "\(MappingSearch.maximumEntries) entries) in \(shown(search.root)); name further mapping "
                     + "models with --mapping")
         }
-        func index(of name: String) -> Int? {
-            bundle.versions.firstIndex { $0.versionName == name || $0.versionChecksum == name }
-        }
+        func index(of name: String) -> Int? { bundle.index(ofVersionNamed: name) }
         let given = Set(
             mappings.compactMap { index(of: $0.source) } + mappingModels.compactMap { index(of: $0.sourceVersion) })
         // A mapping given for a hop wins: found ones for that hop are set aside before two found ones could clash.
         var kept = MappingFiles.Loaded()
-        for (offset, model) in loaded.xcode.enumerated() {
+        for model in loaded.xcode {
             if let pair = MappingFiles.fittingPairs(model, bundle: bundle).first(where: { given.contains($0.from) }) {
                 notes.append(
                     "\(origins[model.path] ?? model.path) is not used: a mapping given with --mapping maps the hop "
@@ -251,7 +250,6 @@ extension StoreMigration.Options {
                 continue
             }
             kept.xcode.append(model)
-            kept.named.append(loaded.named[offset])
         }
         let models = try MappingFiles.resolve(kept, bundle: bundle)
         return (

@@ -246,9 +246,7 @@ public struct MigrationPlan: Sendable, Hashable {
     private static func requireOneClaimPerHop(
         bundle: ModelBundle, mappings: [ExplicitMapping], models mappingModels: [MappingModel]
     ) throws {
-        func index(of name: String) -> Int? {
-            bundle.versions.firstIndex { $0.versionName == name || $0.versionChecksum == name }
-        }
+        func index(of name: String) -> Int? { bundle.index(ofVersionNamed: name) }
         var claims: [Int: (path: String, hop: String)] = [:]
         let claimants =
             mappings.map { ($0.source, $0.path, "\($0.source) → \($0.destination)") }
@@ -276,9 +274,7 @@ public struct MigrationPlan: Sendable, Hashable {
     private static func hopByHop(
         bundle: ModelBundle, from start: Int, to end: Int, mappings: [ExplicitMapping], models mappingModels: [MappingModel]
     ) throws -> (hops: [Hop], usesFiles: Bool, notes: [String]) {
-        func index(of name: String) -> Int? {
-            bundle.versions.firstIndex { $0.versionName == name || $0.versionChecksum == name }
-        }
+        func index(of name: String) -> Int? { bundle.index(ofVersionNamed: name) }
         var used: Set<Int> = []
         var usedModels: Set<Int> = []
         var hops: [Hop] = []
@@ -326,19 +322,16 @@ public struct MigrationPlan: Sendable, Hashable {
     ) -> (hop: Hop, notes: [String]) {
         let from = bundle.versions[start]
         let to = bundle.versions[end]
-        func names(_ name: String, _ version: ObjectModel) -> Bool {
-            version.versionName == name || version.versionChecksum == name
-        }
         let hop: Hop
         var usedFiles: Set<Int> = []
         var usedModels: Set<Int> = []
         if let modelIndex = mappingModels.firstIndex(where: {
-            names($0.sourceVersion, from) && names($0.destinationVersion, to)
+            from.isNamed($0.sourceVersion) && to.isNamed($0.destinationVersion)
         }) {
             usedModels.insert(modelIndex)
             hop = Self.hop(from, to, model: mappingModels[modelIndex])
         } else {
-            let fileIndex = mappings.firstIndex { names($0.source, from) && names($0.destination, to) }
+            let fileIndex = mappings.firstIndex { from.isNamed($0.source) && to.isNamed($0.destination) }
             if let fileIndex { usedFiles.insert(fileIndex) }
             hop = Self.inferredHop(
                 from, to, explicit: fileIndex.map { mappings[$0] }, emptiesRetargetedRelationships: true)

@@ -127,6 +127,11 @@ extension ModelBundle {
         return copy
     }
 
+    /// The position of the version a mapping names, by its name or its version checksum.
+    public func index(ofVersionNamed name: String) -> Int? {
+        versions.firstIndex { $0.isNamed(name) }
+    }
+
     /// The position of a version in ``versions`` (its age when ``order`` is known).
     public func index(of version: ObjectModel) -> Int? {
         versions.firstIndex { $0.versionName == version.versionName && $0 == version }
@@ -139,4 +144,9 @@ extension ModelBundle {
         guard !versions.isEmpty else { return nil }
         return versions.firstIndex { $0.versionName == currentVersionName } ?? versions.count - 1
     }
+}
+
+extension ObjectModel {
+    /// Whether a mapping's `name` (a version name or a version checksum) names this version.
+    public func isNamed(_ name: String) -> Bool { versionName == name || versionChecksum == name }
 }
