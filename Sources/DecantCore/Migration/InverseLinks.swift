@@ -42,6 +42,9 @@ struct InverseLinks {
         guard batches.count > 1 else { return }
         /// Target object → inverse relationship name → the objects that point at it, in order.
         var claims: [ObjectReference: [String: [ObjectReference]]] = [:]
+        // Only links to objects made here can be completed here: a link to any other object (every Note's folder) is
+        // not kept.
+        let made = Set(batches.map(\.layout.entityName))
         for batch in batches {
             let inverses = inverses(of: batch.layout)
             guard inverses.contains(where: { $0 != nil }) else { continue }
@@ -50,18 +53,8 @@ struct InverseLinks {
                 let owner = ObjectReference(entity: batch.layout.entityName, id: batch.id(at: row))
                 for (position, inverse) in inverses.enumerated() {
                     guard let inverse else { continue }
-                    let cell = batch.cell(row: row, column: attributeCount + position)
-                    var targets: [ObjectReference] = []
-                    switch cell.kind {
-                    case .reference, .externalReference:
-                        targets = [batch.reference(of: cell)]
-                    case .referenceList:
-                        let start = Int(cell.integer)
-                        targets = (0..<Int(cell.length)).map { batch.reference(of: batch.references[start + $0]) }
-                    default:
-                        continue
-                    }
-                    for target in targets {
+                    let targets = SourceGraph.members(batch, row: row, column: attributeCount + position) ?? []
+                    for target in targets where made.contains(target.entity) {
                         claims[target, default: [:]][inverse, default: []].append(owner)
                     }
                 }
