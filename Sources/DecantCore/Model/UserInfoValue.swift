@@ -34,8 +34,10 @@ public indirect enum UserInfoValue: Sendable, Hashable, ExpressibleByStringLiter
         case .integer(let integer): return integer != 0
         case .real(let real): return real != 0
         case .string(let text):
-            let trimmed = text.drop { $0 == " " || $0 == "0" || $0 == "+" || $0 == "-" }
-            guard let first = trimmed.first else { return false }
+            // As NSString's boolValue: leading white space, then one optional sign, then zeros are skipped.
+            var rest = text.drop { $0.isWhitespace }
+            if rest.first == "+" || rest.first == "-" { rest = rest.dropFirst() }
+            guard let first = rest.drop(while: { $0 == "0" }).first else { return false }
             return "YyTt123456789".contains(first)
         default: return nil
         }
