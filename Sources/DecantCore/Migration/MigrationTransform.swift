@@ -100,9 +100,10 @@ public struct MigrationTransform: RecordTransform {
 
     /// The key a source object's violation has once the hops carried its object and property over; nil when a hop
     /// does not carry them as they are.
-    private func carriedKey(_ violation: Reject) -> String? {
-        guard var reference = Self.reference(named: violation.object) else { return nil }
+    private func carriedKey(_ violation: Reject, of source: ObjectReference) -> String? {
+        var reference = source
         var properties = violation.property.map { $0.split(separator: ",").map(String.init) } ?? []
+        guard !properties.isEmpty else { return nil }
         for hop in hops {
             var next: ObjectReference?
             var renamed: [String] = []
@@ -111,14 +112,11 @@ public struct MigrationTransform: RecordTransform {
                 next = object
                 renamed.append(name)
             }
-            if properties.isEmpty { return nil }
             guard let next else { return nil }
             reference = next
             properties = renamed
         }
-        return Self.key(
-            "\(reference.entity)/\(reference.id)", violation.property == nil ? nil : properties.joined(separator: ","),
-            violation.rule)
+        return Self.key("\(reference.entity)/\(reference.id)", properties.joined(separator: ","), violation.rule)
     }
 
     /// The object `Entity/p12` (a primary key) or `Entity/name` (an id the source gave) names, as
@@ -153,7 +151,21 @@ public struct MigrationTransform: RecordTransform {
         guard sourceValidator != nil else { return }
         var found: [Reject] = []
         _ = try sourceValidator?.check(batch, rejects: &found)
-        carried.current = Set(found.compactMap(carriedKey))
+        guard !found.isEmpty else {
+            carried.current = []
+            return
+        }
+        // The batch's own identities, by the name a reject gives them: an id the source gave (`p12`) and a primary
+        // key are written alike, so the name is not parsed back.
+        let entity = batch.layout.entityName
+        var objects: [String: ObjectReference] = [:]
+        for row in 0..<batch.count {
+            let reference = ObjectReference(entity: entity, id: batch.id(at: row))
+            objects[reference.description] = reference
+        }
+        carried.current = Set(found.compactMap { violation in
+            objects[violation.object].flatMap { carriedKey(violation, of: $0) }
+        })
     }
 
     public mutating func transform(_ batch: RecordBatch, into output: inout TransformOutput) throws {
