@@ -140,9 +140,9 @@ extension DecantCommand {
                     return
                 }
                 switch report.action {
-                case "unchanged":
+                case .unchanged:
                     printOut("\(store): already at \(report.destinationVersion); nothing to do, no backup written")
-                case "copied":
+                case .copied:
                     printOut("\(report.output): the store is already at \(report.destinationVersion); copied unchanged")
                 default:
                     printOut("\(report.output): migrated \(report.sourceVersion) → \(report.destinationVersion)")
@@ -152,7 +152,7 @@ extension DecantCommand {
                 if let reason = report.singleStepReason {
                     printOut("single step (as Core Data's automatic migration): \(reason)")
                 }
-                if report.engine == "sqlite" {
+                if report.engine == .inStore(format: "sqlite") {
                     printOut("run inside SQLite, as Core Data's lightweight migration does (INSERT … SELECT)")
                 } else if let reason = report.streamReason {
                     printOut("run through the record stream: \(reason)")

@@ -106,8 +106,8 @@ if ["--migrate", "--stream"].contains(arguments.first), arguments.count == 3 {
     options.runsInStoreWhenPossible = arguments.first == "--migrate"
     let report = try StoreMigration.migrate(
         store: URL(fileURLWithPath: arguments[1]), to: .file(URL(fileURLWithPath: arguments[2])), options: options)
-    guard report.action == "migrated", report.ledgers.allSatisfy(\.isReconciled),
-        report.engine == (options.runsInStoreWhenPossible ? "sqlite" : "stream")
+    guard report.action == .migrated, report.ledgers.allSatisfy(\.isReconciled),
+        report.engine == (options.runsInStoreWhenPossible ? .inStore(format: "sqlite") : .stream)
     else { exit(1) }
     exit(0)
 }

@@ -122,8 +122,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         self.executable = plan.isExecutable
         self.destructiveChanges = plan.destructiveChanges.map(\.description)
         self.preflight = report.preflight.map { Preflight(objects: report.objects, rejects: $0) }
-        self.engine = report.engine
-        self.streamReason = report.streamReason
+        self.engine = report.engine?.description
+        self.streamReason = report.streamReason?.description
         switch plan.path {
         case .hopByHop:
             self.path = "hop-by-hop"

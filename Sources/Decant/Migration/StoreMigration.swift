@@ -1,10 +1,13 @@
 public import DecantCore
-import DecantSQLite
 public import Foundation
 public import Logging
 
 /// `decant plan` and `decant migrate`: the migration of a whole store, from whatever version of a model bundle it was
 /// written with to the bundle's current version (or a named one), hop by hop through the record pipeline.
+///
+/// It makes the plan, asks the output format's own engine when the output is in the store's format
+/// (``InStoreMigratingFormat``, as a SQLite store migrates inside SQLite) and runs the record stream
+/// (``RecordStreamEngine``) when there is none or it declines; the report says which ran, and why not the first.
 ///
 /// ```swift
 /// var options = StoreMigration.Options(bundle: notes)
@@ -42,9 +45,10 @@ public enum StoreMigration: Sendable {
         /// Where the sets that grow with the store (the objects a hop removes) are kept: by default up to 4,000,000
         /// keys each in memory and the rest in a temporary file.
         public var keySets: KeySetFactory = .spilling()
-        /// Whether a SQLite → SQLite migration whose hops only keep, rename, widen, default or drop columns runs as
-        /// SQL inside SQLite (``InStoreMigration``), as Core Data's lightweight migration does; it writes the same
-        /// store as the record stream, several times faster. False forces the record stream.
+        /// Whether a migration into the store's own format runs inside the store when that format can
+        /// (``InStoreMigratingFormat``): a SQLite → SQLite migration whose hops only keep, rename, widen, default or
+        /// drop columns runs as SQL inside SQLite, as Core Data's lightweight migration does; it writes the same store
+        /// as the record stream, several times faster. False forces the record stream.
         public var runsInStoreWhenPossible = true
         /// Where the model bundle is: the mapping search (``searchesForMappings``) starts from it. No search without it.
         public var modelURL: URL?
@@ -92,6 +96,13 @@ public enum StoreMigration: Sendable {
             options.bundle = bundle
             return options
         }
+
+        /// What the engines run a plan with.
+        fileprivate func settings(collectsRejects: Bool) -> MigrationSettings {
+            MigrationSettings(
+                functions: functions, keySets: keySets, strict: strict, collectsRejects: collectsRejects,
+                writerOptions: readerOptions)
+        }
     }
 
     /// What the mapping search (``Options/searchesForMappings``) did for a plan.
@@ -119,9 +130,21 @@ public enum StoreMigration: Sendable {
 
     /// What a migration did.
     public struct Report: Sendable, Hashable, Codable {
+        /// What a migration did to the store.
+        public enum Action: String, Sendable, Hashable, Codable, CustomStringConvertible {
+            /// Migrated to the destination version.
+            case migrated
+            /// Already at the destination version, copied to the output.
+            case copied
+            /// Already at the destination version, in place: left alone.
+            case unchanged
+
+            public var description: String { rawValue }
+        }
+
         /// `migrated`, `copied` (already at the destination version, copied to the output) or `unchanged` (already at
         /// the destination version, in place).
-        public var action: String
+        public var action: Action
         /// The source version.
         public var sourceVersion: String
         /// The destination version.
@@ -146,11 +169,12 @@ public enum StoreMigration: Sendable {
         public var backup: String?
         /// What the run noticed and let pass.
         public var warnings: [Diagnostic]
-        /// How the objects moved: `sqlite` (as SQL inside SQLite, ``InStoreMigration``), `stream` (through the record
-        /// stream) or `none` (nothing to do).
-        public var engine: String = "stream"
-        /// Why a SQLite → SQLite migration ran in the record stream rather than inside SQLite.
-        public var streamReason: String?
+        /// How the objects moved: `sqlite` (as SQL inside SQLite, ``InStoreMigration``; another format's name for its
+        /// own in-store engine), `stream` (through the record stream) or `none` (nothing to do).
+        public var engine: MigrationEngineKind = .stream
+        /// Why a migration into the store's own format (SQLite → SQLite) ran in the record stream rather than inside
+        /// the store.
+        public var streamReason: StreamReason?
 
         /// Objects rejected per destination entity, over every hop (from ``ledgers``).
         public var rejectedPerEntity: [String: Int] {
@@ -188,11 +212,12 @@ public enum StoreMigration: Sendable {
         public var preflight: [String: Int]?
         /// Objects per source entity, from the dry run.
         public var objects: [String: Int]
-        /// How `migrate` would move the objects into a SQLite output: `sqlite` (inside SQLite, ``InStoreMigration``)
-        /// or `stream`; nil when the plan cannot run or the store is up to date.
-        public var engine: String?
-        /// Why `migrate` would use the record stream, for a SQLite store.
-        public var streamReason: String?
+        /// How `migrate` would move the objects into an output in the store's format: `sqlite` (inside SQLite,
+        /// ``InStoreMigration``; another format's name for its own in-store engine) or `stream`; nil when the plan
+        /// cannot run or the store is up to date.
+        public var engine: MigrationEngineKind?
+        /// Why `migrate` would use the record stream, for a store whose format migrates inside itself (SQLite).
+        public var streamReason: StreamReason?
         /// What the mapping search found and used; nil when it was off.
         public var mappingSearch: MappingSearchOutcome?
     }
@@ -208,27 +233,28 @@ public enum StoreMigration: Sendable {
             return PlanReport(
                 plan: plan, inputFormat: source.name, preflight: nil, objects: [:], mappingSearch: search)
         }
-        var engine: String? = plan.isUpToDate ? nil : "stream"
-        var streamReason: String?
-        switch inStorePreparation(plan: plan, reader: reader, options: options) {
-        case .ready?: engine = "sqlite"
-        case .needsRecordStream(let reason)?: streamReason = reason
+        var engine: MigrationEngineKind? = plan.isUpToDate ? nil : .stream
+        var streamReason: StreamReason?
+        switch try inStorePreparation(plan: plan, reader: reader, source: source, sink: source, options: options) {
+        case .ready(let migration)?: engine = migration.engine
+        case .declined(let reason)?: streamReason = reason
         case nil: break
         }
-        let (transform, removals) = try makeTransform(
-            plan: plan, store: store, source: source, options: options, collectsRejects: true)
+        var stream = RecordStreamEngine(settings: options.settings(collectsRejects: true)) {
+            try source.makeReader(at: store, options: options.readerOptions)
+        }
+        stream.checksUpToDateObjects = true
         var writer = DiscardingWriter()
-        let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer)
-        for removed in removals { try removed.checkLookups() }
+        let transfer = try stream.migrate(plan, from: &reader, into: &writer)
         var counts: [String: Int] = [:]
         for reject in transfer.rejects + transfer.findings {
             counts["\(reject.entity)\(reject.property.map { ".\($0)" } ?? "") \(reject.rule)", default: 0] += 1
         }
-        let carries = transfer.diagnostics.contains { $0.kind == .preexistingViolation }
-        if engine == "sqlite", !counts.isEmpty || carries {
+        let carries = transfer.warnings.contains { $0.kind == .preexistingViolation }
+        if case .inStore? = engine, !counts.isEmpty || carries {
             // Objects that break a rule are for the record stream to stop at, list or carry over.
-            engine = "stream"
-            streamReason = "the dry run found objects that break a rule of the destination model"
+            engine = .stream
+            streamReason = .dryRunFoundViolations
         }
         return PlanReport(
             plan: plan, inputFormat: source.name, preflight: counts, objects: transfer.read, engine: engine,
@@ -255,7 +281,7 @@ public enum StoreMigration: Sendable {
     ) throws -> Report {
         let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
         let destination: URL
-        let sinkName: String
+        let sink: any RecordFormat
         switch target {
         case .file(let url):
             guard
@@ -268,11 +294,11 @@ public enum StoreMigration: Sendable {
                 )
             }
             destination = url
-            sinkName = try options.registry.outputFormat(for: url, named: options.outputFormat, fallback: "sqlite").name
-            try StagedOutput.checkCanCreate(url, mayBeFolder: sinkName == "csv")
+            sink = try options.registry.outputFormat(for: url, named: options.outputFormat, fallback: "sqlite")
+            try StagedOutput.checkCanCreate(url, mayBeFolder: sink.name == "csv")
         case .inPlace:
             destination = store
-            sinkName = source.name
+            sink = source
         }
         var lock: FileLock?
         if case .inPlace = target {
@@ -289,7 +315,7 @@ public enum StoreMigration: Sendable {
                 let outcome = try run(
                     store: store,
                     source: source,
-                    sinkName: sinkName,
+                    sink: sink,
                     at: staged,
                     target: target,
                     options: options,
@@ -300,7 +326,7 @@ public enum StoreMigration: Sendable {
                 // Already at the destination version, in place: nothing to do.
                 let model = try source.makeReader(at: store, options: options.readerOptions).model
                 return Report(
-                    action: "unchanged",
+                    action: .unchanged,
                     sourceVersion: model.versionName ?? "?",
                     destinationVersion: model.versionName ?? "?",
                     hops: [],
@@ -313,7 +339,7 @@ public enum StoreMigration: Sendable {
                     output: store.displayPath,
                     backup: nil,
                     warnings: [],
-                    engine: "none"
+                    engine: .nothing
                 )
             }
             report = outcome
@@ -336,19 +362,20 @@ public enum StoreMigration: Sendable {
         return report
     }
 
-    /// Reads, migrates and writes into `staged.temporary`; nil when the store is already at the destination version
-    /// and the target is the store itself.
+    /// Reads, migrates and writes into `staged.temporary`: inside the store when the output format can and takes the
+    /// plan, else through the record stream. Nil when the store is already at the destination version and the target
+    /// is the store itself.
     private static func run(
         store: URL,
         source: any RecordFormat,
-        sinkName: String,
+        sink: any RecordFormat,
         at staged: StagedOutput,
         target: Target,
         options: Options,
         logger: Logger,
         progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report? {
-        var reader = try source.makeReader(at: store, options: options.readerOptions)
+        let reader = try source.makeReader(at: store, options: options.readerOptions)
         let (plan, _) = try options.plan(from: reader.model)
         logger.debug(
             "Plan",
@@ -367,145 +394,78 @@ public enum StoreMigration: Sendable {
                 at: Location(path: backup.displayPath)
             )
         }
-        let sink = try options.registry.format(named: sinkName)
-        var streamReason: String?
-        if sink is SQLiteFormat, let preparation = inStorePreparation(plan: plan, reader: reader, options: options) {
-            switch preparation {
-            case .ready(let migration):
-                switch try runInStore(
-                    migration, plan: plan, sink: sink, staged: staged, options: options, progress: progress)
-                {
-                case .migrated(var report):
-                    logger.debug("Migrated inside SQLite", metadata: ["hops": "\(plan.hops.map(\.name))"])
-                    // What reading the store noticed (a model cache that cannot be decoded), as the stream reports.
-                    report.warnings = reader.diagnostics + report.warnings
-                    return report.noting(plan)
-                case .handedOver(let reason):
-                    streamReason = reason
-                }
-            case .needsRecordStream(let reason):
+        var streamReason: StreamReason?
+        var result: MigrationResult?
+        switch try inStorePreparation(plan: plan, reader: reader, source: source, sink: sink, options: options) {
+        case .ready(let migration)?:
+            switch try migration.run(into: staged.temporary, progress: progress) {
+            case .migrated(let migrated):
+                logger.debug("Migrated inside the store", metadata: ["engine": "\(migration.engine)"])
+                result = migrated
+            case .declined(let reason):
                 streamReason = reason
             }
-            logger.debug("Migrating through the record stream", metadata: ["reason": "\(streamReason ?? "")"])
+        case .declined(let reason)?:
+            streamReason = reason
+        case nil:
+            break
         }
-        var writer = try sink.makeWriter(at: staged.temporary, model: plan.destination, options: options.readerOptions)
-        var transform: MigrationTransform?
-        var removals: [RemovedObjects] = []
-        if !plan.isUpToDate {
-            (transform, removals) = try makeTransform(
-                plan: plan, store: store, source: source, options: options, collectsRejects: options.rejects != nil)
+        if result == nil {
+            if let streamReason {
+                logger.debug("Migrating through the record stream", metadata: ["reason": "\(streamReason)"])
+            }
+            let stream = RecordStreamEngine(settings: options.settings(collectsRejects: options.rejects != nil)) {
+                try source.makeReader(at: store, options: options.readerOptions)
+            }
+            guard case .ready(let migration) = try stream.prepare(plan: plan, reader: reader, sink: sink),
+                case .migrated(let migrated) = try migration.run(into: staged.temporary, progress: progress)
+            else {
+                throw DecantError(.internalError, "the record stream declined a plan", at: Location(path: store.displayPath))
+            }
+            result = migrated
         }
-        let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer, progress: progress)
-        for removed in removals { try removed.checkLookups() }
-        let ledgers = transform?.ledgers ?? []
-        guard transfer.isReconciled, ledgers.allSatisfy(\.isReconciled) else {
-            throw DecantError(
-                .internalError,
-                "the counts do not reconcile (read \(transfer.read), written \(transfer.written), per hop "
-                    + "\(ledgers.map { "\($0.hop): \($0.rows)" }))",
-                at: Location(path: store.displayPath)
-            )
+        guard let result else {
+            throw DecantError(.internalError, "no engine ran the migration", at: Location(path: store.displayPath))
         }
         var rejectsFile: String?
         if let rejects = options.rejects {
-            try writeRejects(transfer.rejects + transfer.findings, to: rejects)
+            try writeRejects(result.rejects + result.findings, to: rejects)
             rejectsFile = rejects.displayPath
         }
         return Report(
-            action: plan.isUpToDate ? "copied" : "migrated",
+            action: plan.isUpToDate ? .copied : .migrated,
             sourceVersion: plan.sourceVersion,
             destinationVersion: plan.destinationVersion,
             hops: plan.hops.map(\.name),
-            read: transfer.read,
-            written: transfer.written,
-            ledgers: ledgers,
-            rejected: transfer.rejects.count,
-            dangling: transfer.findings.count,
+            read: result.read,
+            written: result.written,
+            ledgers: result.ledgers,
+            rejected: result.rejects.count,
+            dangling: result.findings.count,
             rejectsFile: rejectsFile,
             output: staged.destination.displayPath,
             backup: nil,
-            warnings: transfer.diagnostics.collapsingMissingExternalData(),
+            warnings: result.warnings,
+            engine: result.engine,
             streamReason: streamReason
         ).noting(plan)
     }
 
-    /// Whether the migration of the store `reader` reads can run inside SQLite (into a SQLite store): nil when the
-    /// store is not SQLite, the plan cannot run or there is nothing to migrate.
+    /// What the in-store engine of `sink` answers for the migration of the store `reader` reads into a new store of
+    /// `sink`: nil when there is none (the output is in another format than the store, or its format has no in-store
+    /// engine), the plan cannot run or there is nothing to migrate.
     private static func inStorePreparation(
-        plan: MigrationPlan, reader: any RecordReader, options: Options
-    ) -> InStoreMigration.Preparation? {
-        guard !plan.isUpToDate, plan.isExecutable, let storeReader = reader as? SQLiteStoreReader else { return nil }
-        guard options.runsInStoreWhenPossible else { return .needsRecordStream("running inside SQLite is turned off") }
-        return InStoreMigration.prepare(plan: plan, reader: storeReader, functions: options.functions)
-    }
-
-    /// What running a migration inside SQLite gave: its report, or why the record stream runs it instead.
-    private enum InStoreRun {
-        case migrated(Report)
-        case handedOver(String)
-    }
-
-    /// Runs `migration` into a SQLite store at `staged.temporary`. When the record stream must run it instead, its
-    /// writer is abandoned, so nothing is left.
-    private static func runInStore(
-        _ migration: InStoreMigration, plan: MigrationPlan, sink: any RecordFormat, staged: StagedOutput,
-        options: Options, progress: ((_ entity: String, _ written: Int) -> Void)?
-    ) throws -> InStoreRun {
-        var made = try sink.makeWriter(at: staged.temporary, model: plan.destination, options: options.readerOptions)
-        guard let writer = made as? SQLiteStoreWriter else {
-            made.abandon()
-            return .handedOver("the \(sink.name) writer is not a SQLite store's")
+        plan: MigrationPlan, reader: any RecordReader, source: any RecordFormat, sink: any RecordFormat,
+        options: Options
+    ) throws -> MigrationPreparation? {
+        guard !plan.isUpToDate, plan.isExecutable, source.name == sink.name,
+            let format = sink as? any InStoreMigratingFormat
+        else { return nil }
+        guard options.runsInStoreWhenPossible else {
+            return .declined(.inStoreTurnedOff(engine: format.inStoreEngineName))
         }
-        switch migration.run(into: writer, progress: progress) {
-        case .migrated(let counts):
-            try writer.finish()
-            var rejectsFile: String?
-            if let rejects = options.rejects {
-                try writeRejects([], to: rejects)
-                rejectsFile = rejects.displayPath
-            }
-            return .migrated(Report(
-                action: "migrated",
-                sourceVersion: plan.sourceVersion,
-                destinationVersion: plan.destinationVersion,
-                hops: plan.hops.map(\.name),
-                read: counts.read,
-                written: counts.written,
-                ledgers: counts.ledgers,
-                rejected: 0,
-                dangling: 0,
-                rejectsFile: rejectsFile,
-                output: staged.destination.displayPath,
-                backup: nil,
-                warnings: [],
-                engine: "sqlite"
-            ))
-        case .needsRecordStream(let reason):
-            writer.abandon()
-            return .handedOver(reason)
-        }
-    }
-
-    /// The transform that runs `plan`, after the passes over the store it needs first: the graphs its key paths
-    /// read (``SourceGraph``), then the objects its hops remove (``DeleteRules``), whose lookups are checked after the
-    /// run.
-    private static func makeTransform(
-        plan: MigrationPlan, store: URL, source: any RecordFormat, options: Options, collectsRejects: Bool
-    ) throws -> (MigrationTransform, [RemovedObjects]) {
-        let makeReader = { try source.makeReader(at: store, options: options.readerOptions) }
-        let graphs = try SourceGraph.collect(plan: plan, functions: options.functions, makeReader: makeReader)
-        let removals = try DeleteRules.removals(
-            plan: plan, functions: options.functions, keySets: options.keySets, graphs: graphs, makeReader: makeReader)
-        let transform = try MigrationTransform(
-            plan: plan,
-            functions: options.functions,
-            collectsRejects: collectsRejects,
-            removals: removals,
-            graphs: graphs,
-            keySets: options.keySets,
-            strict: options.strict
-        )
-        return (transform, removals)
+        return try format.inStoreEngine(options.settings(collectsRejects: options.rejects != nil))
+            .prepare(plan: plan, reader: reader, sink: sink)
     }
 
     /// Writes rejects as NDJSON: one object per line with entity, object, property, rule and value.

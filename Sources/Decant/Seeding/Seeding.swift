@@ -103,8 +103,8 @@ public enum Seeding: Sendable {
         if !FileManager.default.fileExists(atPath: destination.path) {
             try removeLeftovers(of: destination)
             guard let migration else {
-                if format is SQLiteFormat {
-                    try copySQLiteSeed(seed, to: destination)
+                if let store = format as? any StoreCopyingFormat {
+                    try copySeed(seed, to: destination, as: store)
                 } else {
                     _ = try StoreConversion.convert(from: seed, to: destination, options: options, registry: registry)
                 }
@@ -175,10 +175,14 @@ public enum Seeding: Sendable {
                 underlyingError: error)
         }
         let copy = staging.appendingPathComponent(destination.lastPathComponent)
-        if format is SQLiteFormat {
-            try copySQLiteSeed(seed, to: copy)
+        let copyFormat: any RecordFormat
+        if let store = format as? any StoreCopyingFormat {
+            try copySeed(seed, to: copy, as: store)
+            copyFormat = store
         } else {
-            _ = try StoreConversion.convert(from: seed, to: copy, options: options, registry: registry)
+            copyFormat = try registry.format(
+                named: try StoreConversion.convert(from: seed, to: copy, options: options, registry: registry)
+                    .outputFormat)
         }
         var settings = migration
         settings.formatOptions.bundle = migration.bundle
@@ -188,7 +192,12 @@ public enum Seeding: Sendable {
         result.version = plan.destinationVersion
         if plan.isUpToDate {
             // At the destination version already: the copy goes into place as it is.
-            try copySQLiteSeed(copy, to: destination)
+            guard let store = copyFormat as? any StoreCopyingFormat else {
+                throw DecantError(
+                    .unsupportedFormat, "a \(copyFormat.name) copy of the seed cannot be put in place as it is",
+                    at: Location(path: destination.displayPath))
+            }
+            try copySeed(copy, to: destination, as: store)
         } else {
             let migrated = try StoreMigration.migrate(store: copy, to: .file(destination), options: settings)
             result.migratedFrom = migrated.sourceVersion
@@ -213,7 +222,7 @@ public enum Seeding: Sendable {
         }
         let migrated = try StoreMigration.migrate(store: store, to: .inPlace(backup: backup), options: migration)
         var result = report
-        result.action = migrated.action == "migrated" ? .migrated : .alreadySeeded
+        result.action = migrated.action == .migrated ? .migrated : .alreadySeeded
         result.migratedFrom = migrated.sourceVersion
         result.version = migrated.destinationVersion
         result.backup = migrated.backup
@@ -222,16 +231,16 @@ public enum Seeding: Sendable {
         return result
     }
 
-    /// Copies a SQLite seed as one consistent set under temporary names, then renames the support folder and the
-    /// database into place (the database last: its presence means "seeded").
-    private static func copySQLiteSeed(_ seed: URL, to destination: URL) throws {
+    /// Copies a seed store in `format` as one consistent set under temporary names, then renames the support folder
+    /// and the database into place (the database last: its presence means "seeded").
+    private static func copySeed(_ seed: URL, to destination: URL, as format: any StoreCopyingFormat) throws {
         let staged = StagedOutput(destination: destination)
         let seedSupport = StoreFiles(database: seed).externalDataFolder.deletingLastPathComponent()
         let support = StoreFiles(database: destination).externalDataFolder.deletingLastPathComponent()
         let stagedSupport = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).decant-support-\(UUID().uuidString)")
         do {
-            try SQLiteStore.copyConsistently(from: seed, to: staged.temporary)
+            try format.copyStore(from: seed, to: staged.temporary)
             if FileManager.default.fileExists(atPath: seedSupport.path) {
                 try FileManager.default.copyItem(at: seedSupport, to: stagedSupport)
                 try FileManager.default.moveItem(at: stagedSupport, to: support)

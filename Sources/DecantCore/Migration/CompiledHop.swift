@@ -67,7 +67,7 @@ struct CompiledHop {
     /// source object was already missing that value (``MigrationTransform``'s carried violations).
     var leavesCopiedNilsToValidator = false
     /// The keys policies found or inserted objects by, in this hop.
-    private let keys = KeyRegistry()
+    private var keys = KeyRegistry()
     /// Source objects removed on purpose (``DeleteRules``): not mapped, and references to them become nil.
     var removedObjects: RemovedObjects = []
     private let destination: ObjectModel
@@ -190,6 +190,14 @@ struct CompiledHop {
                 )
             }
         }
+    }
+
+    /// The hop compiled as it is, with the keys policies find or insert objects by empty: for a pass over the source
+    /// before the run (``SourceGraph``, ``DeleteRules``), which must leave the run's keys as they were.
+    func forAnotherPass() -> CompiledHop {
+        var hop = self
+        hop.keys = KeyRegistry()
+        return hop
     }
 
     /// The object a source object becomes in this hop under its mapping into `entity` (nil: its primary mapping).

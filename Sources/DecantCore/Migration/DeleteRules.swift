@@ -28,7 +28,23 @@ public enum DeleteRules: Sendable {
         graphs: [SourceGraph] = [],
         makeReader: () throws -> any RecordReader
     ) throws -> [RemovedObjects] {
-        var result: [RemovedObjects] = []
+        var hops = plan.hops.enumerated().map { index, hop in
+            var compiled = CompiledHop(hop: hop, functions: functions)
+            if index < graphs.count { compiled.graph = graphs[index] }
+            return compiled
+        }
+        try removals(into: &hops, plan: plan, keySets: keySets, makeReader: makeReader)
+        return hops.map(\.removedObjects)
+    }
+
+    /// Gives each of `hops` (compiled from `plan`'s, with their graphs) the source objects it removes, each found in
+    /// passes over the source run through the hops before it (which have their removals by then).
+    static func removals(
+        into hops: inout [CompiledHop],
+        plan: MigrationPlan,
+        keySets: KeySetFactory,
+        makeReader: () throws -> any RecordReader
+    ) throws {
         for (index, hop) in plan.hops.enumerated() {
             let explicitRemovals = Set(
                 hop.mapping.entityMappings.compactMap { mapping -> String? in
@@ -36,13 +52,9 @@ public enum DeleteRules: Sendable {
                     return mapping.sourceEntity
                 }
             )
-            var compiled = CompiledHop(hop: hop, functions: functions)
-            if index < graphs.count { compiled.graph = graphs[index] }
+            let compiled = hops[index]
             let filtered = compiled.mappingsBySource.values.contains { $0.first?.filter != nil }
-            guard !explicitRemovals.isEmpty || filtered else {
-                result.append([])
-                continue
-            }
+            guard !explicitRemovals.isEmpty || filtered else { continue }
             let removed = keySets.makeKeySet()
             var denials: [String] = []
             var passes = 0
@@ -57,15 +69,7 @@ public enum DeleteRules: Sendable {
                 }
                 changed = false
                 denials = []
-                try forEachInput(
-                    ofHop: index,
-                    plan: plan,
-                    removals: result,
-                    graphs: graphs,
-                    functions: functions,
-                    makeReader: makeReader
-                ) {
-                    batch in
+                try CompiledHop.forEachInput(of: hops.prefix(index), makeReader: makeReader) { batch in
                     try visit(
                         batch,
                         hop: compiled,
@@ -76,6 +80,7 @@ public enum DeleteRules: Sendable {
                         denials: &denials
                     )
                 }
+                for earlier in hops.prefix(index) { try earlier.removedObjects.checkLookups() }
             }
             if !denials.isEmpty {
                 let shown = denials.prefix(10).joined(separator: "; ")
@@ -85,29 +90,8 @@ public enum DeleteRules: Sendable {
                     "\(hop.name): a Deny rule protects objects the mapping removes: \(shown)\(more)"
                 )
             }
-            result.append(RemovedObjects(removed))
+            hops[index].removedObjects = RemovedObjects(removed)
         }
-        return result
-    }
-
-    /// Reads the source and runs it through the hops before `index`, handing each of that hop's input batches over.
-    private static func forEachInput(
-        ofHop index: Int,
-        plan: MigrationPlan,
-        removals: [RemovedObjects],
-        graphs: [SourceGraph],
-        functions: ValueExpressionFunctions,
-        makeReader: () throws -> any RecordReader,
-        _ body: (RecordBatch) throws -> Void
-    ) throws {
-        let earlier = plan.hops.prefix(index).enumerated().map { offset, hop in
-            var compiled = CompiledHop(hop: hop, functions: functions)
-            compiled.removedObjects = removals[offset]
-            if offset < graphs.count { compiled.graph = graphs[offset] }
-            return compiled
-        }
-        try CompiledHop.forEachInput(of: earlier[...], makeReader: makeReader, body)
-        for removed in removals { try removed.checkLookups() }
     }
 
     /// One batch of a pass: marks removed objects and follows their Cascade and Deny rules.

@@ -58,19 +58,25 @@ public struct MigrationTransform: RecordTransform {
         keySets: KeySetFactory = .inMemory,
         strict: Bool = false
     ) throws {
-        guard plan.isExecutable else {
-            throw DecantError(
-                .planNotExecutable,
-                "the migration \(plan.sourceVersion) → \(plan.destinationVersion) cannot run: "
-                    + plan.problems.map(\.description).joined(separator: "; ")
-            )
-        }
-        self.hops = plan.hops.enumerated().map { index, hop in
+        try Self.requireExecutable(plan)
+        let hops = plan.hops.enumerated().map { index, hop in
             var compiled = CompiledHop(hop: hop, functions: functions)
             if index < removals.count { compiled.removedObjects = removals[index] }
             if index < graphs.count { compiled.graph = graphs[index] }
             return compiled
         }
+        self.init(
+            plan: plan, compiled: hops, collectsRejects: collectsRejects, validates: validates, keySets: keySets,
+            strict: strict)
+    }
+
+    /// The transform of `plan`, whose hops are compiled already (``RecordStreamEngine``), with their graphs and
+    /// removals.
+    init(
+        plan: MigrationPlan, compiled hops: [CompiledHop], collectsRejects: Bool, validates: Bool, keySets: KeySetFactory,
+        strict: Bool
+    ) {
+        self.hops = hops
         self.inverseLinks = plan.hops.map { InverseLinks(model: $0.destination) }
         self.oneSidedLinks =
             plan.hops.allSatisfy(\.isInferred) ? nil : OneSidedLinks(plan: plan, keySets: keySets)
@@ -89,7 +95,18 @@ public struct MigrationTransform: RecordTransform {
             self.sourceValidator = sourceValidator
             let carried = self.carried
             self.validator?.excuses = { carried.excuses($0) }
-            for index in hops.indices { hops[index].leavesCopiedNilsToValidator = true }
+            for index in self.hops.indices { self.hops[index].leavesCopiedNilsToValidator = true }
+        }
+    }
+
+    /// - Throws: `.planNotExecutable` listing `plan`'s problems when it has any.
+    static func requireExecutable(_ plan: MigrationPlan) throws {
+        guard plan.isExecutable else {
+            throw DecantError(
+                .planNotExecutable,
+                "the migration \(plan.sourceVersion) → \(plan.destinationVersion) cannot run: "
+                    + plan.problems.map(\.description).joined(separator: "; ")
+            )
         }
     }
 

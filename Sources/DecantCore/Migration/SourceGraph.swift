@@ -402,7 +402,13 @@ extension SourceGraph {
         makeReader: () throws -> any RecordReader
     ) throws -> [SourceGraph] {
         var hops = plan.hops.map { CompiledHop(hop: $0, functions: functions) }
-        var graphs: [SourceGraph] = []
+        try collect(into: &hops, makeReader: makeReader)
+        return hops.map(\.graph)
+    }
+
+    /// Gives each of `hops` the graph its key paths need, each collected in one pass over the source run through the
+    /// hops before it (which have their graphs by then).
+    static func collect(into hops: inout [CompiledHop], makeReader: () throws -> any RecordReader) throws {
         for index in hops.indices {
             let (needs, inverseNeeds) = CompiledHop.keyPathNeeds(of: hops[index].navigatedPaths, in: hops[index].sourceModel)
             var graph = SourceGraph(needs: needs, inverseNeeds: inverseNeeds, model: hops[index].sourceModel)
@@ -411,9 +417,7 @@ extension SourceGraph {
                 try CompiledHop.forEachInput(of: hops.prefix(index), makeReader: makeReader) { graph.collect($0) }
             }
             hops[index].graph = graph
-            graphs.append(graph)
         }
-        return graphs
     }
 }
 
@@ -427,7 +431,8 @@ extension CompiledHop {
         var reader = try makeReader()
         guard let first = reader.model.entities.first, let layout = RecordLayout(entity: first.name, in: reader.model)
         else { return }
-        var hops = Array(earlier)
+        // A pass of its own: what policies found or inserted belongs to the run, not to this pass.
+        var hops = earlier.map { $0.forAnotherPass() }
         var batch = RecordBatch(layout: layout)
         var ledger = MigrationLedger(hop: "")
         var rejects: [Reject] = []

@@ -19,9 +19,12 @@ import GRDB
 /// row may break one (or holds a value of an unexpected type), ``run(into:progress:)`` gives up and the caller runs
 /// the record stream, whose validator names the object, property and rule exactly (and lists rejects).
 ///
+/// It is ``SQLiteFormat``'s in-store engine (``InStoreMigratingFormat``): a migration from a SQLite store into a SQLite
+/// store asks it first.
+///
 /// ```swift
-/// if case .ready(let migration) = InStoreMigration.prepare(plan: plan, reader: reader),
-///     case .migrated(let counts) = migration.run(into: writer)
+/// if case .ready(let migration) = try InStoreMigration.prepare(plan: plan, reader: reader),
+///     case .migrated(let counts) = try migration.run(into: writer)
 /// {
 ///     try writer.finish()
 /// }
@@ -32,7 +35,7 @@ public struct InStoreMigration: Sendable {
         /// It does.
         case ready(InStoreMigration)
         /// It needs the record stream, for this reason.
-        case needsRecordStream(String)
+        case needsRecordStream(StreamReason)
     }
 
     /// What a run did.
@@ -41,7 +44,7 @@ public struct InStoreMigration: Sendable {
         case migrated(Counts)
         /// A row may break a rule (or the source store does not fit its schema): the writer's store must be abandoned
         /// and the migration run in the record stream, for this reason.
-        case needsRecordStream(String)
+        case needsRecordStream(StreamReason)
     }
 
     /// The counts of a run, as the record stream reports them.
@@ -131,29 +134,33 @@ public struct InStoreMigration: Sendable {
     private let sourceURI: String
 
     /// Whether `plan` runs inside the store `reader` reads, and if so, its statements.
+    /// - Throws: `.ioError` when the disk or the file system fails while the store is surveyed (a store that does not
+    ///   fit is a reason for the record stream, not an error).
     public static func prepare(
         plan: MigrationPlan, reader: SQLiteStoreReader, functions: ValueExpressionFunctions = ValueExpressionFunctions()
-    ) -> Preparation {
+    ) throws -> Preparation {
         do {
             let builder = try Builder(plan: plan, reader: reader, functions: functions)
             return .ready(try builder.build())
         } catch let obstacle as Obstacle {
-            return .needsRecordStream(obstacle.reason)
+            return .needsRecordStream(.planNotSupported(obstacle.reason))
         } catch {
-            return .needsRecordStream("the store could not be surveyed: \(error)")
+            if let failure = Self.diskFailure(error, "cannot survey the store") { throw failure }
+            return .needsRecordStream(.storeDoesNotFit("the store could not be surveyed: \(error)"))
         }
     }
 
     /// Writes every destination row into `writer`'s store and checks them; `progress` is called after each entity
     /// with the number of objects written so far.
     ///
-    /// Every error (a damaged source, a source whose tables do not fit its model, a full disk) gives
+    /// A source the statements do not fit (a damaged one, one whose tables do not match its model) gives
     /// `.needsRecordStream` with SQLite's reason, as a row that may break a rule does: the writer is then abandoned
-    /// (its file removed), and the record stream, run next, reports the error precisely, located at the object it
-    /// concerns.
+    /// (its file removed), and the record stream, run next, reports the problem precisely, located at the object it
+    /// concerns. A failure of the disk or the file system (a full disk, an I/O error, a file that cannot be opened) is
+    /// not the plan's or the store's: it is thrown as `.ioError`, and the writer abandoned.
     public func run(
         into writer: SQLiteStoreWriter, progress: ((_ entity: String, _ written: Int) -> Void)? = nil
-    ) -> Outcome {
+    ) throws -> Outcome {
         do {
             return try writer.withAttachedSource(sourceURI) { db -> Outcome in
                 var counts: [String: Int] = [:]
@@ -178,12 +185,12 @@ public struct InStoreMigration: Sendable {
                 for table in sourceTables {
                     let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM src.\(table)") ?? 0
                     guard rows == taken[table, default: 0] else {
-                        throw HandOver(reason: "\(table) has rows whose Z_ENT names none of its entities")
+                        throw HandOver(reason: .storeDoesNotFit("\(table) has rows whose Z_ENT names none of its entities"))
                     }
                 }
                 for check in checks {
                     if let found = try DatabaseValue.fetchOne(db, sql: check.sql) {
-                        throw HandOver(reason: check.reason + found.description)
+                        throw HandOver(reason: .mayBreakRule(check.reason + found.description))
                     }
                 }
                 return .migrated(tally(counts))
@@ -192,8 +199,19 @@ public struct InStoreMigration: Sendable {
             // Thrown, so that the writer is abandoned at once, without finishing the attached run first.
             return .needsRecordStream(handOver.reason)
         } catch {
-            return .needsRecordStream("SQLite could not run the migration in the store: \(DatabaseFailure.reason(of: error))")
+            // The disk's or the file system's failure stops the migration: the record stream would meet it too.
+            if let failure = Self.diskFailure(error, "SQLite could not run the migration in the store") { throw failure }
+            return .needsRecordStream(
+                .storeDoesNotFit("SQLite could not run the migration in the store: \(DatabaseFailure.reason(of: error))"))
         }
+    }
+
+    /// `error` as an `.ioError` when it is SQLite's (or Decant's) report of a failing disk or file system (full, unreadable,
+    /// locked); nil for anything else, which is the store's or the plan's, for the record stream to name.
+    private static func diskFailure(_ error: any Error, _ what: String) -> DecantError? {
+        guard error is DatabaseError || error is DecantError else { return nil }
+        let failure = DatabaseFailure.wrap(error, what, at: Location())
+        return failure.code == .ioError ? failure : nil
     }
 
     /// The counts of a run from the rows taken per source entity, as the record stream counts them.
@@ -220,7 +238,7 @@ public struct InStoreMigration: Sendable {
 
     /// Why a run's rows go to the record stream after all.
     private struct HandOver: Error {
-        var reason: String
+        var reason: StreamReason
     }
 
     /// Why a plan needs the record stream.

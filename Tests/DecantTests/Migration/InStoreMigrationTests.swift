@@ -149,7 +149,7 @@ struct InStoreMigrationTests {
         }
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: inStore)
         let expected = try StoreMigration.migrate(store: store, to: .file(streamed), options: streaming)
-        #expect(expected.engine == "stream")
+        #expect(expected.engine == .stream)
         #expect(try dump(output) == dump(streamed))
         if let oracle {
             #expect(try rows(output, oracle.query) == oracle.rows, "inside SQLite")
@@ -185,7 +185,7 @@ struct InStoreMigrationTests {
                 #"[(2, "note 1 — ünïcödé 'quoted'", 0, 0, 2.5, 2), (10, None, 0, 0, 2.5, 3), "#
                     + #"(24, "note 12 — ünïcödé 'quoted'", 1, 0, 2.5, None)]"#
             ))
-        #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
+        #expect(report.engine == .inStore(format: "sqlite"), "\(report.streamReason?.description ?? "")")
         #expect(report.written == ["Folder": 3, "Note": 40])
         #expect(report.ledgers.allSatisfy { $0.isReconciled })
         #expect(try Data(contentsOf: store) == before)
@@ -197,7 +197,7 @@ struct InStoreMigrationTests {
         let bundle = Self.notes()
         let store = try Self.store(in: folder, bundle: bundle)
         let plan = try StoreMigration.plan(store: store, options: StoreMigration.Options(bundle: bundle))
-        #expect(plan.engine == "sqlite" && plan.streamReason == nil)
+        #expect(plan.engine == .inStore(format: "sqlite") && plan.streamReason == nil)
         #expect(
             PlanDocument(report: plan, store: "notes.sqlite").text.hasSuffix(
                 "into a SQLite store, runs inside SQLite, as Core Data's lightweight migration does"))
@@ -209,7 +209,7 @@ struct InStoreMigrationTests {
             }
         }
         let refused = try StoreMigration.plan(store: store, options: StoreMigration.Options(bundle: strict))
-        #expect(refused.engine == "stream")
+        #expect(refused.engine == .stream)
         #expect(refused.preflight == ["Note.text optional": 8])
         #expect(
             PlanDocument(report: refused, store: "notes.sqlite").text.hasSuffix(
@@ -240,8 +240,8 @@ struct InStoreMigrationTests {
             ))
         #expect(report.written["Note"] == 40)
         // Non-ASCII texts under a minimum length are for the stream to count in characters.
-        #expect(report.engine == "stream")
-        #expect(report.streamReason?.contains("may break a rule") == true)
+        #expect(report.engine == .stream)
+        #expect(report.streamReason?.description.contains("may break a rule") == true)
     }
 
     @Test(arguments: ["min", "max", "required", "unique", "dangling", "type"])
@@ -288,9 +288,9 @@ struct InStoreMigrationTests {
         )
         let report = try Self.sameBothWays(
             store, options: StoreMigration.Options(bundle: bundle), in: folder, rejects: true, oracle: oracle)
-        #expect(report.engine == "stream")
+        #expect(report.engine == .stream)
         // Found by the checks, or (a uniqueness constraint) by the store's own unique index.
-        let reason = report.streamReason ?? ""
+        let reason = report.streamReason?.description ?? ""
         #expect(
             reason.contains("Note/p") || reason.contains("UNIQUE constraint failed: ZNOTE.ZFLAGGED")
                 || reason == "Note.folder may point at an object that does not exist: key 99", "\(reason)")
@@ -325,7 +325,7 @@ struct InStoreMigrationTests {
         #expect(try FileManager.default.attributesOfItem(atPath: copied.path + "-wal")[.size] as? Int ?? 0 > 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: copy.path).sorted()
         let report = try Self.sameBothWays(copied, options: StoreMigration.Options(bundle: bundle), in: folder)
-        #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
+        #expect(report.engine == .inStore(format: "sqlite"), "\(report.streamReason?.description ?? "")")
         // The source's files are untouched, its log included.
         #expect(try FileManager.default.contentsOfDirectory(atPath: copy.path).sorted() == files)
         let output = folder.appendingPathComponent("out.sqlite")
@@ -428,16 +428,16 @@ struct InStoreMigrationTests {
         let sqlite = try SQLiteStore(contentsOf: store)
         let reader = try SQLiteStoreReader(store: sqlite, model: sqlite.resolveModel(bundle: bundle))
         let plan = try MigrationPlan(bundle: bundle, source: reader.model)
-        switch InStoreMigration.prepare(plan: plan, reader: reader) {
+        switch try InStoreMigration.prepare(plan: plan, reader: reader) {
         case .ready(let migration):
             let scratch = store.deletingLastPathComponent().appendingPathComponent("scratch.sqlite")
             let writer = try SQLiteStoreWriter(creating: scratch, model: plan.destination)
             defer { writer.abandon() }
-            switch migration.run(into: writer) {
+            switch try migration.run(into: writer) {
             case .migrated: return nil
-            case .needsRecordStream(let reason): return reason
+            case .needsRecordStream(let reason): return reason.description
             }
-        case .needsRecordStream(let reason): return reason
+        case .needsRecordStream(let reason): return reason.description
         }
     }
 
@@ -453,7 +453,7 @@ struct InStoreMigrationTests {
                 "SELECT Z_PK, ZTEXT, ZTITLE, ZDATE, ZFOLDER FROM ZNOTE ORDER BY Z_PK",
                 "[(1, 'milk', None, \(when), None), (2, 'eggs', None, None, None), (5, None, None, \(when + 60), None)]"
             ))
-        #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
+        #expect(report.engine == .inStore(format: "sqlite"), "\(report.streamReason?.description ?? "")")
         #expect(report.hops.count == 2)
 
         let chain = ChainAndShapeMigrationTests.renameChain()
@@ -470,7 +470,7 @@ struct InStoreMigrationTests {
                 "SELECT Z_PK, ZE, ZCOUNT FROM ZITEM ORDER BY Z_PK",
                 "[" + (1...9).map { "(\($0), 'value \($0)', \($0))" }.joined(separator: ", ") + "]"
             ))
-        #expect(chained.engine == "sqlite", "\(chained.streamReason ?? "")")
+        #expect(chained.engine == .inStore(format: "sqlite"), "\(chained.streamReason?.description ?? "")")
         #expect(chained.hops.count == 4)
     }
 
@@ -494,7 +494,7 @@ struct InStoreMigrationTests {
         try MigrationFixtures.writeStore(at: url, model: p1, records: records)
         // Note's rows move to Item's table under a new entity number; Tag.note keeps its keys.
         let report = try Self.sameBothWays(url, options: StoreMigration.Options(bundle: bundle), in: folder)
-        #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
+        #expect(report.engine == .inStore(format: "sqlite"), "\(report.streamReason?.description ?? "")")
     }
 
     @Test func shapesTheSQLPathDoesNotTakeRunInTheStreamAndSayWhy() throws {
@@ -513,8 +513,8 @@ struct InStoreMigrationTests {
         let reason = try Self.inStoreReason(url, bundle: shapes)
         #expect(reason == "Note.folder is read from folders, which is a to-many")
         let report = try Self.sameBothWays(url, options: StoreMigration.Options(bundle: shapes), in: folder)
-        #expect(report.engine == "stream")
-        #expect(report.streamReason == reason)
+        #expect(report.engine == .stream)
+        #expect(report.streamReason?.description == reason)
 
         // An entity the next version removes: its objects are dropped and counted, as the stream does.
         var note = Entity(name: "Note")
@@ -537,7 +537,7 @@ struct InStoreMigrationTests {
                 "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'ZTAG'), Z_PK, ZTEXT FROM ZNOTE",
                 "[(0, 1, 'b')]"
             ))
-        #expect(removed.engine == "sqlite", "\(removed.streamReason ?? "")")
+        #expect(removed.engine == .inStore(format: "sqlite"), "\(removed.streamReason?.description ?? "")")
         #expect(removed.ledgers.first?.rows["Tag"] == MigrationLedger.Row(read: 1, removed: 1))
 
         // A removal a mapping file states applies delete rules; a `where` filter removes objects too.
@@ -545,8 +545,8 @@ struct InStoreMigrationTests {
         try FileManager.default.createDirectory(at: trash, withIntermediateDirectories: true)
         let (trashStore, _, trashOptions) = try ValidationTests.trash(rule: .cascade, in: trash)
         let filtered = try Self.sameBothWays(trashStore, options: trashOptions, in: trash)
-        #expect(filtered.engine == "stream")
-        #expect(filtered.streamReason?.contains("filters objects") == true, "\(filtered.streamReason ?? "")")
+        #expect(filtered.engine == .stream)
+        #expect(filtered.streamReason?.description.contains("filters objects") == true, "\(filtered.streamReason?.description ?? "")")
     }
 
     @Test(arguments: CorpusMigrationTests.chains) func corpusChainsGiveTheSameStoreBothWays(
@@ -562,6 +562,6 @@ struct InStoreMigrationTests {
         try FileManager.default.createDirectory(at: expectedFolder, withIntermediateDirectories: true)
         let apple = try Fixtures.copyStore(Fixtures.corpus(chain.expected), into: expectedFolder)
         let report = try Self.sameBothWays(store, options: options, in: folder, apple: apple)
-        #expect(report.engine == "sqlite", "\(report.streamReason ?? "")")
+        #expect(report.engine == .inStore(format: "sqlite"), "\(report.streamReason?.description ?? "")")
     }
 }

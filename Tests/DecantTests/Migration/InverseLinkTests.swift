@@ -237,7 +237,7 @@ struct InverseLinkTests {
                 // inverse, which the mapping leaves nil.
                 #expect(message.hasPrefix("Folder.pinned: set from its to-many side on 1 object"))
                 #expect(message.contains("the mapping leaves the inverse Note.pinnedIn nil"))
-                #expect(report.engine == "stream")
+                #expect(report.engine == .stream)
             } else {
                 #expect(try Self.pinnedNotes(output) == 2)
                 #expect(warnings.isEmpty)

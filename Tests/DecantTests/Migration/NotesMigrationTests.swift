@@ -58,7 +58,7 @@ struct NotesMigrationTests {
             to: .file(output),
             options: StoreMigration.Options(bundle: bundle)
         )
-        #expect(report.action == "migrated")
+        #expect(report.action == .migrated)
         #expect(report.hops == ["Notes → Notes 2", "Notes 2 → Notes 3"])
         #expect(report.ledgers.allSatisfy { $0.isReconciled })
         #expect(report.ledgers.last?.rows["Note"]?.written == 3)
@@ -113,11 +113,11 @@ struct NotesMigrationTests {
         let options = StoreMigration.Options(bundle: bundle, destinationVersion: "Notes")
         let copy = folder.appendingPathComponent("copy.sqlite")
         let copied = try StoreMigration.migrate(store: store, to: .file(copy), options: options)
-        #expect(copied.action == "copied")
+        #expect(copied.action == .copied)
         #expect(try MigrationFixtures.read(copy, bundle: bundle) == MigrationFixtures.read(store, bundle: bundle))
         let before = try Data(contentsOf: store)
         let untouched = try StoreMigration.migrate(store: store, to: .inPlace(backup: nil), options: options)
-        #expect(untouched.action == "unchanged")
+        #expect(untouched.action == .unchanged)
         #expect(try Data(contentsOf: store) == before)
     }
 
@@ -151,7 +151,7 @@ struct NotesMigrationTests {
             to: .inPlace(backup: backup),
             options: StoreMigration.Options(bundle: bundle)
         )
-        #expect(again.action == "unchanged")
+        #expect(again.action == .unchanged)
         #expect(again.backup == nil)
         #expect(try Data(contentsOf: backup) == before)
         #expect(try Data(contentsOf: store) == migrated)
