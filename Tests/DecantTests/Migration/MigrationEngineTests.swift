@@ -224,6 +224,20 @@ struct MigrationEngineTests {
         #expect(try Data(contentsOf: store) == before)
     }
 
+    @Test func seedingTakesAMemoSeedThroughTheRegistryItIsGiven() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let (seed, registry) = try Self.memoStore(in: folder, fastPath: .runs)
+        let destination = folder.appendingPathComponent("Notes.sqlite")
+        let report = try Seeding.seed(
+            default: seed, store: destination, options: FormatOptions(bundle: Self.bundle, version: "Memo 1"),
+            registry: registry)
+        #expect(report.action == .seeded)
+        #expect(report.seedFormat == "memo")
+        #expect(report.migratedFrom == "Memo 1")
+        #expect(report.version == "Memo 2")
+        #expect(report.objects == ["Folder": 2, "Note": 5])
+    }
+
     @Test func aDiskFailureInsideSQLiteIsAnIOErrorNotAReasonForTheStream() throws {
         let folder = try Fixtures.temporaryDirectory()
         let bundle = InStoreMigrationTests.notes()
