@@ -21,6 +21,8 @@ public protocol RecordFormat: Sendable {
     /// Starts a writer of a new output at `url` for `model`. Nothing appears at `url` until the writer finishes.
     /// - Throws: `.unsupportedFormat` for formats Decant reads only.
     func makeWriter(at url: URL, model: ObjectModel, options: FormatOptions) throws -> any RecordWriter
+    /// The files that make one store of this format at `url` (``StoreFileSet``); by default the one file or folder.
+    func files(at url: URL) -> StoreFileSet
 }
 
 /// What a format looks at to recognise an input: its path, whether it is a folder, and its first bytes.
