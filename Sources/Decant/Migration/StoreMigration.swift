@@ -269,20 +269,18 @@ public enum StoreMigration: Sendable {
             }
             destination = url
             sinkName = try options.registry.outputFormat(for: url, named: options.outputFormat, fallback: "sqlite").name
-            try StagedOutput.checkCanCreate(url, mayBeFolder: sinkName == "csv")
+            try DestinationLease.checkCanCreate(url, mayBeFolder: sinkName == "csv")
         case .inPlace:
             destination = store
             sinkName = source.name
         }
-        var lock: FileLock?
-        if case .inPlace = target {
-            // One in-place migration of a store at a time; a replacement a crash interrupted is repaired first.
-            lock = try FileLock(
-                at: store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent).decant-lock"))
-            StagedOutput.recoverInterruptedReplacement(of: store)
-        }
-        defer { lock?.unlock() }
-        let staged = StagedOutput(destination: destination)
+        // One in-place migration of a store at a time (the lease locks it, and repairs a replacement a crash
+        // interrupted first).
+        var isInPlace = false
+        if case .inPlace = target { isInPlace = true }
+        let staged = try DestinationLease(
+            destination: destination, format: try options.registry.format(named: sinkName), locking: isInPlace)
+        defer { staged.release() }
         var report: Report
         do {
             guard
@@ -328,21 +326,21 @@ public enum StoreMigration: Sendable {
         }
         // The reader is closed: the migrated store takes the destination's place.
         if case .inPlace(let backup) = target {
-            try staged.commitReplacingStore(backup: backup, displayPath: destination.displayPath)
+            try staged.commit(backup: backup)
             report.backup = backup?.displayPath
             return report
         }
-        try staged.commit(displayPath: destination.displayPath)
+        try staged.commit()
         return report
     }
 
-    /// Reads, migrates and writes into `staged.temporary`; nil when the store is already at the destination version
+    /// Reads, migrates and writes into `staged.staging`; nil when the store is already at the destination version
     /// and the target is the store itself.
     private static func run(
         store: URL,
         source: any RecordFormat,
         sinkName: String,
-        at staged: StagedOutput,
+        at staged: DestinationLease,
         target: Target,
         options: Options,
         logger: Logger,
@@ -388,7 +386,7 @@ public enum StoreMigration: Sendable {
             }
             logger.debug("Migrating through the record stream", metadata: ["reason": "\(streamReason ?? "")"])
         }
-        var writer = try sink.makeWriter(at: staged.temporary, model: plan.destination, options: options.readerOptions)
+        var writer = try sink.makeWriter(at: staged.staging, model: plan.destination, options: options.readerOptions)
         var transform: MigrationTransform?
         var removals: [RemovedObjects] = []
         if !plan.isUpToDate {
@@ -445,13 +443,13 @@ public enum StoreMigration: Sendable {
         case handedOver(String)
     }
 
-    /// Runs `migration` into a SQLite store at `staged.temporary`. When the record stream must run it instead, its
+    /// Runs `migration` into a SQLite store at `staged.staging`. When the record stream must run it instead, its
     /// writer is abandoned, so nothing is left.
     private static func runInStore(
-        _ migration: InStoreMigration, plan: MigrationPlan, sink: any RecordFormat, staged: StagedOutput,
+        _ migration: InStoreMigration, plan: MigrationPlan, sink: any RecordFormat, staged: DestinationLease,
         options: Options, progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> InStoreRun {
-        var made = try sink.makeWriter(at: staged.temporary, model: plan.destination, options: options.readerOptions)
+        var made = try sink.makeWriter(at: staged.staging, model: plan.destination, options: options.readerOptions)
         guard let writer = made as? SQLiteStoreWriter else {
             made.abandon()
             return .handedOver("the \(sink.name) writer is not a SQLite store's")

@@ -8,8 +8,8 @@ public import Foundation
 /// Safe where hand-written versions lose data: the copy is one consistent set (a SQLite seed's `-wal` content
 /// included, its external-data folder beside it, nothing from another copy), built under a temporary name in the
 /// destination's folder, flushed to disk and renamed into place; it runs under an advisory lock beside the
-/// destination, so two seeders started together make one copy and both succeed; a temporary copy left by a run
-/// that crashed is removed and the seeding starts again. A seed in another format (JSON, CSV) becomes a new SQLite
+/// destination (a ``DestinationLease``), so two seeders started together make one copy and both succeed; a
+/// temporary copy left by a run that crashed is removed and the seeding starts again. A seed in another format (JSON, CSV) becomes a new SQLite
 /// store for the model given.
 ///
 /// ```swift
@@ -91,30 +91,29 @@ public enum Seeding: Sendable {
         var options = options
         if let migration { options.bundle = migration.bundle }
         let format = try registry.inputFormat(of: seed, named: nil)
-        try StagedOutput.checkCanCreate(destination)
+        try DestinationLease.checkCanCreate(destination)
         let folder = destination.deletingLastPathComponent()
-        let name = destination.lastPathComponent
-        let lock = try FileLock(at: folder.appendingPathComponent(".\(name).decant-lock"))
-        defer { lock.unlock() }
-        StagedOutput.recoverInterruptedReplacement(of: destination)
+        // The destination's lease, locked (an interrupted replacement repaired).
+        let lease = try DestinationLease(destination: destination, format: SQLiteFormat(), locking: true)
+        defer { lease.release() }
         var report = Report(
             action: .alreadySeeded, store: destination.displayPath, seed: seed.displayPath, seedFormat: format.name,
             version: nil, objects: [:])
         if !FileManager.default.fileExists(atPath: destination.path) {
-            try removeLeftovers(of: destination)
+            lease.removeLeftovers()
             guard let migration else {
                 if format is SQLiteFormat {
-                    try copySQLiteSeed(seed, to: destination)
+                    try copySQLiteSeed(seed, into: lease)
                 } else {
                     _ = try StoreConversion.convert(from: seed, to: destination, options: options, registry: registry)
                 }
-                try FileLock.synchronize(folder)
+                try DestinationLease.synchronize(folder)
                 report.action = .seeded
                 report.objects = try SQLiteStore(contentsOf: destination).objectCounts()
                 return report
             }
             return try seedMigrating(
-                seed, format: format, to: destination, options: options, migration: migration, registry: registry,
+                seed, format: format, into: lease, options: options, migration: migration, registry: registry,
                 report: report)
         }
         let store = try SQLiteStore(contentsOf: destination)
@@ -152,7 +151,7 @@ public enum Seeding: Sendable {
                     + "\(bundle.versions[target].versionName ?? "?"); it is left as it is",
                 at: Location(path: destination.displayPath))
         }
-        lock.unlock()
+        lease.release()
         return try migrateInPlace(destination, from: matched, report: report, migration: migration)
     }
 
@@ -160,9 +159,10 @@ public enum Seeding: Sendable {
     /// migrated to the destination version (or, already there, moved) into place, and the folder removed. A
     /// failure leaves the destination absent.
     private static func seedMigrating(
-        _ seed: URL, format: any RecordFormat, to destination: URL, options: FormatOptions,
+        _ seed: URL, format: any RecordFormat, into lease: DestinationLease, options: FormatOptions,
         migration: StoreMigration.Options, registry: FormatRegistry, report: Report
     ) throws -> Report {
+        let destination = lease.destination
         let folder = destination.deletingLastPathComponent()
         let staging = folder.appendingPathComponent(
             ".\(destination.lastPathComponent).decant-seed-\(UUID().uuidString)", isDirectory: true)
@@ -176,7 +176,7 @@ public enum Seeding: Sendable {
         }
         let copy = staging.appendingPathComponent(destination.lastPathComponent)
         if format is SQLiteFormat {
-            try copySQLiteSeed(seed, to: copy)
+            try copySQLiteSet(seed, to: SQLiteFormat().files(at: copy), shownAs: copy.displayPath)
         } else {
             _ = try StoreConversion.convert(from: seed, to: copy, options: options, registry: registry)
         }
@@ -188,13 +188,13 @@ public enum Seeding: Sendable {
         result.version = plan.destinationVersion
         if plan.isUpToDate {
             // At the destination version already: the copy goes into place as it is.
-            try copySQLiteSeed(copy, to: destination)
+            try copySQLiteSeed(copy, into: lease)
         } else {
             let migrated = try StoreMigration.migrate(store: copy, to: .file(destination), options: settings)
             result.migratedFrom = migrated.sourceVersion
             result.warnings = migrated.warnings
         }
-        try FileLock.synchronize(folder)
+        try DestinationLease.synchronize(folder)
         result.objects = try SQLiteStore(contentsOf: destination).objectCounts(model: plan.destination)
         return result
     }
@@ -222,48 +222,32 @@ public enum Seeding: Sendable {
         return result
     }
 
-    /// Copies a SQLite seed as one consistent set under temporary names, then renames the support folder and the
-    /// database into place (the database last: its presence means "seeded").
-    private static func copySQLiteSeed(_ seed: URL, to destination: URL) throws {
-        let staged = StagedOutput(destination: destination)
-        let seedSupport = StoreFiles(database: seed).externalDataFolder.deletingLastPathComponent()
-        let support = StoreFiles(database: destination).externalDataFolder.deletingLastPathComponent()
-        let stagedSupport = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).decant-support-\(UUID().uuidString)")
+    /// Copies a SQLite seed as one consistent set into the lease's staging location, then moves it into place (its
+    /// support folder first, the database last: its presence means "seeded").
+    private static func copySQLiteSeed(_ seed: URL, into lease: DestinationLease) throws {
         do {
-            try SQLiteStore.copyConsistently(from: seed, to: staged.temporary)
-            if FileManager.default.fileExists(atPath: seedSupport.path) {
-                try FileManager.default.copyItem(at: seedSupport, to: stagedSupport)
-                try FileManager.default.moveItem(at: stagedSupport, to: support)
-            }
-            try staged.commit(displayPath: destination.displayPath)
-        } catch let error as DecantError {
-            staged.discard()
-            try? FileManager.default.removeItem(at: stagedSupport)
-            throw error
+            try copySQLiteSet(seed, to: lease.stagingFiles, shownAs: lease.displayPath)
+            try lease.commit()
         } catch {
-            staged.discard()
-            try? FileManager.default.removeItem(at: stagedSupport)
-            throw DecantError(
-                .cannotCreateOutput, "cannot copy the seed's external data", at: Location(path: destination.displayPath),
-                underlyingError: error)
+            lease.discard()
+            throw error
         }
     }
 
-    /// Removes what a crashed seeding or conversion left for this destination: temporary copies, and a support
-    /// folder without its store.
-    private static func removeLeftovers(of destination: URL) throws {
-        let folder = destination.deletingLastPathComponent()
-        let name = destination.lastPathComponent
-        let base = destination.deletingPathExtension().lastPathComponent
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        for entry in entries where entry.hasPrefix(".\(name).decant-") && entry != ".\(name).decant-lock" {
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent(entry))
+    /// Copies the SQLite store at `seed` as one consistent set (``SQLiteStore/copyConsistently(from:to:)``) to
+    /// `files`: its database at `files.main`, each support folder it has to the one of `files` (the set is shown as
+    /// `shown` in messages).
+    private static func copySQLiteSet(_ seed: URL, to files: StoreFileSet, shownAs shown: String) throws {
+        try SQLiteStore.copyConsistently(from: seed, to: files.main)
+        for (from, into) in zip(SQLiteFormat().files(at: seed).supportFolders, files.supportFolders)
+        where FileManager.default.fileExists(atPath: from.path) {
+            do {
+                try FileManager.default.copyItem(at: from, to: into)
+            } catch {
+                throw DecantError(
+                    .cannotCreateOutput, "cannot copy the seed's external data", at: Location(path: shown),
+                    underlyingError: error)
+            }
         }
-        for suffix in StagedOutput.companionSuffixes {
-            try? FileManager.default.removeItem(atPath: destination.path + suffix)
-        }
-        let support = folder.appendingPathComponent(".\(base)_SUPPORT")
-        try? FileManager.default.removeItem(at: support)
     }
 }

@@ -54,4 +54,8 @@ public struct StoreFileSet: Sendable, Hashable {
 extension RecordFormat {
     /// One file or one folder at `url`: the set of formats that keep nothing beside their output.
     public func files(at url: URL) -> StoreFileSet { StoreFileSet.single(url) }
+
+    /// Any output may be replaced (whether a folder may, ``DestinationLease/checkCanCreate(_:mayBeFolder:displayPath:)``
+    /// says before any work).
+    public func checkReplaceable(_ url: URL, displayPath: String) throws {}
 }
