@@ -163,4 +163,45 @@ struct DestinationLeaseTests {
         #expect(try Self.entries(folder) == ["r.sqlite"])
         #expect(try Data(contentsOf: store) == before)
     }
+
+    /// `seed` holds one lock through the migration it runs: while the migration writes, the destination's lock is
+    /// held on the very lock file the seeding took (a seeding that let go and locked again would have removed it
+    /// and made a new one), and a second seeder started then waits for it and finds the store current.
+    @Test func seedHoldsItsLockThroughTheNestedMigration() throws {
+        let bundle = try MigrationFixtures.notes()
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let seed = folder.appendingPathComponent("NotesV1.sqlite")
+        try Self.notesV1(at: seed, bundle: bundle)
+        let destination = folder.appendingPathComponent("App.sqlite")
+        try FileManager.default.copyItem(at: seed, to: destination)
+        // The lock file a killed run left: the seeding takes it over. Held open here, its inode cannot be reused.
+        let lockFile = DestinationLease.lockFile(for: destination)
+        #expect(FileManager.default.createFile(atPath: lockFile.path, contents: Data()))
+        let handle = try FileHandle(forReadingFrom: lockFile)
+        defer { try? handle.close() }
+        var taken = stat()
+        #expect(fstat(handle.fileDescriptor, &taken) == 0)
+
+        var observed: (sameFile: Bool, locked: Bool)?
+        let second = Results()
+        let group = DispatchGroup()
+        let report = try Seeding.seed(default: seed, store: destination, options: FormatOptions(bundle: bundle)) { _, _ in
+            guard observed == nil else { return }
+            var named = stat()
+            let same = stat(lockFile.path, &named) == 0 && named.st_dev == taken.st_dev && named.st_ino == taken.st_ino
+            observed = (same, DestinationLease.isLocked(destination))
+            DispatchQueue.global().async(group: group) {
+                second.add(Result { try Seeding.seed(default: seed, store: destination, options: FormatOptions(bundle: bundle)).action })
+            }
+        }
+        group.wait()
+        #expect(report.action == .migrated)
+        let seen = try #require(observed, "the nested migration reported progress")
+        #expect(seen.sameFile, "the lock file the seeding took is the one held through its migration")
+        #expect(seen.locked)
+        #expect(try second.all.map { try $0.get() } == [.alreadySeeded])
+        #expect(try SQLiteStore(contentsOf: destination).metadata.entityVersionHashes == bundle.currentVersion?.entityVersionHashes)
+        #expect(try Self.entries(folder) == ["App.sqlite", "App.sqlite.backup-Notes", "NotesV1.sqlite"])
+    }
 }

@@ -52,6 +52,19 @@ public enum StoreConversion: Sendable {
         registry: FormatRegistry = .builtIn, logger: Logger = Logger(label: "decant.convert"),
         progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
+        try convert(
+            from: input, to: output, inputFormat: inputFormat, outputFormat: outputFormat, options: options,
+            selection: selection, registry: registry, lease: nil, logger: logger, progress: progress)
+    }
+
+    /// Converts `input` into `output` under `lease`, the lease of `output` a job that runs this conversion holds
+    /// (a seeding), or under a lease of its own when nil.
+    package static func convert(
+        from input: URL, to output: URL, inputFormat: String? = nil, outputFormat: String? = nil,
+        options: FormatOptions = FormatOptions(), selection: RecordSelection = RecordSelection(),
+        registry: FormatRegistry = .builtIn, lease given: DestinationLease?,
+        logger: Logger = Logger(label: "decant.convert"), progress: ((_ entity: String, _ written: Int) -> Void)? = nil
+    ) throws -> Report {
         guard input.standardizedFileURL.resolvingSymlinksInPath() != output.standardizedFileURL.resolvingSymlinksInPath()
         else {
             throw DecantError(
@@ -60,8 +73,13 @@ public enum StoreConversion: Sendable {
         let source = try registry.inputFormat(of: input, named: inputFormat, formatOption: "--from")
         let sink = try registry.outputFormat(for: output, named: outputFormat, fallback: "sqlite")
         try DestinationLease.checkCanCreate(output, mayBeFolder: sink.name == "csv")
-        let lease = try DestinationLease(destination: output, format: sink)
-        defer { lease.release() }
+        let lease = try given ?? DestinationLease(destination: output, format: sink)
+        guard lease.destination == output else {
+            throw DecantError(
+                .internalError, "the lease given is of \(lease.displayPath), not of the output",
+                at: Location(path: output.displayPath))
+        }
+        defer { if given == nil { lease.release() } }
         do {
             let report = try copy(
                 input, source: source, sink: sink, into: lease, options: options, selection: selection, logger: logger,

@@ -253,6 +253,19 @@ public enum StoreMigration: Sendable {
         logger: Logger = Logger(label: "decant.migrate"),
         progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
+        try migrate(store: store, to: target, options: options, lease: nil, logger: logger, progress: progress)
+    }
+
+    /// Migrates `store` to `target` under `lease`, the lease of the destination a job that runs this migration holds
+    /// (a seeding: its lock is then held once through both), or under a lease of its own when nil.
+    package static func migrate(
+        store: URL,
+        to target: Target,
+        options: Options,
+        lease given: DestinationLease?,
+        logger: Logger = Logger(label: "decant.migrate"),
+        progress: ((_ entity: String, _ written: Int) -> Void)? = nil
+    ) throws -> Report {
         let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
         let destination: URL
         let sinkName: String
@@ -278,9 +291,14 @@ public enum StoreMigration: Sendable {
         // interrupted first).
         var isInPlace = false
         if case .inPlace = target { isInPlace = true }
-        let staged = try DestinationLease(
+        let staged = try given ?? DestinationLease(
             destination: destination, format: try options.registry.format(named: sinkName), locking: isInPlace)
-        defer { staged.release() }
+        guard staged.destination == destination, !isInPlace || staged.holdsLock else {
+            throw DecantError(
+                .internalError, "the lease given is of \(staged.displayPath), not a held lease of the destination",
+                at: Location(path: destination.displayPath))
+        }
+        defer { if given == nil { staged.release() } }
         var report: Report
         do {
             guard

@@ -8,8 +8,9 @@ public import Foundation
 /// Safe where hand-written versions lose data: the copy is one consistent set (a SQLite seed's `-wal` content
 /// included, its external-data folder beside it, nothing from another copy), built under a temporary name in the
 /// destination's folder, flushed to disk and renamed into place; it runs under an advisory lock beside the
-/// destination (a ``DestinationLease``), so two seeders started together make one copy and both succeed; a
-/// temporary copy left by a run that crashed is removed and the seeding starts again. A seed in another format (JSON, CSV) becomes a new SQLite
+/// destination (one ``DestinationLease``, held through the migration or conversion the seeding runs), so two
+/// seeders started together make one copy and both succeed; a temporary copy left by a run that crashed is removed
+/// and the seeding starts again. A seed in another format (JSON, CSV) becomes a new SQLite
 /// store for the model given.
 ///
 /// ```swift
@@ -75,13 +76,15 @@ public enum Seeding: Sendable {
     /// `migration` gives the migration's settings (mappings, rejects, version order through its bundle, …); when
     /// nil they are built from `options.bundle` and `options`. A migration searches the project of the model at
     /// `migration.modelURL` for Xcode mapping models (``MappingSearch``) unless `migration.searchesForMappings` is
-    /// false, as `decant migrate` does; without a `modelURL` there is no search.
+    /// false, as `decant migrate` does; without a `modelURL` there is no search. `progress` is the migration's
+    /// (``StoreMigration/migrate(store:to:options:logger:progress:)``).
     /// - Throws: ``DecantError``: `.fileNotFound` for a missing seed, `.modelMismatch` for a destination that
     ///   is newer or of no version, the seed reader's and the migration's errors, `.cannotCreateOutput` when the
     ///   folder is not writable. On any error the destination is left absent or exactly as it was.
     public static func seed(
         default seed: URL, store destination: URL, options: FormatOptions = FormatOptions(),
-        migration: StoreMigration.Options? = nil, registry: FormatRegistry = .builtIn
+        migration: StoreMigration.Options? = nil, registry: FormatRegistry = .builtIn,
+        progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
         var migration = migration
         if migration == nil, let bundle = options.bundle {
@@ -93,7 +96,8 @@ public enum Seeding: Sendable {
         let format = try registry.inputFormat(of: seed, named: nil)
         try DestinationLease.checkCanCreate(destination)
         let folder = destination.deletingLastPathComponent()
-        // The destination's lease, locked (an interrupted replacement repaired).
+        // One lease of the destination, locked (an interrupted replacement repaired), held to the end and handed to
+        // the conversion or migration the seeding runs: no moment without the lock for another seeder to enter.
         let lease = try DestinationLease(destination: destination, format: SQLiteFormat(), locking: true)
         defer { lease.release() }
         var report = Report(
@@ -105,7 +109,8 @@ public enum Seeding: Sendable {
                 if format is SQLiteFormat {
                     try copySQLiteSeed(seed, into: lease)
                 } else {
-                    _ = try StoreConversion.convert(from: seed, to: destination, options: options, registry: registry)
+                    _ = try StoreConversion.convert(
+                        from: seed, to: destination, options: options, registry: registry, lease: lease)
                 }
                 try DestinationLease.synchronize(folder)
                 report.action = .seeded
@@ -114,7 +119,7 @@ public enum Seeding: Sendable {
             }
             return try seedMigrating(
                 seed, format: format, into: lease, options: options, migration: migration, registry: registry,
-                report: report)
+                report: report, progress: progress)
         }
         let store = try SQLiteStore(contentsOf: destination)
         guard let migration else {
@@ -151,8 +156,8 @@ public enum Seeding: Sendable {
                     + "\(bundle.versions[target].versionName ?? "?"); it is left as it is",
                 at: Location(path: destination.displayPath))
         }
-        lease.release()
-        return try migrateInPlace(destination, from: matched, report: report, migration: migration)
+        return try migrateInPlace(
+            destination, from: matched, report: report, migration: migration, lease: lease, progress: progress)
     }
 
     /// Seeds an absent `destination` from `seed` through a copy in a folder of its own beside it: the copy is
@@ -160,7 +165,8 @@ public enum Seeding: Sendable {
     /// failure leaves the destination absent.
     private static func seedMigrating(
         _ seed: URL, format: any RecordFormat, into lease: DestinationLease, options: FormatOptions,
-        migration: StoreMigration.Options, registry: FormatRegistry, report: Report
+        migration: StoreMigration.Options, registry: FormatRegistry, report: Report,
+        progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report {
         let destination = lease.destination
         let folder = destination.deletingLastPathComponent()
@@ -190,7 +196,8 @@ public enum Seeding: Sendable {
             // At the destination version already: the copy goes into place as it is.
             try copySQLiteSeed(copy, into: lease)
         } else {
-            let migrated = try StoreMigration.migrate(store: copy, to: .file(destination), options: settings)
+            let migrated = try StoreMigration.migrate(
+                store: copy, to: .file(destination), options: settings, lease: lease, progress: progress)
             result.migratedFrom = migrated.sourceVersion
             result.warnings = migrated.warnings
         }
@@ -202,7 +209,8 @@ public enum Seeding: Sendable {
     /// Migrates an existing store of an older version to the destination version, in place, after a backup beside
     /// it (`Store.sqlite.backup-<version>`).
     private static func migrateInPlace(
-        _ store: URL, from version: ObjectModel, report: Report, migration: StoreMigration.Options
+        _ store: URL, from version: ObjectModel, report: Report, migration: StoreMigration.Options,
+        lease: DestinationLease, progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report {
         let base = "\(store.displayPath).backup-\(version.versionName ?? "old")".replacingOccurrences(of: " ", with: "-")
         var backup = URL(fileURLWithPath: base)
@@ -211,7 +219,8 @@ public enum Seeding: Sendable {
             backup = URL(fileURLWithPath: "\(base)-\(number)")
             number += 1
         }
-        let migrated = try StoreMigration.migrate(store: store, to: .inPlace(backup: backup), options: migration)
+        let migrated = try StoreMigration.migrate(
+            store: store, to: .inPlace(backup: backup), options: migration, lease: lease, progress: progress)
         var result = report
         result.action = migrated.action == "migrated" ? .migrated : .alreadySeeded
         result.migratedFrom = migrated.sourceVersion
