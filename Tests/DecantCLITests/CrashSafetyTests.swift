@@ -145,7 +145,7 @@ struct CrashSafetyTests {
             _ = try Self.kill(arguments, when: Self.destinationAppears(output))
             #expect(try Data(contentsOf: source) == sourceBytes, "commit \(attempt)")
             try Self.checkAbsentOrComplete(output, counts: counts, moment: Self.moments + attempt)
-            StagedOutput.remove(output)
+            SQLiteFormat().files(at: output).remove()
         }
     }
 
@@ -179,7 +179,7 @@ struct CrashSafetyTests {
             _ = try Self.kill(arguments, when: Self.destinationAppears(destination))
             #expect(try Data(contentsOf: seed) == seedBytes, "commit \(attempt)")
             try Self.checkAbsentOrComplete(destination, counts: counts, moment: Self.moments + attempt)
-            StagedOutput.remove(destination)
+            SQLiteFormat().files(at: destination).remove()
         }
     }
 }

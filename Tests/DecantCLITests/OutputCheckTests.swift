@@ -5,7 +5,7 @@ import Testing
 
 /// Output problems are found before any work, with exit 73, naming the output as typed (never the hidden staging
 /// name): a missing folder, a folder given as the file, a file where the folder should be. Through the binary, for
-/// migrate, seed and convert (the check is the library's, `StagedOutput.checkCanCreate`).
+/// migrate, seed and convert (the check is the library's, `DestinationLease.checkCanCreate`).
 @Suite("output checks before any work", .serialized)
 struct OutputCheckTests {
 

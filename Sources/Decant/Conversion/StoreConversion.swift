@@ -52,6 +52,19 @@ public enum StoreConversion: Sendable {
         registry: FormatRegistry = .builtIn, logger: Logger = Logger(label: "decant.convert"),
         progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
+        try convert(
+            from: input, to: output, inputFormat: inputFormat, outputFormat: outputFormat, options: options,
+            selection: selection, registry: registry, lease: nil, logger: logger, progress: progress)
+    }
+
+    /// Converts `input` into `output` under `lease`, the lease of `output` a job that runs this conversion holds
+    /// (a seeding), or under a lease of its own when nil.
+    package static func convert(
+        from input: URL, to output: URL, inputFormat: String? = nil, outputFormat: String? = nil,
+        options: FormatOptions = FormatOptions(), selection: RecordSelection = RecordSelection(),
+        registry: FormatRegistry = .builtIn, lease given: DestinationLease?,
+        logger: Logger = Logger(label: "decant.convert"), progress: ((_ entity: String, _ written: Int) -> Void)? = nil
+    ) throws -> Report {
         guard input.standardizedFileURL.resolvingSymlinksInPath() != output.standardizedFileURL.resolvingSymlinksInPath()
         else {
             throw DecantError(
@@ -59,7 +72,33 @@ public enum StoreConversion: Sendable {
         }
         let source = try registry.inputFormat(of: input, named: inputFormat, formatOption: "--from")
         let sink = try registry.outputFormat(for: output, named: outputFormat, fallback: "sqlite")
-        try StagedOutput.checkCanCreate(output, mayBeFolder: sink.name == "csv")
+        try DestinationLease.checkCanCreate(output, mayBeFolder: sink.name == "csv")
+        let lease = try given ?? DestinationLease(destination: output, format: sink)
+        guard lease.destination == output else {
+            throw DecantError(
+                .internalError, "the lease given is of \(lease.displayPath), not of the output",
+                at: Location(path: output.displayPath))
+        }
+        defer { if given == nil { lease.release() } }
+        do {
+            let report = try copy(
+                input, source: source, sink: sink, into: lease, options: options, selection: selection, logger: logger,
+                progress: progress)
+            try lease.commit()
+            return report
+        } catch {
+            lease.discard()
+            throw error
+        }
+    }
+
+    /// Copies `input` into `lease`'s staging location; the caller commits it.
+    private static func copy(
+        _ input: URL, source: any RecordFormat, sink: any RecordFormat, into lease: DestinationLease,
+        options: FormatOptions, selection: RecordSelection, logger: Logger,
+        progress: ((_ entity: String, _ written: Int) -> Void)?
+    ) throws -> Report {
+        let output = lease.destination
         var (reader, residual) = try openSelected(source, at: input, options: options, selection: selection)
         let model = reader.model
         logger.debug(
@@ -68,7 +107,7 @@ public enum StoreConversion: Sendable {
                 "input.path": "\(input.displayPath)", "input.format": "\(source.name)",
                 "output.format": "\(sink.name)", "model.version": "\(model.versionName ?? "Z_MODELCACHE")",
             ])
-        var writer = try sink.makeWriter(at: output, model: model, options: options)
+        var writer = try sink.makeWriter(at: lease.staging, model: model, options: options)
         var transform: SelectionTransform?
         if selection.leavesObjectsOut {
             var (first, _) = try openSelected(source, at: input, options: options, selection: selection)

@@ -98,7 +98,7 @@ public struct ModelLock: Codable, Sendable, Hashable {
     public func write(to url: URL) throws {
         var data = try jsonDocument()
         data.append(0x0A)
-        try StagedOutput(destination: url).write(data, what: "lock file")
+        try DestinationLease(destination: url).write(data, what: "lock file")
     }
 
     /// Compares `current` (the model as it is now) with this lock.

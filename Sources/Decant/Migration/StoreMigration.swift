@@ -279,6 +279,19 @@ public enum StoreMigration: Sendable {
         logger: Logger = Logger(label: "decant.migrate"),
         progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
+        try migrate(store: store, to: target, options: options, lease: nil, logger: logger, progress: progress)
+    }
+
+    /// Migrates `store` to `target` under `lease`, the lease of the destination a job that runs this migration holds
+    /// (a seeding: its lock is then held once through both), or under a lease of its own when nil.
+    package static func migrate(
+        store: URL,
+        to target: Target,
+        options: Options,
+        lease given: DestinationLease?,
+        logger: Logger = Logger(label: "decant.migrate"),
+        progress: ((_ entity: String, _ written: Int) -> Void)? = nil
+    ) throws -> Report {
         let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
         let destination: URL
         let sink: any RecordFormat
@@ -295,20 +308,23 @@ public enum StoreMigration: Sendable {
             }
             destination = url
             sink = try options.registry.outputFormat(for: url, named: options.outputFormat, fallback: "sqlite")
-            try StagedOutput.checkCanCreate(url, mayBeFolder: sink.name == "csv")
+            try DestinationLease.checkCanCreate(url, mayBeFolder: sink.name == "csv")
         case .inPlace:
             destination = store
             sink = source
         }
-        var lock: FileLock?
-        if case .inPlace = target {
-            // One in-place migration of a store at a time; a replacement a crash interrupted is repaired first.
-            lock = try FileLock(
-                at: store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent).decant-lock"))
-            StagedOutput.recoverInterruptedReplacement(of: store)
+        // One in-place migration of a store at a time (the lease locks it, and repairs a replacement a crash
+        // interrupted first).
+        var isInPlace = false
+        if case .inPlace = target { isInPlace = true }
+        let staged = try given ?? DestinationLease(
+            destination: destination, format: sink, locking: isInPlace)
+        guard staged.destination == destination, !isInPlace || staged.holdsLock else {
+            throw DecantError(
+                .internalError, "the lease given is of \(staged.displayPath), not a held lease of the destination",
+                at: Location(path: destination.displayPath))
         }
-        defer { lock?.unlock() }
-        let staged = StagedOutput(destination: destination)
+        defer { if given == nil { staged.release() } }
         var report: Report
         do {
             guard
@@ -354,22 +370,22 @@ public enum StoreMigration: Sendable {
         }
         // The reader is closed: the migrated store takes the destination's place.
         if case .inPlace(let backup) = target {
-            try staged.commitReplacingStore(backup: backup, displayPath: destination.displayPath)
+            try staged.commit(backup: backup)
             report.backup = backup?.displayPath
             return report
         }
-        try staged.commit(displayPath: destination.displayPath)
+        try staged.commit()
         return report
     }
 
-    /// Reads, migrates and writes into `staged.temporary`: inside the store when the output format can and takes the
+    /// Reads, migrates and writes into `staged.staging`: inside the store when the output format can and takes the
     /// plan, else through the record stream. Nil when the store is already at the destination version and the target
     /// is the store itself.
     private static func run(
         store: URL,
         source: any RecordFormat,
         sink: any RecordFormat,
-        at staged: StagedOutput,
+        at staged: DestinationLease,
         target: Target,
         options: Options,
         logger: Logger,
@@ -398,7 +414,7 @@ public enum StoreMigration: Sendable {
         var result: MigrationResult?
         switch try inStorePreparation(plan: plan, reader: reader, source: source, sink: sink, options: options) {
         case .ready(let migration)?:
-            switch try migration.run(into: staged.temporary, progress: progress) {
+            switch try migration.run(into: staged.staging, progress: progress) {
             case .migrated(let migrated):
                 logger.debug("Migrated inside the store", metadata: ["engine": "\(migration.engine)"])
                 result = migrated
@@ -418,7 +434,7 @@ public enum StoreMigration: Sendable {
                 try source.makeReader(at: store, options: options.readerOptions)
             }
             guard case .ready(let migration) = try stream.prepare(plan: plan, reader: reader, sink: sink),
-                case .migrated(let migrated) = try migration.run(into: staged.temporary, progress: progress)
+                case .migrated(let migrated) = try migration.run(into: staged.staging, progress: progress)
             else {
                 throw DecantError(.internalError, "the record stream declined a plan", at: Location(path: store.displayPath))
             }

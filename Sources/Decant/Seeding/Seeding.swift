@@ -8,8 +8,9 @@ public import Foundation
 /// Safe where hand-written versions lose data: the copy is one consistent set (a SQLite seed's `-wal` content
 /// included, its external-data folder beside it, nothing from another copy), built under a temporary name in the
 /// destination's folder, flushed to disk and renamed into place; it runs under an advisory lock beside the
-/// destination, so two seeders started together make one copy and both succeed; a temporary copy left by a run
-/// that crashed is removed and the seeding starts again. A seed in another format (JSON, CSV) becomes a new SQLite
+/// destination (one ``DestinationLease``, held through the migration or conversion the seeding runs), so two
+/// seeders started together make one copy and both succeed; a temporary copy left by a run that crashed is removed
+/// and the seeding starts again. A seed in another format (JSON, CSV) becomes a new SQLite
 /// store for the model given.
 ///
 /// ```swift
@@ -75,13 +76,15 @@ public enum Seeding: Sendable {
     /// `migration` gives the migration's settings (mappings, rejects, version order through its bundle, …); when
     /// nil they are built from `options.bundle` and `options`. A migration searches the project of the model at
     /// `migration.modelURL` for Xcode mapping models (``MappingSearch``) unless `migration.searchesForMappings` is
-    /// false, as `decant migrate` does; without a `modelURL` there is no search.
+    /// false, as `decant migrate` does; without a `modelURL` there is no search. `progress` is the migration's
+    /// (``StoreMigration/migrate(store:to:options:logger:progress:)``).
     /// - Throws: ``DecantError``: `.fileNotFound` for a missing seed, `.modelMismatch` for a destination that
     ///   is newer or of no version, the seed reader's and the migration's errors, `.cannotCreateOutput` when the
     ///   folder is not writable. On any error the destination is left absent or exactly as it was.
     public static func seed(
         default seed: URL, store destination: URL, options: FormatOptions = FormatOptions(),
-        migration: StoreMigration.Options? = nil, registry: FormatRegistry = .builtIn
+        migration: StoreMigration.Options? = nil, registry: FormatRegistry = .builtIn,
+        progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
         var migration = migration
         if migration == nil, let bundle = options.bundle {
@@ -91,31 +94,32 @@ public enum Seeding: Sendable {
         var options = options
         if let migration { options.bundle = migration.bundle }
         let format = try registry.inputFormat(of: seed, named: nil)
-        try StagedOutput.checkCanCreate(destination)
+        try DestinationLease.checkCanCreate(destination)
         let folder = destination.deletingLastPathComponent()
-        let name = destination.lastPathComponent
-        let lock = try FileLock(at: folder.appendingPathComponent(".\(name).decant-lock"))
-        defer { lock.unlock() }
-        StagedOutput.recoverInterruptedReplacement(of: destination)
+        // One lease of the destination, locked (an interrupted replacement repaired), held to the end and handed to
+        // the conversion or migration the seeding runs: no moment without the lock for another seeder to enter.
+        let lease = try DestinationLease(destination: destination, format: try registry.format(named: "sqlite"), locking: true)
+        defer { lease.release() }
         var report = Report(
             action: .alreadySeeded, store: destination.displayPath, seed: seed.displayPath, seedFormat: format.name,
             version: nil, objects: [:])
         if !FileManager.default.fileExists(atPath: destination.path) {
-            try removeLeftovers(of: destination)
+            lease.removeLeftovers()
             guard let migration else {
                 if let store = format as? any StoreCopyingFormat {
-                    try copySeed(seed, to: destination, as: store)
+                    try copySeed(seed, into: lease, as: store)
                 } else {
-                    _ = try StoreConversion.convert(from: seed, to: destination, options: options, registry: registry)
+                    _ = try StoreConversion.convert(
+                        from: seed, to: destination, options: options, registry: registry, lease: lease)
                 }
-                try FileLock.synchronize(folder)
+                try DestinationLease.synchronize(folder)
                 report.action = .seeded
                 report.objects = try SQLiteStore(contentsOf: destination).objectCounts()
                 return report
             }
             return try seedMigrating(
-                seed, format: format, to: destination, options: options, migration: migration, registry: registry,
-                report: report)
+                seed, format: format, into: lease, options: options, migration: migration, registry: registry,
+                report: report, progress: progress)
         }
         let store = try SQLiteStore(contentsOf: destination)
         guard let migration else {
@@ -152,17 +156,19 @@ public enum Seeding: Sendable {
                     + "\(bundle.versions[target].versionName ?? "?"); it is left as it is",
                 at: Location(path: destination.displayPath))
         }
-        lock.unlock()
-        return try migrateInPlace(destination, from: matched, report: report, migration: migration)
+        return try migrateInPlace(
+            destination, from: matched, report: report, migration: migration, lease: lease, progress: progress)
     }
 
     /// Seeds an absent `destination` from `seed` through a copy in a folder of its own beside it: the copy is
     /// migrated to the destination version (or, already there, moved) into place, and the folder removed. A
     /// failure leaves the destination absent.
     private static func seedMigrating(
-        _ seed: URL, format: any RecordFormat, to destination: URL, options: FormatOptions,
-        migration: StoreMigration.Options, registry: FormatRegistry, report: Report
+        _ seed: URL, format: any RecordFormat, into lease: DestinationLease, options: FormatOptions,
+        migration: StoreMigration.Options, registry: FormatRegistry, report: Report,
+        progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report {
+        let destination = lease.destination
         let folder = destination.deletingLastPathComponent()
         let staging = folder.appendingPathComponent(
             ".\(destination.lastPathComponent).decant-seed-\(UUID().uuidString)", isDirectory: true)
@@ -177,7 +183,7 @@ public enum Seeding: Sendable {
         let copy = staging.appendingPathComponent(destination.lastPathComponent)
         let copyFormat: any RecordFormat
         if let store = format as? any StoreCopyingFormat {
-            try copySeed(seed, to: copy, as: store)
+            try copyStoreSet(seed, as: store, to: store.files(at: copy), shownAs: copy.displayPath)
             copyFormat = store
         } else {
             copyFormat = try registry.format(
@@ -197,13 +203,14 @@ public enum Seeding: Sendable {
                     .unsupportedFormat, "a \(copyFormat.name) copy of the seed cannot be put in place as it is",
                     at: Location(path: destination.displayPath))
             }
-            try copySeed(copy, to: destination, as: store)
+            try copySeed(copy, into: lease, as: store)
         } else {
-            let migrated = try StoreMigration.migrate(store: copy, to: .file(destination), options: settings)
+            let migrated = try StoreMigration.migrate(
+                store: copy, to: .file(destination), options: settings, lease: lease, progress: progress)
             result.migratedFrom = migrated.sourceVersion
             result.warnings = migrated.warnings
         }
-        try FileLock.synchronize(folder)
+        try DestinationLease.synchronize(folder)
         result.objects = try SQLiteStore(contentsOf: destination).objectCounts(model: plan.destination)
         return result
     }
@@ -211,7 +218,8 @@ public enum Seeding: Sendable {
     /// Migrates an existing store of an older version to the destination version, in place, after a backup beside
     /// it (`Store.sqlite.backup-<version>`).
     private static func migrateInPlace(
-        _ store: URL, from version: ObjectModel, report: Report, migration: StoreMigration.Options
+        _ store: URL, from version: ObjectModel, report: Report, migration: StoreMigration.Options,
+        lease: DestinationLease, progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report {
         let base = "\(store.displayPath).backup-\(version.versionName ?? "old")".replacingOccurrences(of: " ", with: "-")
         var backup = URL(fileURLWithPath: base)
@@ -220,7 +228,8 @@ public enum Seeding: Sendable {
             backup = URL(fileURLWithPath: "\(base)-\(number)")
             number += 1
         }
-        let migrated = try StoreMigration.migrate(store: store, to: .inPlace(backup: backup), options: migration)
+        let migrated = try StoreMigration.migrate(
+            store: store, to: .inPlace(backup: backup), options: migration, lease: lease, progress: progress)
         var result = report
         result.action = migrated.action == .migrated ? .migrated : .alreadySeeded
         result.migratedFrom = migrated.sourceVersion
@@ -231,48 +240,34 @@ public enum Seeding: Sendable {
         return result
     }
 
-    /// Copies a seed store in `format` as one consistent set under temporary names, then renames the support folder
-    /// and the database into place (the database last: its presence means "seeded").
-    private static func copySeed(_ seed: URL, to destination: URL, as format: any StoreCopyingFormat) throws {
-        let staged = StagedOutput(destination: destination)
-        let seedSupport = StoreFiles(database: seed).externalDataFolder.deletingLastPathComponent()
-        let support = StoreFiles(database: destination).externalDataFolder.deletingLastPathComponent()
-        let stagedSupport = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).decant-support-\(UUID().uuidString)")
+    /// Copies a seed store as one consistent set into the lease's staging location, then moves it into place (its
+    /// support folder first, the database last: its presence means "seeded").
+    private static func copySeed(_ seed: URL, into lease: DestinationLease, as format: any StoreCopyingFormat) throws {
         do {
-            try format.copyStore(from: seed, to: staged.temporary)
-            if FileManager.default.fileExists(atPath: seedSupport.path) {
-                try FileManager.default.copyItem(at: seedSupport, to: stagedSupport)
-                try FileManager.default.moveItem(at: stagedSupport, to: support)
-            }
-            try staged.commit(displayPath: destination.displayPath)
-        } catch let error as DecantError {
-            staged.discard()
-            try? FileManager.default.removeItem(at: stagedSupport)
-            throw error
+            try copyStoreSet(seed, as: format, to: lease.stagingFiles, shownAs: lease.displayPath)
+            try lease.commit()
         } catch {
-            staged.discard()
-            try? FileManager.default.removeItem(at: stagedSupport)
-            throw DecantError(
-                .cannotCreateOutput, "cannot copy the seed's external data", at: Location(path: destination.displayPath),
-                underlyingError: error)
+            lease.discard()
+            throw error
         }
     }
 
-    /// Removes what a crashed seeding or conversion left for this destination: temporary copies, and a support
-    /// folder without its store.
-    private static func removeLeftovers(of destination: URL) throws {
-        let folder = destination.deletingLastPathComponent()
-        let name = destination.lastPathComponent
-        let base = destination.deletingPathExtension().lastPathComponent
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        for entry in entries where entry.hasPrefix(".\(name).decant-") && entry != ".\(name).decant-lock" {
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent(entry))
+    /// Copies the store at `seed` as one consistent set (``StoreCopyingFormat/copyStore(from:to:)``) to `files`: its
+    /// main file at `files.main`, each support folder it has to the one of `files` (the set is shown as `shown` in
+    /// messages).
+    private static func copyStoreSet(
+        _ seed: URL, as format: any StoreCopyingFormat, to files: StoreFileSet, shownAs shown: String
+    ) throws {
+        try format.copyStore(from: seed, to: files.main)
+        for (from, into) in zip(format.files(at: seed).supportFolders, files.supportFolders)
+        where FileManager.default.fileExists(atPath: from.path) {
+            do {
+                try FileManager.default.copyItem(at: from, to: into)
+            } catch {
+                throw DecantError(
+                    .cannotCreateOutput, "cannot copy the seed's external data", at: Location(path: shown),
+                    underlyingError: error)
+            }
         }
-        for suffix in StagedOutput.companionSuffixes {
-            try? FileManager.default.removeItem(atPath: destination.path + suffix)
-        }
-        let support = folder.appendingPathComponent(".\(base)_SUPPORT")
-        try? FileManager.default.removeItem(at: support)
     }
 }

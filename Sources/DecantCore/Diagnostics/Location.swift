@@ -59,8 +59,10 @@ public struct Location: Sendable, Hashable, Codable, CustomStringConvertible {
 
 extension URL {
     /// The path as the user typed it, for messages: relative paths stay relative (without a leading `./`),
-    /// absolute ones stay absolute.
+    /// absolute ones stay absolute. A job's staging location (``DestinationLease/staging``), or a file in it, is
+    /// shown as the destination it stands for.
     public var displayPath: String {
+        if let shown = StagingNames.shared.shown(path) { return shown }
         let path = relativePath
         return path.hasPrefix("./") ? String(path.dropFirst(2)) : path
     }

@@ -18,9 +18,16 @@ public protocol RecordFormat: Sendable {
     /// `options.bundle`, or their own model; model-less formats take `options.bundle` at `options.version` (else
     /// its current version).
     func makeReader(at url: URL, options: FormatOptions) throws -> any RecordReader
-    /// Starts a writer of a new output at `url` for `model`. Nothing appears at `url` until the writer finishes.
+    /// Starts a writer of a new output at `url` for `model`: `url` is where the job tells it to write (a
+    /// ``DestinationLease``'s staging location, where nothing is yet); the writer writes there and only there, and
+    /// the job moves the finished output into place. ``RecordWriter/abandon()`` removes what the writer wrote.
     /// - Throws: `.unsupportedFormat` for formats Decant reads only.
     func makeWriter(at url: URL, model: ObjectModel, options: FormatOptions) throws -> any RecordWriter
+    /// The files that make one store of this format at `url` (``StoreFileSet``); by default the one file or folder.
+    func files(at url: URL) -> StoreFileSet
+    /// Refuses an existing output at `url` this format must not replace (by default, none: a job's
+    /// ``DestinationLease`` replaces what is there); shown as `displayPath`.
+    func checkReplaceable(_ url: URL, displayPath: String) throws
 }
 
 /// What a format looks at to recognise an input: its path, whether it is a folder, and its first bytes.

@@ -25,6 +25,6 @@ public struct BinaryStoreFormat: RecordFormat {
     }
 
     public func makeWriter(at url: URL, model: ObjectModel, options: FormatOptions) throws -> any RecordWriter {
-        try BinaryStoreWriter(creating: url, model: model)
+        try BinaryStoreWriter(writingAt: url, model: model)
     }
 }

@@ -13,7 +13,8 @@ public import Foundation
 /// the destination's reference data, a to-many as an `NSArray` of them (ordered ones in order). The metadata is the
 /// model version's hashes and digest, `NSStoreType` `Binary` and `NSStoreUUID`.
 ///
-/// Objects are held in memory until ``finish()``, which writes beside the destination and renames into place.
+/// Objects are held in memory until ``finish()``, which writes the store where the writer was told (a job's staging
+/// location), or, made with ``init(creating:model:storeUUID:)``, beside the destination and renames it into place.
 /// ```swift
 /// var writer = try BinaryStoreWriter(creating: url, model: model)
 /// _ = try RecordTransfer.copy(from: &reader, to: &writer)
@@ -29,21 +30,33 @@ public final class BinaryStoreWriter: RecordWriter {
         var id: RecordID
     }
 
-    private let staged: StagedOutput
+    /// Where the store is written.
+    private let target: URL
+    /// The lease of the destination, when the writer stages on its own (``init(creating:model:storeUUID:)``).
+    private var lease: DestinationLease?
     private let displayPath: String
     private var records: [Record] = []
     private var finished = false
 
-    /// Starts a store at `url` for `model`; nothing appears there until ``finish()``.
-    public init(creating url: URL, model: ObjectModel, storeUUID: String = UUID().uuidString.uppercased()) throws {
+    /// Starts a store at `url` for `model`; nothing appears there until ``finish()``, which writes it beside `url`
+    /// and renames it into place (a ``DestinationLease``).
+    public convenience init(creating url: URL, model: ObjectModel, storeUUID: String = UUID().uuidString.uppercased()) throws {
+        let lease = try DestinationLease(destination: url)
+        try self.init(writingAt: lease.staging, model: model, storeUUID: storeUUID)
+        self.lease = lease
+    }
+
+    /// Starts a store for `model` to be written at `url` by ``finish()``: where the job tells it (its staging
+    /// location), and only there.
+    public init(writingAt url: URL, model: ObjectModel, storeUUID: String = UUID().uuidString.uppercased()) throws {
         self.model = model
         self.storeUUID = storeUUID
-        self.staged = StagedOutput(destination: url)
+        self.target = url
         self.displayPath = url.displayPath
     }
 
     deinit {
-        if !finished { staged.discard() }
+        if !finished { try? FileManager.default.removeItem(at: target) }
     }
 
     public func write(_ batch: RecordBatch) throws {
@@ -65,7 +78,14 @@ public final class BinaryStoreWriter: RecordWriter {
     public func finish() throws {
         guard !finished else { return }
         let file = try render()
-        try staged.write(file, what: "binary store", displayPath: displayPath)
+        do {
+            try file.write(to: target)
+        } catch {
+            try? FileManager.default.removeItem(at: target)
+            throw DecantError(
+                .cannotCreateOutput, "cannot write the binary store", at: Location(path: displayPath), underlyingError: error)
+        }
+        try lease?.commit()
         finished = true
         records = []
     }
@@ -74,7 +94,7 @@ public final class BinaryStoreWriter: RecordWriter {
         guard !finished else { return }
         finished = true
         records = []
-        staged.discard()
+        try? FileManager.default.removeItem(at: target)
     }
 
     private func key(_ reference: ObjectReference) -> ObjectKey {

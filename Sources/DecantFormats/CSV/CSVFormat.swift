@@ -52,6 +52,6 @@ public struct CSVFormat: RecordFormat {
     }
 
     public func makeWriter(at url: URL, model: ObjectModel, options: FormatOptions) throws -> any RecordWriter {
-        try CSVWriter(creating: url, model: model, dialect: CSVDialect(options: options))
+        try CSVWriter(writingAt: url, model: model, dialect: CSVDialect(options: options))
     }
 }

@@ -10,9 +10,12 @@ public import Foundation
 /// that read back bit for bit (``CSVFormat`` lists them). A to-many relationship carried by its inverse
 /// (``RelationshipValue/viaInverse``) needs no join file: the inverse to-one column holds it.
 ///
-/// The output is built under a temporary name beside the destination and moved into place by ``finish()``;
-/// ``abandon()`` (or releasing the writer unfinished) removes it, leaving the destination as it was. An existing
-/// destination folder is replaced only when it is empty or a CSV folder Decant wrote (it has `_decant.json`).
+/// ``init(writingAt:model:dialect:)`` writes where it is told (a job's staging location, ``DestinationLease/staging``;
+/// the job moves the output into place). ``init(creating:model:dialect:)``, for use on its own, builds the output
+/// beside the destination (a ``DestinationLease``) and moves it into place in ``finish()``. ``abandon()`` (or
+/// releasing the writer unfinished) removes what it wrote, leaving the destination as it was. An existing
+/// destination folder is replaced only when it is empty or a CSV folder Decant wrote (it has `_decant.json`):
+/// ``CSVFormat`` says so to every job (``RecordFormat/checkReplaceable(_:displayPath:)``).
 ///
 /// ```swift
 /// var writer = try CSVWriter(creating: folder, model: model)
@@ -22,7 +25,7 @@ public final class CSVWriter: RecordWriter {
     /// The model version the records follow.
     public let model: ObjectModel
     /// Where the finished output goes.
-    public let destination: URL
+    public private(set) var destination: URL
     /// The dialect written.
     public let dialect: CSVDialect
     /// Whether the output is one file of one entity rather than a folder.
@@ -31,7 +34,10 @@ public final class CSVWriter: RecordWriter {
     public private(set) var diagnostics: [Diagnostic] = []
 
     private let displayPath: String
-    private let staged: StagedOutput
+    /// Where the output is written.
+    private let target: URL
+    /// The lease of the destination, when the writer stages on its own (``init(creating:model:dialect:)``).
+    private var lease: DestinationLease?
     private enum State { case open, finished, abandoned }
     private var state = State.open
     /// The entity whose files are open, and those files (by file name).
@@ -45,17 +51,30 @@ public final class CSVWriter: RecordWriter {
     /// Starts a new output at `destination` for `model`: a single file when its extension is `csv`, else a folder.
     /// - Throws: `.cannotCreateOutput` when the destination is a folder Decant did not write (or a file, for a
     ///   folder output) or its folder is not writable.
-    public init(creating destination: URL, model: ObjectModel, dialect: CSVDialect = .standard) throws {
+    public convenience init(creating destination: URL, model: ObjectModel, dialect: CSVDialect = .standard) throws {
+        let lease = try DestinationLease(destination: destination, format: CSVFormat())
+        try self.init(writingAt: lease.staging, model: model, dialect: dialect)
+        self.lease = lease
+        self.destination = destination
+    }
+
+    /// Starts a new output for `model` at `url`, where nothing is yet (a job's staging location): a single file when
+    /// its extension is `csv`, else a folder.
+    /// - Throws: `.cannotCreateOutput` when something is at `url` or its folder is not writable.
+    public init(writingAt destination: URL, model: ObjectModel, dialect: CSVDialect = .standard) throws {
         self.model = model
         self.destination = destination
+        self.target = destination
         self.dialect = dialect
         self.displayPath = destination.displayPath
         self.isSingleFile = destination.pathExtension.lowercased() == "csv"
-        self.staged = StagedOutput(destination: destination)
-        try Self.checkReplaceable(destination, singleFile: isSingleFile, displayPath: displayPath)
+        guard !FileManager.default.fileExists(atPath: destination.path) else {
+            throw DecantError(
+                .cannotCreateOutput, "something is already at the output's location", at: Location(path: displayPath))
+        }
         if !isSingleFile {
             do {
-                try FileManager.default.createDirectory(at: staged.temporary, withIntermediateDirectories: false)
+                try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
             } catch {
                 throw DecantError(
                     .cannotCreateOutput, "cannot create a folder here", at: Location(path: displayPath),
@@ -70,7 +89,7 @@ public final class CSVWriter: RecordWriter {
 
     /// Refuses a destination the output must not replace: for a folder, anything but an empty folder or a CSV
     /// folder Decant wrote; for a file, a folder.
-    private static func checkReplaceable(_ destination: URL, singleFile: Bool, displayPath: String) throws {
+    static func checkReplaceable(_ destination: URL, singleFile: Bool, displayPath: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory) else { return }
         let location = Location(path: displayPath)
@@ -198,7 +217,7 @@ public final class CSVWriter: RecordWriter {
     /// The open file `name`, opened to append or created with its header.
     private func file(_ name: String, header: (CSVOutputFile) -> Void) throws -> CSVOutputFile {
         if let output = open[name] { return output }
-        let url = isSingleFile ? staged.temporary : staged.temporary.appendingPathComponent(name)
+        let url = isSingleFile ? target : target.appendingPathComponent(name)
         let path = isSingleFile ? displayPath : displayPath + "/" + name
         let exists = created.contains(name)
         let output = try CSVOutputFile(url: url, path: path, dialect: dialect, append: exists)
@@ -223,7 +242,7 @@ public final class CSVWriter: RecordWriter {
             try closeOpenFiles()
             if isSingleFile {
                 if created.isEmpty {
-                    guard FileManager.default.createFile(atPath: staged.temporary.path, contents: Data()) else {
+                    guard FileManager.default.createFile(atPath: target.path, contents: Data()) else {
                         throw DecantError(
                             .cannotCreateOutput, "cannot create the file", at: Location(path: displayPath))
                     }
@@ -232,57 +251,36 @@ public final class CSVWriter: RecordWriter {
                 let metadata = CSVFolderMetadata(model: model, dialect: dialect)
                 do {
                     try metadata.encoded().write(
-                        to: staged.temporary.appendingPathComponent(CSVFolderMetadata.fileName))
+                        to: target.appendingPathComponent(CSVFolderMetadata.fileName))
                 } catch {
                     throw DecantError(
                         .ioError, "cannot write \(CSVFolderMetadata.fileName)", at: Location(path: displayPath),
                         underlyingError: error)
                 }
             }
-            try moveIntoPlace()
             state = .finished
+            try lease?.commit()
         } catch {
             abandon()
             throw error
         }
     }
 
-    /// Renames the finished output into place. A folder replaces an earlier one by two renames: the old folder
-    /// aside, the new one in, then the old one removed (put back if the second rename fails).
-    private func moveIntoPlace() throws {
-        try Self.checkReplaceable(destination, singleFile: isSingleFile, displayPath: displayPath)
-        if isSingleFile {
-            return try staged.commit(displayPath: displayPath)
-        }
-        let manager = FileManager.default
-        var aside: URL?
-        if manager.fileExists(atPath: destination.path) {
-            let old = destination.deletingLastPathComponent()
-                .appendingPathComponent(".\(destination.lastPathComponent).decant-old-\(UUID().uuidString)")
-            guard rename(destination.path, old.path) == 0 else {
-                throw DecantError(
-                    .cannotCreateOutput, "cannot move the earlier folder aside: \(String(cString: strerror(errno)))",
-                    at: Location(path: displayPath))
-            }
-            aside = old
-        }
-        guard rename(staged.temporary.path, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            if let aside { _ = rename(aside.path, destination.path) }
-            throw DecantError(
-                .cannotCreateOutput, "cannot move the finished output into place: \(reason)",
-                at: Location(path: displayPath))
-        }
-        if let aside { try? manager.removeItem(at: aside) }
-    }
-
-    /// Gives up the output: closes every file, then removes the temporary output. The destination is untouched.
+    /// Gives up the output: closes every file, then removes what it wrote. The destination is untouched.
     public func abandon() {
         guard state == .open else { return }
         state = .abandoned
         for output in open.values { output.discard() }
         open.removeAll()
-        staged.discard()
+        try? FileManager.default.removeItem(at: target)
+    }
+}
+
+extension CSVFormat {
+    /// A CSV output replaces an existing file, an empty folder or a CSV folder Decant wrote (it has
+    /// `_decant.json`); a folder in the way of a file, a file in the way of a folder or any other folder is refused.
+    public func checkReplaceable(_ url: URL, displayPath: String) throws {
+        try CSVWriter.checkReplaceable(url, singleFile: url.pathExtension.lowercased() == "csv", displayPath: displayPath)
     }
 }
 

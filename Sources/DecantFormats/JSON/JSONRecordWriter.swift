@@ -24,8 +24,10 @@ public import Foundation
 /// ids (ordered ones in order); a to-many relationship whose membership its to-one inverse carries
 /// (``RelationshipValue/viaInverse``) is left out, and the inverse holds it.
 ///
-/// The output is built beside the destination and renamed into place by ``finish()``; ``abandon()`` (or releasing
-/// the writer unfinished) removes it, leaving an existing file untouched.
+/// ``init(writingAt:model:style:)`` writes where it is told (a job's staging location, ``DestinationLease/staging``;
+/// the job moves the output into place). ``init(creating:model:style:)``, for use on its own, builds the output
+/// beside the destination (a ``DestinationLease``) and renames it into place in ``finish()``. ``abandon()`` (or
+/// releasing the writer unfinished) removes what it wrote, leaving an existing file untouched.
 /// ```swift
 /// var writer = try JSONRecordWriter(creating: url, model: model, style: .lines)
 /// _ = try RecordTransfer.copy(from: &reader, to: &writer)
@@ -46,12 +48,15 @@ public final class JSONRecordWriter: RecordWriter {
     /// The model version the objects follow.
     public let model: ObjectModel
     /// Where the finished output goes.
-    public let destination: URL
+    public private(set) var destination: URL
     /// The output's shape.
     public let style: Style
 
     private let displayPath: String
-    private let staged: StagedOutput
+    /// Where the output is written.
+    private let target: URL
+    /// The lease of the destination, when the writer stages on its own (``init(creating:model:style:)``).
+    private var lease: DestinationLease?
     private var handle: FileHandle?
     private var output = JSONOutput()
     private var objectCount = 0
@@ -62,20 +67,32 @@ public final class JSONRecordWriter: RecordWriter {
     private var state = State.open
     private static let flushThreshold = 1 << 16
 
-    /// Starts a new output at `destination` for `model`.
+    /// Starts a new output at `destination` for `model`, built beside it and renamed into place by ``finish()``.
     /// - Throws: `.cannotCreateOutput` when the folder is not writable.
-    public init(creating destination: URL, model: ObjectModel, style: Style = .document) throws {
+    public convenience init(creating destination: URL, model: ObjectModel, style: Style = .document) throws {
+        let lease = try DestinationLease(destination: destination)
+        try self.init(writingAt: lease.staging, model: model, style: style)
+        self.lease = lease
+        self.destination = destination
+    }
+
+    /// Starts a new output for `model` at `url`, where nothing is yet (a job's staging location).
+    /// - Throws: `.cannotCreateOutput` when something is at `url` or the folder is not writable.
+    public init(writingAt destination: URL, model: ObjectModel, style: Style = .document) throws {
         self.model = model
         self.destination = destination
+        self.target = destination
         self.style = style
         self.displayPath = destination.displayPath
         self.plans = ModelPlan(model: model)
-        let staged = StagedOutput(destination: destination)
-        self.staged = staged
-        guard FileManager.default.createFile(atPath: staged.temporary.path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: staged.temporary.path)
+        guard !FileManager.default.fileExists(atPath: destination.path) else {
+            throw DecantError(
+                .cannotCreateOutput, "something is already at the output's location", at: Location(path: displayPath))
+        }
+        guard FileManager.default.createFile(atPath: destination.path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: destination.path)
         else {
-            staged.discard()
+            try? FileManager.default.removeItem(at: destination)
             let reason = String(cString: strerror(errno))
             throw DecantError(
                 .cannotCreateOutput, "cannot create a file here: \(reason)", at: Location(path: destination.displayPath)
@@ -143,9 +160,9 @@ public final class JSONRecordWriter: RecordWriter {
             try handle?.close()
             handle = nil
             state = .finished
-            try staged.commit(displayPath: displayPath)
+            try lease?.commit()
         } catch {
-            if state == .open { abandon() } else { staged.discard() }
+            if state == .open { abandon() } else { try? FileManager.default.removeItem(at: target) }
             if let error = error as? DecantError { throw error }
             throw DecantError(
                 .ioError, "cannot complete the output", at: Location(path: displayPath), underlyingError: error)
@@ -159,7 +176,7 @@ public final class JSONRecordWriter: RecordWriter {
         try? handle?.close()
         handle = nil
         output.bytes = []
-        staged.discard()
+        try? FileManager.default.removeItem(at: target)
     }
 
     /// Writes `output`'s bytes to the file and empties it.

@@ -37,6 +37,6 @@ public struct XMLStoreFormat: RecordFormat {
     }
 
     public func makeWriter(at url: URL, model: ObjectModel, options: FormatOptions) throws -> any RecordWriter {
-        try XMLStoreWriter(creating: url, model: model)
+        try XMLStoreWriter(writingAt: url, model: model)
     }
 }

@@ -8,8 +8,9 @@ public import Foundation
 /// every relationship with `idrefs` (ordered ones in order).
 ///
 /// Objects are held until ``finish()`` (a relationship may name an object written later, and a to-many carried by
-/// its inverse is rebuilt from the other side), then the document is written beside the destination and renamed
-/// into place. Ids read from an XML store (`z102`…) are kept; other objects are numbered from `z102` in the order
+/// its inverse is rebuilt from the other side), then the document is written where the writer was told (a job's
+/// staging location), or, made with ``init(creating:model:storeUUID:)``, beside the destination and renamed into
+/// place. Ids read from an XML store (`z102`…) are kept; other objects are numbered from `z102` in the order
 /// they arrive.
 ///
 /// ```swift
@@ -56,17 +57,29 @@ public final class XMLStoreWriter: RecordWriter {
         var relationshipSlots: [Int]
     }
 
-    private let staged: StagedOutput
+    /// Where the store is written.
+    private let target: URL
+    /// The lease of the destination, when the writer stages on its own (``init(creating:model:storeUUID:)``).
+    private var lease: DestinationLease?
     private let displayPath: String
     private var shapes: [String: Shape] = [:]
     private var pending: [Pending] = []
     private var finished = false
 
-    /// Starts a store at `url` for `model`; nothing appears there until ``finish()``.
-    public init(creating url: URL, model: ObjectModel, storeUUID: String = UUID().uuidString.uppercased()) throws {
+    /// Starts a store at `url` for `model`; nothing appears there until ``finish()``, which writes it beside `url`
+    /// and renames it into place (a ``DestinationLease``).
+    public convenience init(creating url: URL, model: ObjectModel, storeUUID: String = UUID().uuidString.uppercased()) throws {
+        let lease = try DestinationLease(destination: url)
+        try self.init(writingAt: lease.staging, model: model, storeUUID: storeUUID)
+        self.lease = lease
+    }
+
+    /// Starts a store for `model` to be written at `url` by ``finish()``: where the job tells it (its staging
+    /// location), and only there.
+    public init(writingAt url: URL, model: ObjectModel, storeUUID: String = UUID().uuidString.uppercased()) throws {
         self.model = model
         self.storeUUID = storeUUID
-        self.staged = StagedOutput(destination: url)
+        self.target = url
         self.displayPath = url.displayPath
         let here = Location(path: displayPath)
         var entityNames: [String: String] = [:]
@@ -104,7 +117,7 @@ public final class XMLStoreWriter: RecordWriter {
     }
 
     deinit {
-        if !finished { staged.discard() }
+        if !finished { try? FileManager.default.removeItem(at: target) }
     }
 
     public func write(_ batch: RecordBatch) throws {
@@ -151,7 +164,14 @@ public final class XMLStoreWriter: RecordWriter {
     public func finish() throws {
         guard !finished else { return }
         let document = try render()
-        try staged.write(Data(document.utf8), what: "XML store", displayPath: displayPath)
+        do {
+            try Data(document.utf8).write(to: target)
+        } catch {
+            try? FileManager.default.removeItem(at: target)
+            throw DecantError(
+                .cannotCreateOutput, "cannot write the XML store", at: Location(path: displayPath), underlyingError: error)
+        }
+        try lease?.commit()
         finished = true
         pending = []
     }
@@ -160,7 +180,7 @@ public final class XMLStoreWriter: RecordWriter {
         guard !finished else { return }
         finished = true
         pending = []
-        staged.discard()
+        try? FileManager.default.removeItem(at: target)
     }
 
     // MARK: Rendering

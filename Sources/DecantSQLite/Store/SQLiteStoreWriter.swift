@@ -7,10 +7,12 @@ import GRDB
 /// Writes a fresh Core Data SQLite store for one model version: the schema Core Data creates for it, the
 /// bookkeeping rows, `Z_METADATA` and `Z_MODELCACHE`, and the objects of the record batches it is given.
 ///
-/// The store is built in a temporary file beside the destination and renamed into place by ``finish()`` only
-/// after it is complete and checkpointed. A failed or abandoned write (``abandon()``, or releasing the writer
-/// before ``finish()``) rolls back, finalizes its statements, closes the connection and only then deletes the
-/// temporary file, and leaves any existing file untouched.
+/// ``init(writingAt:model:journalMode:style:identityMapBound:)`` writes where it is told (a job's staging location,
+/// ``DestinationLease/staging``; the job moves the store into place). ``init(creating:model:journalMode:style:identityMapBound:)``,
+/// for use on its own, takes a ``DestinationLease`` of the destination itself: the store is built at its staging
+/// location and renamed into place by ``finish()`` only after it is complete and checkpointed. A failed or abandoned
+/// write (``abandon()``, or releasing the writer before ``finish()``) rolls back, finalizes its statements, closes the
+/// connection and only then deletes what it wrote, and leaves any existing file untouched.
 /// ```swift
 /// var writer = try SQLiteStoreWriter(creating: out, model: model)
 /// _ = try RecordTransfer.copy(from: &reader, to: &writer)
@@ -29,13 +31,15 @@ public final class SQLiteStoreWriter: RecordWriter {
     /// The schema being written.
     public let schema: StoreSchema
     /// The destination.
-    public let destination: URL
+    public private(set) var destination: URL
 
     /// The destination as the user named it, for messages.
     private let displayPath: String
     private let journalMode: JournalMode
-    private let staged: StagedOutput
-    private var temporary: URL { staged.temporary }
+    /// Where the store is written.
+    private let temporary: URL
+    /// The lease of the destination, when the writer stages on its own (``init(creating:model:journalMode:style:identityMapBound:)``).
+    private var lease: DestinationLease?
     private let connection: DatabaseQueue
     private var inserters: [String: Inserter] = [:]
     private var maxKeys: [String: Int64] = [:]  // root table → highest Z_PK
@@ -54,14 +58,32 @@ public final class SQLiteStoreWriter: RecordWriter {
     fileprivate var hiddenKeys: [StoreSchema.ForeignKey] = []
     private var hiddenKeysStaged = false
 
-    /// Starts a new store at `destination` for `model`.
+    /// Starts a new store at `destination` for `model`, built beside it and renamed into place by ``finish()``.
+    ///
+    /// `style` picks the schema of a given Core Data release; the default is the current one.
+    /// - Throws: `.cannotCreateOutput` when the folder is not writable; `.internalError` when SQLite refuses the
+    ///   schema generated for the model.
+    public convenience init(
+        creating destination: URL, model: ObjectModel, journalMode: JournalMode = .wal, style: SchemaStyle = .current,
+        identityMapBound: Int = 500_000
+    ) throws {
+        let lease = try DestinationLease(destination: destination, format: SQLiteFormat())
+        try self.init(
+            writingAt: lease.staging, model: model, journalMode: journalMode, style: style,
+            identityMapBound: identityMapBound)
+        self.lease = lease
+        self.destination = destination
+    }
+
+    /// Starts a new store for `model` at `url`, where nothing is yet (a job's staging location): the writer writes
+    /// there and only there.
     ///
     /// `style` picks the schema of a given Core Data release; the default is the current one. An older style
     /// reproduces the schema of a store that release wrote (for comparisons with old stores).
     /// - Throws: `.cannotCreateOutput` when the folder is not writable; `.internalError` when SQLite refuses the
     ///   schema generated for the model (a Decant defect, or a model Core Data would refuse too).
     public init(
-        creating destination: URL, model: ObjectModel, journalMode: JournalMode = .wal, style: SchemaStyle = .current,
+        writingAt destination: URL, model: ObjectModel, journalMode: JournalMode = .wal, style: SchemaStyle = .current,
         identityMapBound: Int = 500_000
     ) throws {
         self.identities = SpillingIdentityMap(bound: identityMapBound)
@@ -71,9 +93,11 @@ public final class SQLiteStoreWriter: RecordWriter {
         self.journalMode = journalMode
         self.schema = try StoreSchema(model: model, style: style)
         self.metadata = StoreMetadata.fresh(for: model, frameworkVersion: style.frameworkVersion)
-        StagedOutput.recoverInterruptedReplacement(of: destination)
-        let staged = StagedOutput(destination: destination)
-        self.staged = staged
+        self.temporary = destination
+        guard !FileManager.default.fileExists(atPath: destination.path) else {
+            throw DecantError(
+                .cannotCreateOutput, "something is already at the store's location", at: Location(path: displayPath))
+        }
         let connection: DatabaseQueue
         do {
             var configuration = GRDB.Configuration()
@@ -81,7 +105,7 @@ public final class SQLiteStoreWriter: RecordWriter {
             configuration.journalMode = .default
             // One transaction spans every write() call until finish() commits it.
             configuration.allowsUnsafeTransactions = true
-            connection = try DatabaseQueue(path: staged.temporary.path, configuration: configuration)
+            connection = try DatabaseQueue(path: destination.path, configuration: configuration)
             try connection.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
                 try db.execute(sql: "PRAGMA page_size = 4096")
@@ -94,7 +118,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                 try db.execute(sql: "BEGIN IMMEDIATE")
             }
         } catch {
-            staged.discard()
+            Self.remove(destination)
             throw DecantError(
                 .cannotCreateOutput, "cannot create a store here: \(DatabaseFailure.reason(of: error))",
                 at: Location(path: destination.displayPath), underlyingError: error)
@@ -191,7 +215,12 @@ public final class SQLiteStoreWriter: RecordWriter {
         }
         inserters.removeAll()
         try? connection.close()
-        staged.discard()
+        Self.remove(temporary)
+    }
+
+    /// Removes the store at `url` and its companion files (what a writer there wrote), ignoring what is not there.
+    private static func remove(_ url: URL) {
+        for file in [url] + StoreFiles(database: url).companions() { try? FileManager.default.removeItem(at: file) }
     }
 
     public func finish() throws {
@@ -227,18 +256,18 @@ public final class SQLiteStoreWriter: RecordWriter {
             inserters.removeAll()
             try connection.close()
             // Closing checkpointed the log; a store whose data still sat in a -wal must not be moved without it.
-            let log = temporary.path + "-wal"
+            let log = StoreFiles(database: temporary).writeAheadLog.path
             if let size = try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int, size > 0 {
                 throw DecantError(.ioError, "the store's write-ahead log was not checkpointed", at: location)
             }
-            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary.path + suffix) }
+            for companion in StoreFiles(database: temporary).companions() { try? FileManager.default.removeItem(at: companion) }
             state = .finished
-            try staged.commit(displayPath: displayPath)
+            try lease?.commit()
         } catch {
             if state == .open {
                 abandon()
             } else {
-                staged.discard()
+                Self.remove(temporary)
             }
             throw DatabaseFailure.wrap(error, "cannot complete the store", at: location)
         }

@@ -6,7 +6,7 @@ extension SQLiteStore {
     /// Copies the database of the store at `source` to `destination` as one consistent, self-contained file: the
     /// content of its `-wal` included (through SQLite's backup of a private, read-only copy of the set), nothing
     /// from another copy. The copy is flushed to disk. `destination` must not exist. (The store's external-data
-    /// folder is the caller's to copy: ``StoreFiles/externalDataFolder``.)
+    /// folder is the caller's to copy: ``StoreFiles/supportFolder``.)
     ///
     /// ```swift
     /// try SQLiteStore.copyConsistently(from: bundled, to: staging)
@@ -25,9 +25,11 @@ extension SQLiteStore {
             try reader.backup(to: writer)
             try writer.close()
             try reader.close()
-            try FileLock.synchronize(destination)
+            try DestinationLease.synchronize(destination)
         } catch {
-            StagedOutput.remove(destination)
+            for file in [destination] + StoreFiles(database: destination).companions() {
+                try? FileManager.default.removeItem(at: file)
+            }
             throw DatabaseFailure.wrap(error, "cannot copy the store", at: Location(path: source.displayPath))
         }
     }

@@ -12,7 +12,14 @@ public struct StoreFiles: Sendable, Hashable {
         self.database = database
     }
 
-    /// The companion file with `suffix` (one of ``StagedOutput/companionSuffixes``) beside the database.
+    /// The suffixes of the files SQLite keeps beside a database (`-wal`, `-shm`, `-journal`); they belong to the
+    /// database's content.
+    public static let companionSuffixes = ["-wal", "-shm", "-journal"]
+
+    /// The companion files beside the database (whether they exist or not).
+    public func companions() -> [URL] { Self.companionSuffixes.map(companion) }
+
+    /// The companion file with `suffix` (one of ``companionSuffixes``) beside the database.
     public func companion(_ suffix: String) -> URL { URL(fileURLWithPath: database.path + suffix) }
     /// The write-ahead log beside the database.
     public var writeAheadLog: URL { companion("-wal") }
@@ -21,12 +28,21 @@ public struct StoreFiles: Sendable, Hashable {
     /// A rollback journal beside the database.
     public var rollbackJournal: URL { companion("-journal") }
 
+    /// `.<Name>_SUPPORT` beside the database (the name without its extension): the store's support folder.
+    public var supportFolder: URL {
+        let name = database.deletingPathExtension().lastPathComponent
+        return database.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT", isDirectory: true)
+    }
+
     /// `.<Name>_SUPPORT/_EXTERNAL_DATA` beside the database (the name without its extension).
     public var externalDataFolder: URL {
-        let name = database.deletingPathExtension().lastPathComponent
-        return database.deletingLastPathComponent()
-            .appendingPathComponent(".\(name)_SUPPORT", isDirectory: true)
-            .appendingPathComponent("_EXTERNAL_DATA", isDirectory: true)
+        supportFolder.appendingPathComponent("_EXTERNAL_DATA", isDirectory: true)
+    }
+
+    /// The set as a ``StoreFileSet``: the database, its companions and its support folder (what
+    /// ``SQLiteFormat/files(at:)`` declares).
+    public var fileSet: StoreFileSet {
+        StoreFileSet(main: database, companionSuffixes: Self.companionSuffixes, supportFolders: [supportFolder])
     }
 
     /// What ``externalDataFile(named:at:)`` found.
@@ -75,7 +91,7 @@ public struct StoreFiles: Sendable, Hashable {
 
     /// The companion files that exist now (`-wal`, `-shm`, `-journal`).
     public var existingCompanions: [URL] {
-        StagedOutput.companionSuffixes.map(companion).filter { FileManager.default.fileExists(atPath: $0.path) }
+        fileSet.existingCompanions
     }
 
     /// Opens the store for reading without ever modifying the files on disk.
@@ -116,4 +132,10 @@ public struct StoreFiles: Sendable, Hashable {
         allowed.remove(charactersIn: "?#%")
         return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
     }
+}
+
+extension SQLiteFormat {
+    /// A store's files: the database, its `-wal`, `-shm` and `-journal`, and its `.<Name>_SUPPORT` folder
+    /// (``StoreFiles``). Every copy, backup, staging and removal of a SQLite store moves this set.
+    public func files(at url: URL) -> StoreFileSet { StoreFiles(database: url).fileSet }
 }

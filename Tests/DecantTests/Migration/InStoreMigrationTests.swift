@@ -144,8 +144,8 @@ struct InStoreMigrationTests {
             streaming.rejects = folder.appendingPathComponent("streamed-rejects.ndjson")
         }
         defer {
-            StagedOutput.remove(output)
-            StagedOutput.remove(streamed)
+            SQLiteFormat().files(at: output).remove()
+            SQLiteFormat().files(at: streamed).remove()
         }
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: inStore)
         let expected = try StoreMigration.migrate(store: store, to: .file(streamed), options: streaming)
@@ -372,7 +372,7 @@ struct InStoreMigrationTests {
                 let report = try StoreMigration.migrate(
                     store: store, to: .file(output), options: StoreMigration.Options(bundle: bundle))
                 #expect(report.ledgers.allSatisfy { $0.isReconciled })
-                StagedOutput.remove(output)
+                SQLiteFormat().files(at: output).remove()
             } catch let error as DecantError {
                 #expect(
                     [.malformedInput, .validationFailed, .modelMismatch].contains(error.code),

@@ -62,7 +62,7 @@ enum MigrationFixtures {
         bundle: ModelBundle
     ) throws -> Bool {
         let again = output.deletingLastPathComponent().appendingPathComponent("again-\(output.lastPathComponent)")
-        defer { StagedOutput.remove(again) }
+        defer { SQLiteFormat().files(at: again).remove() }
         _ = try StoreMigration.migrate(store: store, to: .file(again), options: options)
         return try read(again, bundle: bundle) == read(output, bundle: bundle) && hashes(again) == hashes(output)
     }

@@ -3,41 +3,46 @@ import DecantTestSupport
 import Foundation
 import Testing
 
-/// `FileLock`: one holder at a time, and no lock file left once it is released.
-@Suite("File lock")
-struct FileLockTests {
+/// `DestinationLease`'s lock: one holder at a time, and no lock file left once it is released.
+@Suite("Destination lease lock")
+struct DestinationLeaseLockTests {
 
     @Test func releasingRemovesTheLockFile() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("Store.sqlite")
         let url = folder.appendingPathComponent(".Store.sqlite.decant-lock")
-        let lock = try FileLock(at: url)
+        #expect(DestinationLease.lockFile(for: store) == url)
+        let lock = try DestinationLease(destination: store, locking: true)
         #expect(FileManager.default.fileExists(atPath: url.path))
-        lock.unlock()
+        #expect(lock.holdsLock && DestinationLease.isLocked(store))
+        lock.release()
         #expect(!FileManager.default.fileExists(atPath: url.path))
-        lock.unlock()
+        #expect(!lock.holdsLock && !DestinationLease.isLocked(store))
+        lock.release()
         // A file a killed run left is taken over, then removed too.
         #expect(FileManager.default.createFile(atPath: url.path, contents: Data()))
-        try FileLock(at: url).unlock()
+        try DestinationLease(destination: store, locking: true).release()
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
-    /// Threads take and release the lock many times (each `FileLock` opens the file on its own, so `flock` keeps
+    /// Threads take and release the lock many times (each lease opens the file on its own, so `flock` keeps
     /// them apart as it does processes): never two holders at once, although each release removes the file that
     /// others may be waiting on.
     @Test func neverTwoHolders() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let url = folder.appendingPathComponent(".Store.sqlite.decant-lock")
+        let store = folder.appendingPathComponent("Store.sqlite")
+        let url = DestinationLease.lockFile(for: store)
         let state = HolderCount()
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<300 {
                 do {
-                    let lock = try FileLock(at: url)
+                    let lock = try DestinationLease(destination: store, locking: true)
                     state.enter()
                     usleep(20)
                     state.leave()
-                    lock.unlock()
+                    lock.release()
                 } catch {
                     state.fail(error)
                 }
