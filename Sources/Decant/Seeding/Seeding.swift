@@ -98,7 +98,8 @@ public enum Seeding: Sendable {
         let folder = destination.deletingLastPathComponent()
         // One lease of the destination, locked (an interrupted replacement repaired), held to the end and handed to
         // the conversion or migration the seeding runs: no moment without the lock for another seeder to enter.
-        let lease = try DestinationLease(destination: destination, format: try registry.format(named: "sqlite"), locking: true)
+        let lease = try DestinationLease(
+            destination: destination, format: try registry.format(named: "sqlite"), locking: true)
         defer { lease.release() }
         var report = Report(
             action: .alreadySeeded, store: destination.displayPath, seed: seed.displayPath, seedFormat: format.name,
