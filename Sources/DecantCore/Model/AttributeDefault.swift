@@ -44,7 +44,7 @@ public enum AttributeDefault: Sendable, Hashable {
         public var expected: String
 
         public var description: String {
-            "the default value \"\(text)\" is not \(expected) for a \(type.modelName) attribute"
+            "the default value \"\(text)\" of this \(type.modelName) attribute is not \(expected)"
         }
     }
 
