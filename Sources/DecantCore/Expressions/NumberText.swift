@@ -1,40 +1,56 @@
-/// The one grammar of a number written as text, shared by model default values and the expression and predicate
-/// lexers: `[+-]digits[.digits][(e|E)[+-]digits]`, ASCII digits only, with at least one digit before or after
-/// the point and nothing around it.
+/// The one grammar of a number written as text, shared by model default values (``AttributeDefault``) and the
+/// lexer of value expressions and predicates: ASCII digits, then an optional fraction, then an optional exponent —
+/// `digits[.digits][(e|E)[+-]digits]` or `.digits[(e|E)[+-]digits]` — with an optional sign before it where the
+/// context allows one. A point needs a digit after it (`1.` is not a number), and an `e` needs digits after it
+/// and its sign (`1e` is not a number, rather than the number 1 and a name `e`).
 ///
 /// ```swift
 /// NumberText.isDecimalLiteral("-1.5e3")   // true
+/// NumberText.isDecimalLiteral(".5")       // true
 /// NumberText.isDecimalLiteral("1e")       // false
 /// ```
 public enum NumberText: Sendable {
-    /// Whether `text` is a number in the grammar above.
-    public static func isDecimalLiteral(_ text: some StringProtocol) -> Bool {
-        var bytes = Array(text.utf8)[...]
-        if let sign = bytes.first, sign == 0x2B || sign == 0x2D { bytes = bytes.dropFirst() }
-        return length(of: bytes) == bytes.count && !bytes.isEmpty
+    /// What starts at a position of a text.
+    enum Scan: Equatable {
+        /// No number starts here.
+        case none
+        /// An unsigned number of `length` scalars; `isInteger` when it has neither a fraction nor an exponent.
+        case number(length: Int, isInteger: Bool)
+        /// A number whose exponent has no digits, `length` scalars long with its `e` and sign.
+        case malformed(length: Int)
     }
 
-    /// The length of the longest unsigned number in the grammar at the start of `bytes` (0 when none): digits, an
-    /// optional fraction, and an exponent only when digits follow its `e` and sign.
-    static func length(of bytes: ArraySlice<UInt8>) -> Int {
+    /// Whether `text` is, as a whole, a number in the grammar above, with an optional sign.
+    public static func isDecimalLiteral(_ text: some StringProtocol) -> Bool {
+        var scalars = Array(text.unicodeScalars)[...]
+        if let sign = scalars.first, sign == "+" || sign == "-" { scalars = scalars.dropFirst() }
+        guard case .number(let length, _) = scan(scalars) else { return false }
+        return length == scalars.count
+    }
+
+    /// The unsigned number at the start of `scalars`.
+    static func scan(_ scalars: ArraySlice<Unicode.Scalar>) -> Scan {
+        func isDigit(_ index: Int) -> Bool { index < scalars.endIndex && ("0"..."9").contains(scalars[index]) }
         func digits(from index: Int) -> Int {
             var end = index
-            while end < bytes.endIndex, (0x30...0x39).contains(bytes[end]) { end += 1 }
+            while isDigit(end) { end += 1 }
             return end
         }
-        var end = digits(from: bytes.startIndex)
-        let integerDigits = end - bytes.startIndex
-        if end < bytes.endIndex, bytes[end] == 0x2E {
-            let fractionEnd = digits(from: end + 1)
-            if fractionEnd > end + 1 || integerDigits > 0 { end = fractionEnd }
+        let start = scalars.startIndex
+        var end = digits(from: start)
+        var isInteger = true
+        if end < scalars.endIndex, scalars[end] == ".", isDigit(end + 1) {
+            end = digits(from: end + 1)
+            isInteger = false
         }
-        guard end > bytes.startIndex, integerDigits > 0 || end - bytes.startIndex > 1 else { return 0 }
-        if end < bytes.endIndex, bytes[end] == 0x65 || bytes[end] == 0x45 {
+        guard end > start else { return .none }
+        if end < scalars.endIndex, scalars[end] == "e" || scalars[end] == "E" {
             var exponent = end + 1
-            if exponent < bytes.endIndex, bytes[exponent] == 0x2B || bytes[exponent] == 0x2D { exponent += 1 }
-            let exponentEnd = digits(from: exponent)
-            if exponentEnd > exponent { end = exponentEnd }
+            if exponent < scalars.endIndex, scalars[exponent] == "+" || scalars[exponent] == "-" { exponent += 1 }
+            guard isDigit(exponent) else { return .malformed(length: exponent - start) }
+            end = digits(from: exponent)
+            isInteger = false
         }
-        return end - bytes.startIndex
+        return .number(length: end - start, isInteger: isInteger)
     }
 }

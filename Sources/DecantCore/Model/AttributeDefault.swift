@@ -12,7 +12,7 @@ import Foundation
 /// | | `1e30`, `nan`, `abc` | no value: ``Problem`` |
 /// | Boolean | any text | NSString's `boolValue`: `YES`, `True`, `t`, `1`, `+01` are true; `NO`, `false`, `0`, `maybe` false |
 /// | Double, Float | `2.5`, `-1e-3`, `inf`, `nan` | the number; anything else a ``Problem`` |
-/// | Decimal | `[+-]digits[.digits][e[+-]digits]` | the exact decimal; anything else a ``Problem`` |
+/// | Decimal | a number in ``NumberText``'s grammar (`4.5`, `-1e3`, `.5`) | the exact decimal; anything else a ``Problem`` |
 /// | Date | seconds since 2001-01-01 (`defaultDateTimeInterval`), or `2013-04-23 12:00:00 +0000` | the date; anything else a ``Problem`` |
 /// | UUID | canonical form | the UUID; anything else a ``Problem`` |
 /// | String, URI | any text | the text as it is |
