@@ -54,6 +54,27 @@ struct DocumentationTests {
         #expect(checked > 30)
     }
 
+    @Test func everyDocCommentLinkNamesADeclaration() throws {
+        // A doc comment may link an internal declaration (DocC builds internal documentation too), so any access
+        // level counts here.
+        let sources = try Self.librarySources()
+        var declared: Set<Substring> = ["init"]
+        let declaration = #/\b(struct|enum|class|protocol|actor|typealias|func|var|let|case|subscript) `?(\w+)/#
+        for match in sources.matches(of: declaration) { declared.insert(match.output.2) }
+        let modules: Set<Substring> = ["Decant", "DecantCore", "DecantFormats", "DecantSQLite", "DecantTesting", "DecantYAML"]
+        var checked = 0
+        for line in sources.split(separator: "\n") where line.trimmingCharacters(in: .whitespaces).hasPrefix("///") {
+            for link in line.matches(of: #/``([^`]+)``/#).map(\.output.1) {
+                for component in link.split(separator: "/") where !modules.contains(component) {
+                    let name = component.prefix { $0 != "(" && $0 != "-" }
+                    #expect(declared.contains(name), "``\(link)`` in \(line): no source declares \(name)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 500)
+    }
+
     @Test func theArticlesExamplesAreTheCompiledOnes() throws {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         for name in ["Decant.md", "MigrationPolicies.md"] {
