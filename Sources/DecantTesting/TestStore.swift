@@ -26,6 +26,12 @@ public struct TestStore: Sendable {
     public private(set) var contents: InMemoryStore
     /// What the migration that made this store did, when it was made by ``migrated(to:mappings:functions:)``.
     public private(set) var migrationReport: StoreMigration.Report?
+    /// The model file the bundle was loaded from, when it was: ``migrated(to:mappings:functions:)`` then finds the
+    /// Xcode mapping models of its project, as `decant migrate --model` does (and Core Data in an app's bundle).
+    public private(set) var modelURL: URL?
+    /// Whether ``migrated(to:mappings:functions:)`` searches ``modelURL``'s project for Xcode mapping models
+    /// (`decant migrate`'s default; `--no-mapping-search` is false).
+    public var searchesForMappings = true
 
     /// The model version the objects follow.
     public var model: ObjectModel { contents.model }
@@ -41,6 +47,7 @@ public struct TestStore: Sendable {
     /// a Core Data SQLite store whose model cache is taken), its current version by default.
     public init(model: URL, version: String? = nil) throws {
         try self.init(bundle: ModelBundle.load(modelOrStore: model), version: version)
+        modelURL = model
     }
 
     /// A store holding every object of the fixture at `store`: any input Decant reads (a Core Data SQLite, XML or
@@ -81,7 +88,9 @@ public struct TestStore: Sendable {
     public static func load(_ store: URL, model: URL, version: String? = nil, format: String? = nil) throws
         -> TestStore
     {
-        try load(store, bundle: ModelBundle.load(modelOrStore: model), version: version, format: format)
+        var loaded = try load(store, bundle: ModelBundle.load(modelOrStore: model), version: version, format: format)
+        loaded.modelURL = model
+        return loaded
     }
 
     // MARK: Building
@@ -105,8 +114,9 @@ public struct TestStore: Sendable {
     // MARK: Migrating and writing
 
     /// The store migrated to `version` of the bundle (its current version by default), as `decant migrate` does:
-    /// inferred where Core Data infers, with the mapping files or Xcode mapping models `mappings` names, and
-    /// `functions` for the hooks a mapping calls. ``migrationReport`` says what the migration did.
+    /// inferred where Core Data infers, with the mapping files or Xcode mapping models `mappings` names and those
+    /// the search of ``modelURL``'s project finds (``searchesForMappings``), and `functions` for the hooks a mapping
+    /// calls. ``migrationReport`` says what the migration did.
     ///
     /// The objects go through a Core Data SQLite store in a temporary folder, which is removed afterwards.
     /// - Throws: `.planNotExecutable` with every problem of the plan; `.validationFailed` for an object that breaks
@@ -123,12 +133,15 @@ public struct TestStore: Sendable {
         let output = folder.appendingPathComponent("Migrated.sqlite")
         try write(to: source, format: "sqlite")
         var options = StoreMigration.Options(bundle: bundle, destinationVersion: version)
-        options.searchesForMappings = false
+        options.modelURL = modelURL
+        options.searchesForMappings = searchesForMappings && modelURL != nil
         options.functions = functions
         try options.loadMappings(from: mappings)
         let report = try StoreMigration.migrate(store: source, to: .file(output), options: options)
         var migrated = try Self.load(output, bundle: bundle, format: "sqlite")
         migrated.migrationReport = report
+        migrated.modelURL = modelURL
+        migrated.searchesForMappings = searchesForMappings
         return migrated
     }
 

@@ -4,9 +4,9 @@ import Foundation
 /// ``RecordLayout`` and stay the form the pipeline moves.
 ///
 /// ```swift
-/// let layout = try #require(RecordLayout(entity: "Note", in: model))
 /// let note = try Record(entity: "Note", id: .primaryKey(1), ["text": "milk", "pinned": true], in: model)
-/// try layout.value("text", of: note)      // "milk"
+/// let layout = RecordLayout(entity: "Note", in: model)    // nil for an entity the model does not have
+/// try layout?.value("text", of: note)                     // "milk"
 /// ```
 extension RecordLayout {
     /// A record of this layout from values by property name.
