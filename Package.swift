@@ -9,6 +9,8 @@ let package = Package(
         // store, and adds the whole-job operations (inspect, convert).
         .library(name: "Decant", targets: ["Decant"]),
         .executable(name: "decant", targets: ["DecantCLI"]),
+        // For users' test targets: fixture and in-memory stores, migrated and asked by property name.
+        .library(name: "DecantTesting", targets: ["DecantTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
@@ -45,6 +47,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Stores for users' Swift Testing / XCTest targets, built on the public API of Decant.
+        .target(name: "DecantTesting", dependencies: ["Decant"]),
         .executableTarget(
             name: "DecantCLI",
             dependencies: [
@@ -65,6 +69,9 @@ let package = Package(
             dependencies: ["DecantCore", "DecantFormats", "DecantSQLite", "DecantTestSupport", "CSQLite"]
         ),
         .testTarget(name: "DecantTests", dependencies: ["Decant", "DecantTestSupport", "CSQLite"]),
+        .testTarget(name: "DecantTestingTests", dependencies: ["DecantTesting", "DecantTestSupport"]),
+        // The sample migration test users copy (samples/MigrationTests), run with the others.
+        .testTarget(name: "SampleMigrationTests", dependencies: ["DecantTesting"], path: "samples/MigrationTests"),
         .testTarget(
             name: "DecantCLITests",
             dependencies: [
@@ -75,7 +82,9 @@ let package = Package(
     ]
 )
 
-let libraryTargets: Set<String> = ["DecantCore", "DecantFormats", "DecantSQLite", "DecantYAML", "Decant"]
+let libraryTargets: Set<String> = [
+    "DecantCore", "DecantFormats", "DecantSQLite", "DecantYAML", "Decant", "DecantTesting",
+]
 for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))

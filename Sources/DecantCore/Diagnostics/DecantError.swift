@@ -3,7 +3,7 @@ public import Foundation
 /// The one error type Decant throws: what went wrong, where, and what caused it.
 ///
 /// ```swift
-/// do { _ = try ModelBundle(contentsOf: url) }
+/// do { _ = try ModelBundle.load(from: url) }
 /// catch let error as DecantError where error.code == .malformedInput { print(error) }
 /// ```
 ///

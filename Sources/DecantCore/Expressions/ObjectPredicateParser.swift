@@ -19,27 +19,26 @@ extension ObjectPredicate {
     }
 }
 
-/// A recursive-descent parser over the predicate's Unicode scalars; nesting is bounded.
+/// A recursive-descent parser over the tokens of a predicate (``ExpressionLexer``, shared with value
+/// expressions); nesting is bounded alike.
 struct PredicateParser {
-    static let maximumDepth = 200
+    static let maximumDepth = ExpressionLexer.maximumDepth
     /// How many `AND`/`OR` a predicate may join, as many as a value expression's operators.
     static let maximumConnectives = ValueExpressionParser.maximumOperators
 
-    let scalars: [Unicode.Scalar]
+    var lexer: ExpressionLexer
     let source: String
-    var position = 0
-    var depth = 0
     var connectives = 0
 
     init(text: String, source: String) {
-        self.scalars = Array(text.unicodeScalars)
+        self.lexer = ExpressionLexer(text)
         self.source = source
     }
 
     mutating func parse() throws -> ObjectPredicate {
         let predicate = try parseOr()
-        skipBlanks()
-        guard position == scalars.count else { throw failure("expected AND, OR or the end, found \(peekDescription)") }
+        lexer.skipBlanks()
+        guard lexer.isAtEnd else { throw failure("expected AND, OR or the end, found \(peekDescription)") }
         return predicate
     }
 
@@ -75,14 +74,14 @@ struct PredicateParser {
     }
 
     private mutating func parseNot() throws -> ObjectPredicate {
+        defer { lexer.ascend() }
         try enter()
-        defer { depth -= 1 }
         if consumeWord("NOT") || consumeSymbol("!", unlessFollowedBy: "=") { return .not(try parseNot()) }
         return try parsePrimary()
     }
 
     private mutating func parsePrimary() throws -> ObjectPredicate {
-        skipBlanks()
+        lexer.skipBlanks()
         if consumeSymbol("(") {
             let inner = try parseOr()
             guard consumeSymbol(")") else { throw failure("expected ), found \(peekDescription)") }
@@ -105,7 +104,7 @@ struct PredicateParser {
     }
 
     private mutating func parseOperator() throws -> (ObjectPredicate.ComparisonOperator, ObjectPredicate.ComparisonOptions) {
-        skipBlanks()
+        lexer.skipBlanks()
         let symbols: [(String, ObjectPredicate.ComparisonOperator)] = [
             ("==", .equal), ("!=", .notEqual), ("<>", .notEqual), ("<=", .lessOrEqual), ("=<", .lessOrEqual),
             (">=", .greaterOrEqual), ("=>", .greaterOrEqual), ("=", .equal), ("<", .less), (">", .greater),
@@ -119,47 +118,52 @@ struct PredicateParser {
     }
 
     private mutating func parseOptions() throws -> ObjectPredicate.ComparisonOptions {
-        guard position < scalars.count, scalars[position] == "[" else { return [] }
-        position += 1
+        guard lexer.current == "[" else { return [] }
+        lexer.position += 1
         var options: ObjectPredicate.ComparisonOptions = []
-        while position < scalars.count, scalars[position] != "]" {
-            switch scalars[position] {
+        while let scalar = lexer.current, scalar != "]" {
+            switch scalar {
             case "c", "C": options.insert(.caseInsensitive)
             case "d", "D": options.insert(.diacriticInsensitive)
             case "n", "N": break
-            default: throw failure("unknown comparison option \(scalars[position]) (expected c, d or n)")
+            default: throw failure("unknown comparison option \(scalar) (expected c, d or n)")
             }
-            position += 1
+            lexer.position += 1
         }
-        guard position < scalars.count else { throw failure("expected ] after the comparison options") }
-        position += 1
+        guard !lexer.isAtEnd else { throw failure("expected ] after the comparison options") }
+        lexer.position += 1
         return options
     }
 
     private mutating func parseOperand() throws -> PredicateOperand {
-        try enter()
-        defer { depth -= 1 }
-        skipBlanks()
-        guard position < scalars.count else { throw failure("expected a value or key path, found the end") }
-        let scalar = scalars[position]
+        lexer.skipBlanks()
+        guard let scalar = lexer.current else { throw failure("expected a value or key path, found the end") }
         if scalar == "\"" || scalar == "'" { return .value(.string(try parseString())) }
         if scalar == "{" {
-            position += 1
+            // A list is one level deeper, as a parenthesis is; a plain operand is not.
+            defer { lexer.ascend() }
+            try enter()
+            lexer.position += 1
             var items: [PredicateOperand] = []
-            skipBlanks()
-            if consumeSymbol("}") { return .list(items) }
-            repeat { items.append(try parseOperand()) } while consumeSymbol(",")
-            guard consumeSymbol("}") else { throw failure("expected , or } in the list, found \(peekDescription)") }
+            if lexer.consume("}") { return .list(items) }
+            repeat { items.append(try parseOperand()) } while lexer.consume(",")
+            guard lexer.consume("}") else { throw failure("expected , or } in the list, found \(peekDescription)") }
             return .list(items)
         }
         if scalar == "$" || scalar == "%" { throw failure("variables and format arguments are not supported") }
-        if scalar.properties.numericType != nil || scalar == "-" || scalar == "+" || scalar == "." {
-            return .value(try parseNumber())
+        switch lexer.number(signed: true) {
+        case .value(let value): return .value(value)
+        case .malformed(let text): throw failure("\(text) is not a number")
+        case nil: break
         }
-        let start = position
-        if consumeWord("CAST") { return .value(try parseCast(from: start)) }
+        let start = lexer.position
+        if lexer.consumeWord("CAST") {
+            defer { lexer.ascend() }
+            try enter()
+            return .value(try parseCast(from: start))
+        }
         for (word, value) in [("nil", Value.null), ("NULL", .null), ("TRUE", .bool(true)), ("YES", .bool(true)),
-                              ("FALSE", .bool(false)), ("NO", .bool(false))] where consumeWord(word) {
+                              ("FALSE", .bool(false)), ("NO", .bool(false))] where lexer.consumeWord(word) {
             return .value(value)
         }
         return .keyPath(try parseKeyPath())
@@ -168,88 +172,50 @@ struct PredicateParser {
     private mutating func parseKeyPath() throws -> [String] {
         var components: [String] = []
         repeat {
-            skipBlanks()
-            if position < scalars.count, scalars[position] == "#" { position += 1 }
-            let start = position
-            while position < scalars.count, Self.isIdentifier(scalars[position]) { position += 1 }
-            guard position > start else { throw failure("expected a key path, found \(peekDescription)") }
-            let component = String(String.UnicodeScalarView(scalars[start..<position]))
+            lexer.skipBlanks()
+            if lexer.current == "#" { lexer.position += 1 }
+            let start = lexer.position
+            let component = lexer.identifier()
+            guard !component.isEmpty else { throw failure("expected a key path, found \(peekDescription)") }
             if component.hasPrefix("@") {
-                position = start
+                lexer.position = start
                 throw failure("collection operators (@count, @sum, …) are not supported in Decant predicates")
             }
             if let first = component.unicodeScalars.first, first.properties.numericType != nil {
-                position = start
+                lexer.position = start
                 throw failure("a key path cannot start with a digit")
             }
             components.append(component)
-        } while position < scalars.count && scalars[position] == "." && { position += 1; return true }()
+        } while lexer.current == "." && { lexer.position += 1; return true }()
         return components
     }
 
     private mutating func parseString() throws -> String {
-        let quote = scalars[position]
-        let start = position
-        position += 1
-        var text = String.UnicodeScalarView()
-        while position < scalars.count, scalars[position] != quote {
-            if scalars[position] == "\\", position + 1 < scalars.count {
-                position += 1
-                switch scalars[position] {
-                case "n": text.append("\n")
-                case "t": text.append("\t")
-                case "r": text.append("\r")
-                default: text.append(scalars[position])
-                }
-            } else {
-                text.append(scalars[position])
-            }
-            position += 1
+        guard let text = lexer.quotedString() else {
+            throw failure("the string starting here has no closing \(lexer.current.map(String.init) ?? "quote")")
         }
-        guard position < scalars.count else {
-            position = start
-            throw failure("the string starting here has no closing \(quote)")
-        }
-        position += 1
-        return String(text)
-    }
-
-    private mutating func parseNumber() throws -> Value {
-        let start = position
-        if scalars[position] == "-" || scalars[position] == "+" { position += 1 }
-        while position < scalars.count,
-            scalars[position].properties.numericType != nil || [".", "e", "E"].contains(scalars[position])
-                || ((scalars[position] == "-" || scalars[position] == "+")
-                    && ["e", "E"].contains(scalars[position - 1]))
-        {
-            position += 1
-        }
-        let text = String(String.UnicodeScalarView(scalars[start..<position]))
-        if let integer = Int64(text) { return .integer(integer) }
-        if let real = Double(text), real.isFinite { return .double(real) }
-        position = start
-        throw failure("\(text) is not a number")
+        return text
     }
 
     /// `CAST(value, "NSDate")` and `CAST(value, "NSNumber")`.
     private mutating func parseCast(from start: Int) throws -> Value {
-        guard consumeSymbol("(") else { throw failure("expected ( after CAST") }
+        guard lexer.consume("(") else { throw failure("expected ( after CAST") }
         let operand = try parseOperand()
-        guard consumeSymbol(",") else { throw failure("expected , in CAST") }
-        skipBlanks()
-        guard position < scalars.count, scalars[position] == "\"" || scalars[position] == "'" else {
+        guard lexer.consume(",") else { throw failure("expected , in CAST") }
+        lexer.skipBlanks()
+        guard lexer.current == "\"" || lexer.current == "'" else {
             throw failure("expected a class name string in CAST")
         }
         let className = try parseString()
-        guard consumeSymbol(")") else { throw failure("expected ) after CAST") }
+        guard lexer.consume(")") else { throw failure("expected ) after CAST") }
         guard case .value(let value) = operand else {
-            position = start
+            lexer.position = start
             throw failure("CAST takes a constant")
         }
         switch (className, value) {
         case ("NSDate", .string(let text)):
             guard let date = Self.date(text) else {
-                position = start
+                lexer.position = start
                 throw failure("\"\(text)\" is not an ISO 8601 date (2020-01-31, or 2020-01-31T12:00:00Z)")
             }
             return .date(date)
@@ -264,7 +230,7 @@ struct PredicateParser {
         default:
             break
         }
-        position = start
+        lexer.position = start
         throw failure("CAST to \(className) of this value is not supported (NSDate from a date string or seconds, NSNumber)")
     }
 
@@ -282,51 +248,26 @@ struct PredicateParser {
 
     // MARK: Tokens
 
-    private static func isIdentifier(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_" || scalar == "@"
-    }
-
+    /// Goes one level deeper (a `NOT`, a parenthesis, a list, a `CAST`), refusing past the lexer's limit; the
+    /// caller ascends in a `defer` placed before this call.
     private mutating func enter() throws {
-        depth += 1
-        guard depth <= Self.maximumDepth else { throw failure("nested more than \(Self.maximumDepth) levels deep") }
-    }
-
-    private mutating func skipBlanks() {
-        while position < scalars.count, scalars[position].properties.isWhitespace { position += 1 }
+        guard lexer.descend() else { throw failure(ExpressionLexer.depthMessage) }
     }
 
     private mutating func consumeSymbol(_ symbol: String, unlessFollowedBy next: Unicode.Scalar? = nil) -> Bool {
-        skipBlanks()
-        let wanted = Array(symbol.unicodeScalars)
-        guard position + wanted.count <= scalars.count, Array(scalars[position..<position + wanted.count]) == wanted
-        else { return false }
-        if let next, position + wanted.count < scalars.count, scalars[position + wanted.count] == next { return false }
-        position += wanted.count
-        return true
+        lexer.consume(symbol, unlessFollowedBy: next)
     }
 
-    private mutating func peekWord(_ word: String) -> Bool {
-        skipBlanks()
-        let wanted = Array(word.uppercased().unicodeScalars)
-        guard position + wanted.count <= scalars.count else { return false }
-        let candidate = String(String.UnicodeScalarView(scalars[position..<position + wanted.count])).uppercased()
-        guard Array(candidate.unicodeScalars) == wanted else { return false }
-        return position + wanted.count == scalars.count || !Self.isIdentifier(scalars[position + wanted.count])
-    }
+    private mutating func peekWord(_ word: String) -> Bool { lexer.peekWord(word) }
 
-    private mutating func consumeWord(_ word: String) -> Bool {
-        guard peekWord(word) else { return false }
-        position += word.unicodeScalars.count
-        return true
-    }
+    private mutating func consumeWord(_ word: String) -> Bool { lexer.consumeWord(word) }
 
     private var peekDescription: String {
-        guard position < scalars.count else { return "the end" }
-        let end = min(scalars.count, position + 12)
-        return "\"\(String(String.UnicodeScalarView(scalars[position..<end])))\""
+        guard !lexer.isAtEnd else { return "the end" }
+        return "\"\(lexer.text(lexer.position, lexer.position + 12))\""
     }
 
     private func failure(_ message: String) -> DecantError {
-        DecantError(.usage, message, at: Location(path: source, line: 1, column: position + 1))
+        DecantError(.usage, message, at: Location(path: source, line: 1, column: lexer.position + 1))
     }
 }

@@ -13,56 +13,43 @@ extension ValueExpression {
     }
 }
 
-/// A precedence-climbing parser over the characters of one expression.
+/// A precedence-climbing parser over the tokens of one expression (``ExpressionLexer``, shared with predicates).
 struct ValueExpressionParser {
     /// How deeply parentheses, calls and prefix operators may nest (the parser and every walk of the tree recurse).
-    static let maximumDepth = 200
+    static let maximumDepth = ExpressionLexer.maximumDepth
     /// How many infix operators one expression may hold: `a + b + c …` is as deep as it is long once parsed.
     static let maximumOperators = 1000
 
-    private let characters: [Character]
-    private var position = 0
-    private var depth = 0
+    private var lexer: ExpressionLexer
     private var operators = 0
 
-    init(text: String) { self.characters = Array(text) }
+    init(text: String) { self.lexer = ExpressionLexer(text) }
 
     mutating func parseWhole() throws -> ValueExpression {
         let expression = try parseExpression(minimumPrecedence: 1)
-        skipSpace()
-        guard position == characters.count else { throw failure("unexpected `\(characters[position])`") }
-        return expression
+        lexer.skipBlanks()
+        guard let extra = lexer.current else { return expression }
+        throw failure("unexpected `\(extra)`")
     }
 
     private func failure(_ message: String) -> DecantError {
         DecantError(
             .malformedInput,
-            "expression `\(String(characters))`, column \(position + 1): \(message)"
+            "expression `\(lexer.text(0, lexer.scalars.count))`, column \(lexer.position + 1): \(message)"
         )
-    }
-
-    private mutating func skipSpace() {
-        while position < characters.count, characters[position].isWhitespace { position += 1 }
-    }
-
-    private func peek(_ text: String) -> Bool {
-        let wanted = Array(text)
-        guard position + wanted.count <= characters.count else { return false }
-        return Array(characters[position..<position + wanted.count]) == wanted
     }
 
     /// The binary operator at the current position, longest spelling first.
     private mutating func peekOperator() -> ValueExpression.BinaryOperator? {
-        skipSpace()
+        lexer.skipBlanks()
         let operators = ValueExpression.BinaryOperator.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
-        return operators.first { peek($0.rawValue) }
+        return operators.first { lexer.peek($0.rawValue) }
     }
 
     /// Runs `body` one level deeper (parentheses, arguments, operands, prefix operators), refusing past the limit.
     private mutating func nested<T>(_ body: (inout Self) throws -> T) throws -> T {
-        guard depth < Self.maximumDepth else { throw failure("nested more than \(Self.maximumDepth) levels deep") }
-        depth += 1
-        defer { depth -= 1 }
+        defer { lexer.ascend() }
+        guard lexer.descend() else { throw failure(ExpressionLexer.depthMessage) }
         return try body(&self)
     }
 
@@ -73,7 +60,7 @@ struct ValueExpressionParser {
     private mutating func parseOperations(minimumPrecedence: Int) throws -> ValueExpression {
         var left = try parseUnary()
         while let op = peekOperator(), op.precedence >= minimumPrecedence {
-            position += op.rawValue.count
+            lexer.position += op.rawValue.unicodeScalars.count
             operators += 1
             guard operators <= Self.maximumOperators else {
                 throw failure("more than \(Self.maximumOperators) operators, the limit")
@@ -86,13 +73,13 @@ struct ValueExpressionParser {
     }
 
     private mutating func parseUnary() throws -> ValueExpression {
-        skipSpace()
-        if peek("!") && !peek("!=") {
-            position += 1
+        lexer.skipBlanks()
+        if lexer.peek("!") && !lexer.peek("!=") {
+            lexer.position += 1
             return .unary(.not, try nested { try $0.parseUnary() })
         }
-        if peek("-") {
-            position += 1
+        if lexer.peek("-") {
+            lexer.position += 1
             let operand = try nested { try $0.parseUnary() }
             switch operand {
             case .literal(.integer(let value)) where value != .min: return .literal(.integer(-value))
@@ -104,121 +91,60 @@ struct ValueExpressionParser {
     }
 
     private mutating func parsePrimary() throws -> ValueExpression {
-        skipSpace()
-        guard position < characters.count else { throw failure("expected a value, found the end") }
-        let character = characters[position]
-        if character == "(" {
-            position += 1
+        lexer.skipBlanks()
+        guard let scalar = lexer.current else { throw failure("expected a value, found the end") }
+        if scalar == "(" {
+            lexer.position += 1
             let inner = try parseExpression(minimumPrecedence: 1)
-            skipSpace()
-            guard peek(")") else { throw failure("expected `)`") }
-            position += 1
+            guard lexer.consume(")") else { throw failure("expected `)`") }
             return inner
         }
-        if character == "'" || character == "\"" { return .literal(.string(try parseString(quote: character))) }
-        if character.isNumber { return .literal(try parseNumber()) }
-        if character == "$" {
-            position += 1
-            let name = parseIdentifier()
+        if scalar == "'" || scalar == "\"" {
+            guard let text = lexer.quotedString() else { throw failure("unterminated string") }
+            return .literal(.string(text))
+        }
+        switch lexer.number(signed: false) {
+        case .value(let value): return .literal(value)
+        case .malformed(let text): throw failure("`\(text)` is not a number")
+        case nil: break
+        }
+        if scalar == "$" {
+            lexer.position += 1
+            let name = lexer.identifier()
             guard name == "source" else {
                 throw failure("unknown variable `$\(name)` (the only variable is `$source`)")
             }
             var path: [String] = []
-            while peek(".") {
-                position += 1
-                let key = parseIdentifier()
+            while lexer.peek(".") {
+                lexer.position += 1
+                let key = lexer.identifier()
                 guard !key.isEmpty else { throw failure("expected a property name after `.`") }
                 path.append(key)
             }
             return .source(keyPath: path)
         }
-        if character.isLetter || character == "_" {
-            let name = parseIdentifier()
+        if scalar.properties.isAlphabetic || scalar == "_" {
+            let name = lexer.identifier()
             switch name {
             case "nil", "null": return .literal(.null)
             case "true": return .literal(.bool(true))
             case "false": return .literal(.bool(false))
             default: break
             }
-            skipSpace()
-            guard peek("(") else {
+            guard lexer.consume("(") else {
                 throw failure(
                     "`\(name)` is neither a literal nor a function call (write `$source.\(name)` for a property)"
                 )
             }
-            position += 1
             var arguments: [ValueExpression] = []
-            skipSpace()
-            if peek(")") {
-                position += 1
-                return .call(name, arguments)
-            }
+            if lexer.consume(")") { return .call(name, arguments) }
             while true {
                 arguments.append(try parseExpression(minimumPrecedence: 1))
-                skipSpace()
-                if peek(",") {
-                    position += 1
-                    continue
-                }
-                guard peek(")") else { throw failure("expected `,` or `)` in the arguments of \(name)") }
-                position += 1
+                if lexer.consume(",") { continue }
+                guard lexer.consume(")") else { throw failure("expected `,` or `)` in the arguments of \(name)") }
                 return .call(name, arguments)
             }
         }
-        throw failure("unexpected `\(character)`")
-    }
-
-    private mutating func parseIdentifier() -> String {
-        let start = position
-        while position < characters.count,
-            characters[position].isLetter || characters[position].isNumber
-                || characters[position] == "_" || characters[position] == "@"
-        {
-            position += 1
-        }
-        return String(characters[start..<position])
-    }
-
-    private mutating func parseNumber() throws -> Value {
-        let start = position
-        while position < characters.count, characters[position].isNumber { position += 1 }
-        var isReal = false
-        if position + 1 < characters.count, characters[position] == ".", characters[position + 1].isNumber {
-            isReal = true
-            position += 1
-            while position < characters.count, characters[position].isNumber { position += 1 }
-        }
-        if position < characters.count, characters[position] == "e" || characters[position] == "E" {
-            isReal = true
-            position += 1
-            if position < characters.count, characters[position] == "-" || characters[position] == "+" { position += 1 }
-            while position < characters.count, characters[position].isNumber { position += 1 }
-        }
-        let text = String(characters[start..<position])
-        if !isReal, let integer = Int64(text) { return .integer(integer) }
-        guard let real = Double(text) else { throw failure("`\(text)` is not a number") }
-        return .double(real)
-    }
-
-    private mutating func parseString(quote: Character) throws -> String {
-        position += 1
-        var text = ""
-        while position < characters.count {
-            let character = characters[position]
-            position += 1
-            if character == quote { return text }
-            if character == "\\", position < characters.count {
-                let escaped = characters[position]
-                position += 1
-                switch escaped {
-                case "n": text.append("\n")
-                case "t": text.append("\t")
-                default: text.append(escaped)
-                }
-            } else {
-                text.append(character)
-            }
-        }
-        throw failure("unterminated string")
+        throw failure("unexpected `\(scalar)`")
     }
 }

@@ -639,29 +639,3 @@ public enum MappingInference: Sendable {
         }
     }
 }
-
-extension Attribute {
-    /// The model's default value as a ``Value`` of the attribute's type (nil when there is none).
-    ///
-    /// ```swift
-    /// Attribute(name: "count", type: .integer16).defaultLiteral   // nil; with defaultValue "0": .integer(0)
-    /// ```
-    public var defaultLiteral: Value? {
-        guard let text = defaultValue else { return nil }
-        switch type {
-        case .integer16, .integer32, .integer64:
-            // A real default ("2.0", "1e3") is truncated as NSNumber's longLongValue does; one past 64 bits
-            // ("1e308", "nan") is no default, rather than a trap.
-            if let integer = Int64(text) { return .integer(integer) }
-            return Double(text).flatMap { try? ValueOverflow.integer($0.rounded(.towardZero), text) }.map(Value.integer)
-        case .double, .float: return Double(text).map(Value.double)
-        case .decimal: return Decimal(string: text).map(Value.decimal)
-        case .boolean: return .bool(["YES", "yes", "true", "1"].contains(text))
-        case .date: return Double(text).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
-        case .uuid: return UUID(uuidString: text).map(Value.uuid)
-        case .uri: return .uri(text)
-        case .string: return .string(text)
-        default: return nil
-        }
-    }
-}

@@ -123,7 +123,7 @@ public struct EntityMapping: Sendable, Hashable {
 /// For a relationship the expression is `$source.<relationship>` (the related objects, followed through their own
 /// entity mappings) or `$source` (the object this source object became under another mapping of the same hop).
 /// ```swift
-/// PropertyMapping(name: "title", expression: .literal(nil), change: .added)
+/// PropertyMapping(name: "title", expression: .literal(nil), change: .added(default: nil))
 /// ```
 public struct PropertyMapping: Sendable, Hashable {
     /// What happened to the property between the two versions, as the plan explains it.

@@ -9,10 +9,17 @@ public struct Attribute: Sendable, Hashable {
     /// Name, flags, identifiers and user info.
     public var common: PropertyCommon
     /// The attribute type.
-    public var type: AttributeType
+    public var type: AttributeType {
+        didSet { parsedDefault = ParsedDefault(parsed: AttributeDefault(parsing: defaultValue, as: type)) }
+    }
     /// The default value as the model states it: `defaultValueString` text, or for a date the
-    /// `defaultDateTimeInterval` number. `nil` when there is none.
-    public var defaultValue: String?
+    /// `defaultDateTimeInterval` number. `nil` when there is none. Kept as written, for writers that reproduce
+    /// the model source; ``defaultLiteral`` is the value it parses to (``AttributeDefault``).
+    public var defaultValue: String? {
+        didSet { parsedDefault = ParsedDefault(parsed: AttributeDefault(parsing: defaultValue, as: type)) }
+    }
+    /// ``defaultValue`` parsed for ``type``, once, whenever either is set.
+    var parsedDefault = ParsedDefault(parsed: .none)
     /// `minValueString` (numbers; for strings the minimum length).
     public var minValue: String?
     /// `maxValueString`.

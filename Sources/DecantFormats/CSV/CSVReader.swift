@@ -347,7 +347,7 @@ public final class CSVReader: EntityNamingReader {
         unowned let reader: CSVReader
         let entity: Entity?
         /// Per layout attribute without a column: its default value.
-        let defaults: [Int: CSVValueText.Parsed]
+        let defaults: [Int: Value]
         let width: Int
         var exhausted = false
         /// Per layout attribute: its type, and whether a field of that type is the value's text.
@@ -370,12 +370,12 @@ public final class CSVReader: EntityNamingReader {
                     input: join, owner: name, relationship: input.layout.relationships[position], reader: reader)
             }
             self.joins = joins
-            var defaults: [Int: CSVValueText.Parsed] = [:]
+            var defaults: [Int: Value] = [:]
             for (index, attribute) in input.layout.attributes.enumerated()
             where input.columns.attributeColumns[index] == nil {
-                if let text = attribute.defaultValue, let value = CSVValueText.parse(text, as: attribute.type) {
-                    defaults[index] = value
-                }
+                // The model's default as the model parsed it (``Attribute/defaultLiteral``), as inference and the
+                // compiled model see it.
+                if let value = attribute.defaultLiteral { defaults[index] = value }
             }
             self.defaults = defaults
         }
@@ -409,7 +409,7 @@ public final class CSVReader: EntityNamingReader {
                 batch.beginRecord(id: id)
                 for index in 0..<types.count {
                     guard let column = input.columns.attributeColumns[index] else {
-                        (defaults[index] ?? .null).append(to: &batch)
+                        batch.append(defaults[index] ?? .null, as: types[index])
                         continue
                     }
                     try appendAttribute(index, column: column, id: id, to: &batch)

@@ -215,20 +215,25 @@ public enum ArchivedModelEncoder: Sendable {
         }
     }
 
+    /// The archived `NSDefaultValue`: the value the model's text parses to (``Attribute/defaultLiteral``, the same
+    /// value inference and the readers use), as an NSNumber, NSDate or string.
     private static func defaultValue(_ attribute: Attribute, writer: inout KeyedArchiveWriter) -> PropertyListValue {
-        guard let text = attribute.defaultValue else { return KeyedArchiveWriter.null }
-        switch attribute.type {
-        case .integer16, .integer32, .integer64:
-            return Int64(text).map { writer.addValue(.integer($0)).uid } ?? KeyedArchiveWriter.null
-        case .boolean:
-            return writer.addValue(.bool(text == "YES" || text == "1" || text.lowercased() == "true")).uid
-        case .double, .float, .decimal:
-            return Double(text).map { writer.addValue(.real($0)).uid } ?? KeyedArchiveWriter.null
-        case .date:
-            guard let time = Double(text) else { return KeyedArchiveWriter.null }
-            return writer.addObject(className: "NSDate", fields: ["NS.time": .real(time)]).uid
+        guard let value = attribute.defaultLiteral else { return KeyedArchiveWriter.null }
+        switch value {
+        case .integer(let integer): return writer.addValue(.integer(integer)).uid
+        case .bool(let flag): return writer.addValue(.bool(flag)).uid
+        case .double(let real): return writer.addValue(.real(real)).uid
+        case .decimal(let decimal):
+            // As Double(text) did before: the decimal's nearest double, read from its exact text.
+            let real = Double(decimal.description) ?? NSDecimalNumber(decimal: decimal).doubleValue
+            return writer.addValue(.real(real)).uid
+        case .date(let date):
+            return writer.addObject(
+                className: "NSDate", fields: ["NS.time": .real(date.timeIntervalSinceReferenceDate)]
+            ).uid
         case .string, .uri, .uuid:
-            return writer.addString(text).uid
+            // The text as the model spells it (a UUID keeps its case).
+            return writer.addString(attribute.defaultValue ?? "").uid
         default:
             return KeyedArchiveWriter.null
         }

@@ -232,6 +232,11 @@ private struct Reader {
         } else {
             attribute.defaultValue = node.attributes["defaultValueString"]
         }
+        // A default that is no value of the type is refused here, with its place, rather than dropped by one
+        // consumer and read differently by another.
+        if let problem = attribute.defaultProblem {
+            throw failure("attribute \(common.name): \(problem)", node, entity: entity, keyPath: common.name)
+        }
         attribute.minValue = node.attributes["minValueString"]
         attribute.maxValue = node.attributes["maxValueString"]
         attribute.minDate = try number("minDateTimeInterval", of: node, entity: entity)

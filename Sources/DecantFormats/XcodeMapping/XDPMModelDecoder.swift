@@ -202,6 +202,9 @@ private struct SnapshotReader {
         var attribute = Attribute(name: "", type: type)
         attribute.common = try common(object, tags)
         attribute.defaultValue = try string(tags, "XD_PAttK_defaultValueAsString", object)
+        if let problem = attribute.defaultProblem {
+            throw fail("attribute \(attribute.name): \(problem)", object, key: "XD_PAttK_defaultValueAsString")
+        }
         attribute.minValue = try string(tags, "XD_PAttK_minValueString", object)
         attribute.maxValue = try string(tags, "XD_PAttK_maxValueString", object)
         attribute.valueTransformerName = try string(tags, "XD_PAttK_valueTransformerName", object)
