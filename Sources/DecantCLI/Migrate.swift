@@ -69,6 +69,10 @@ extension DecantCommand {
 
         @OptionGroup var migration: MigrationOptions
 
+        @OptionGroup(title: "Format options") var inputOptions: InputFormatOptions
+
+        @OptionGroup(title: "Output options") var outputOptions: OutputFormatOptions
+
         @OptionGroup var batch: BatchOptions
 
         @OptionGroup var options: GlobalOptions
@@ -76,6 +80,7 @@ extension DecantCommand {
         func validate() throws {
             guard !stores.isEmpty else { throw ValidationError("name the store to migrate") }
             guard migration.model != nil else { throw ValidationError("give the model with --model") }
+            try inputOptions.requireOneEntity()
             if batch.isBatch(stores: stores) {
                 guard (batch.outputDir != nil) != inPlace, output == nil else {
                     throw ValidationError("with several stores, give either --output-dir DIR or --in-place")
@@ -96,7 +101,7 @@ extension DecantCommand {
 
         func run() throws {
             try reportingErrors(verbose: options.verbose, json: options.json) {
-                let settings = try migration.settings()
+                let settings = try migration.settings(input: inputOptions, output: outputOptions)
                 if batch.isBatch(stores: stores) {
                     let outputDir = batch.outputDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
                     if let outputDir { try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true) }

@@ -36,9 +36,12 @@ extension DecantCommand {
 
         @OptionGroup var migration: MigrationOptions
 
+        @OptionGroup(title: "Format options") var inputOptions: InputFormatOptions
+
         @OptionGroup var options: GlobalOptions
 
         func validate() throws {
+            try inputOptions.requireOneEntity()
             if migration.model == nil {
                 let given = migration.destinationVersion != nil || !migration.mapping.isEmpty
                     || migration.versionOrder != nil || migration.rejects != nil || migration.strict
@@ -49,12 +52,15 @@ extension DecantCommand {
 
         func run() throws {
             try reportingErrors(verbose: options.verbose, json: options.json) {
-                let settings = try migration.model.map { _ in try migration.settings() }
+                var settings = try migration.model.map { _ in try migration.settings(input: inputOptions) }
                 var formatOptions = FormatOptions(bundle: settings?.bundle, version: version)
-                formatOptions.missingExternalData = migration.missingExternalData.policy
+                formatOptions.missingExternalData = migration.missingExternalData
+                try inputOptions.apply(to: &formatOptions)
+                // The seed is read with the format options; the migration after it reads the SQLite copy.
+                settings?.inputFormat = nil
                 let report = try Seeding.seed(
                     default: URL(fileURLWithPath: seed), store: URL(fileURLWithPath: store), options: formatOptions,
-                    migration: settings)
+                    inputFormat: inputOptions.from, migration: settings)
                 printWarnings(report.warnings)
                 printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
             }

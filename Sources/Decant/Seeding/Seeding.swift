@@ -70,7 +70,8 @@ public enum Seeding: Sendable {
     /// place, so a seed whose migration fails leaves the destination exactly as it was (absent). An existing
     /// destination at an older version is migrated in place after a backup beside it; a newer one (by a known
     /// version order) or an unknown one stops with what differs, and nothing is deleted. A seed in a model-less
-    /// format follows `options.version` or the current version.
+    /// format follows `options.version` or the current version. The seed's format is `inputFormat` (`--from`) when
+    /// given, else told by its content and extension.
     ///
     /// `migration` gives the migration's settings (mappings, rejects, version order through its bundle, …); when
     /// nil they are built from `options.bundle` and `options`. A migration searches the project of the model at
@@ -80,7 +81,7 @@ public enum Seeding: Sendable {
     ///   is newer or of no version, the seed reader's and the migration's errors, `.cannotCreateOutput` when the
     ///   folder is not writable. On any error the destination is left absent or exactly as it was.
     public static func seed(
-        default seed: URL, store destination: URL, options: FormatOptions = FormatOptions(),
+        default seed: URL, store destination: URL, options: FormatOptions = FormatOptions(), inputFormat: String? = nil,
         migration: StoreMigration.Options? = nil, registry: FormatRegistry = .builtIn
     ) throws -> Report {
         var migration = migration
@@ -90,7 +91,7 @@ public enum Seeding: Sendable {
         }
         var options = options
         if let migration { options.bundle = migration.bundle }
-        let format = try registry.inputFormat(of: seed, named: nil)
+        let format = try registry.inputFormat(of: seed, named: inputFormat, formatOption: "--from")
         try StagedOutput.checkCanCreate(destination)
         let folder = destination.deletingLastPathComponent()
         let name = destination.lastPathComponent
@@ -106,7 +107,8 @@ public enum Seeding: Sendable {
                 if format is SQLiteFormat {
                     try copySQLiteSeed(seed, to: destination)
                 } else {
-                    _ = try StoreConversion.convert(from: seed, to: destination, options: options, registry: registry)
+                    _ = try StoreConversion.convert(
+                        from: seed, to: destination, inputFormat: format.name, options: options, registry: registry)
                 }
                 try FileLock.synchronize(folder)
                 report.action = .seeded
@@ -178,7 +180,8 @@ public enum Seeding: Sendable {
         if format is SQLiteFormat {
             try copySQLiteSeed(seed, to: copy)
         } else {
-            _ = try StoreConversion.convert(from: seed, to: copy, options: options, registry: registry)
+            _ = try StoreConversion.convert(
+                from: seed, to: copy, inputFormat: format.name, options: options, registry: registry)
         }
         var settings = migration
         settings.formatOptions.bundle = migration.bundle
