@@ -68,9 +68,9 @@ extension DecantCommand {
             help: "For inputs without their model version (CSV, plain JSON): the version of --model to follow.")
         var modelVersion: String?
 
-        @OptionGroup(title: "Format options") var inputOptions: InputFormatOptions
+        @OptionGroup var inputOptions: InputFormatOptions
 
-        @OptionGroup(title: "Output options") var outputOptions: OutputFormatOptions
+        @OptionGroup var outputOptions: OutputFormatOptions
 
         @Option(
             name: .customLong("where"),

@@ -49,7 +49,7 @@ extension DecantCommand {
         @Option(name: .long, help: versionOrderHelp)
         var versionOrder: String?
 
-        @OptionGroup(title: "Format options") var inputOptions: InputFormatOptions
+        @OptionGroup var inputOptions: InputFormatOptions
 
         @OptionGroup var options: GlobalOptions
 

@@ -69,9 +69,9 @@ extension DecantCommand {
 
         @OptionGroup var migration: MigrationOptions
 
-        @OptionGroup(title: "Format options") var inputOptions: InputFormatOptions
+        @OptionGroup var inputOptions: InputFormatOptions
 
-        @OptionGroup(title: "Output options") var outputOptions: OutputFormatOptions
+        @OptionGroup var outputOptions: OutputFormatOptions
 
         @OptionGroup var batch: BatchOptions
 

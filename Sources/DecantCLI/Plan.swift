@@ -26,7 +26,7 @@ extension DecantCommand {
 
         @OptionGroup var migration: MigrationOptions
 
-        @OptionGroup(title: "Format options") var inputOptions: InputFormatOptions
+        @OptionGroup var inputOptions: InputFormatOptions
 
         @Flag(name: .long, help: "Skip the dry run (no pre-flight counts).")
         var noDryRun = false

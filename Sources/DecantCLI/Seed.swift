@@ -36,7 +36,7 @@ extension DecantCommand {
 
         @OptionGroup var migration: MigrationOptions
 
-        @OptionGroup(title: "Format options") var inputOptions: InputFormatOptions
+        @OptionGroup var inputOptions: InputFormatOptions
 
         @OptionGroup var options: GlobalOptions
 

@@ -36,7 +36,7 @@ extension DecantCommand {
         @Option(name: .long, help: versionOrderHelp)
         var versionOrder: String?
 
-        @OptionGroup(title: "Format options") var inputOptions: InputFormatOptions
+        @OptionGroup var inputOptions: InputFormatOptions
 
         @OptionGroup var batch: BatchOptions
 
