@@ -12,7 +12,7 @@ extension DecantCommand {
                 is built under a temporary name in STORE's folder, flushed to disk and renamed into place, under an \
                 advisory lock beside STORE: two seeders started together make one copy and both succeed, and a \
                 temporary copy left by a crashed run is removed. A JSON or CSV seed becomes a new SQLite store for \
-                --model. An existing STORE is never overwritten: a second run says "already seeded" and changes \
+                --model, read as convert reads it (--from, --entity, --key, --delimiter, --null, --date-epoch). An existing STORE is never overwritten: a second run says "already seeded" and changes \
                 nothing.
 
                 With --model, seeding is migration, with migrate's options (--to-version, --mapping, --no-mapping-search, \
