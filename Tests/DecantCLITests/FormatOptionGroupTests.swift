@@ -95,4 +95,20 @@ struct FormatOptionGroupTests {
         #expect(run.status == 64, "\(run.stderr)")
         #expect(run.stderr.contains("--entity names the one entity"), "\(run.stderr)")
     }
+
+    @Test func inspectReadsAnInputNamedWithFrom() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let export = folder.appendingPathComponent("notes.export")
+        try Data("_id;text\nn1;milk\nn2;eggs\n".utf8).write(to: export)
+        let unnamed = try EndToEndTests.run(["inspect", export.path])
+        #expect(unnamed.status == 65, "\(unnamed.stderr)")
+        #expect(unnamed.stderr.contains("--from"), "\(unnamed.stderr)")
+        let named = try EndToEndTests.run([
+            "inspect", export.path, "--from", "csv", "--entity", "Note", "--delimiter", ";", "--model", Self.notes,
+            "--model-version", "Notes 2",
+        ])
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(named.stdout.contains("Note") && named.stdout.contains("2"), "\(named.stdout)")
+    }
 }

@@ -62,8 +62,8 @@ public enum InputKind: Sendable, Hashable {
         } else {
             throw DecantError(
                 .unsupportedFormat,
-                "not a Core Data model, SQLite store, keyed archive or other input Decant reads "
-                    + "(\(registry.names.joined(separator: ", ")))",
+                "not a Core Data model, SQLite store, keyed archive or other input Decant reads; name its format with "
+                    + "--from (\(registry.names.joined(separator: ", ")))",
                 at: Location(path: url.displayPath))
         }
     }

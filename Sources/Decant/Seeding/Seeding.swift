@@ -91,7 +91,7 @@ public enum Seeding: Sendable {
         }
         var options = options
         if let migration { options.bundle = migration.bundle }
-        let format = try registry.inputFormat(of: seed, named: inputFormat, formatOption: "--from")
+        let format = try registry.inputFormat(of: seed, named: inputFormat)
         try StagedOutput.checkCanCreate(destination)
         let folder = destination.deletingLastPathComponent()
         let name = destination.lastPathComponent

@@ -67,7 +67,7 @@ public enum StoreValidation: Sendable {
     public static func validate(
         store: URL, options: Options, progress: ((_ entity: String, _ checked: Int) -> Void)? = nil
     ) throws -> Report {
-        let format = try options.registry.inputFormat(of: store, named: options.inputFormat, formatOption: "--from")
+        let format = try options.registry.inputFormat(of: store, named: options.inputFormat)
         var readerOptions = options.formatOptions
         readerOptions.bundle = options.bundle
         var reader = try format.makeReader(at: store, options: readerOptions)
