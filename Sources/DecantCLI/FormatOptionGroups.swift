@@ -11,7 +11,7 @@ struct InputFormatOptions: ParsableArguments {
     var from: String?
 
     @Option(
-        name: .customLong("entity"), parsing: .upToNextOption,
+        name: .customLong("entity"), parsing: .singleValue,
         help: "For plain JSON or a single CSV file: the entity it holds (convert: only these entities, comma-separated or repeated).")
     var entities: [String] = []
 

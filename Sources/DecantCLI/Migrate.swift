@@ -26,9 +26,9 @@ extension DecantCommand {
                 version with --to-version to map it down as Core Data would.
 
                 With --output the store is only read and OUT is written beside its destination and moved into place \
-                when complete (its format follows its extension or --to, SQLite by default; --delimiter, --null and --journal \
-                apply as in convert). With --in-place the migrated \
-                store replaces STORE only after it is complete; the original is kept at --backup (default \
+                when complete (its format follows its extension or --to, SQLite by default; --delimiter, --null and \
+                --journal apply as in convert). With --in-place the migrated store replaces STORE only after it is \
+                complete; the original is kept at --backup (default \
                 STORE.backup) unless --no-backup. A store already at the destination version is copied to OUT, or \
                 left alone in place, and the output says so.
 
