@@ -41,7 +41,8 @@ public final class ArchiveReader: RecordReader {
 
     private let archive: KeyedArchive
     private let path: String
-    private let options: FormatOptions
+    /// The class → entity map and renamed keys (``ArchiveOptions``), taken from the options once.
+    private let classes: ArchiveOptions
     private var plans: [EntityPlan] = []
     private var nextPlan = 0
     private var nextRow = 0
@@ -111,7 +112,7 @@ public final class ArchiveReader: RecordReader {
         let model = try options.modelForModelLessInput(at: Location(path: path))
         self.model = model
         self.path = path
-        self.options = options
+        self.classes = options.archive
         let (archive, check) = try open()
         self.archive = archive
         do {
@@ -212,9 +213,9 @@ public final class ArchiveReader: RecordReader {
 
     /// The mapping's entities exist and are concrete; renamed keys name properties that exist.
     private func checkMapping() throws {
-        for (className, renames) in options.archive.classKeys.sorted(by: { $0.key < $1.key }) {
+        for (className, renames) in classes.classKeys.sorted(by: { $0.key < $1.key }) {
             let entityName =
-                options.archive.classEntities[className] ?? options.archive.classEntities[Self.shortName(className)]
+                classes.classEntities[className] ?? classes.classEntities[Self.shortName(className)]
                 ?? Self.shortName(className)
             guard let layout = RecordLayout(entity: entityName, in: model) else { continue }
             for (key, property) in renames.sorted(by: { $0.key < $1.key })
@@ -225,7 +226,7 @@ public final class ArchiveReader: RecordReader {
                     at: Location(path: path, entity: entityName, keyPath: key))
             }
         }
-        for (className, entityName) in options.archive.classEntities.sorted(by: { $0.key < $1.key })
+        for (className, entityName) in classes.classEntities.sorted(by: { $0.key < $1.key })
         where !entityName.isEmpty {
             guard let entity = model.entity(named: entityName) else {
                 throw DecantError(
@@ -246,7 +247,7 @@ public final class ArchiveReader: RecordReader {
     private func entity(forClass object: ArchivedObject) -> String {
         guard let className = object.className, !ArchiveField.isValueClass(object) else { return "" }
         let shortName = Self.shortName(className)
-        if let mapped = options.archive.classEntities[className] ?? options.archive.classEntities[shortName] {
+        if let mapped = classes.classEntities[className] ?? classes.classEntities[shortName] {
             return mapped
         }
         let concrete = model.entities.filter { !$0.isAbstract }
@@ -349,7 +350,7 @@ public final class ArchiveReader: RecordReader {
         let entityName = entity(forClass: object)
         guard !entityName.isEmpty else {
             if let name = object.className, !ArchiveField.isValueClass(object), !Self.isFoundationClass(name),
-                options.archive.classEntities[name] != ""
+                classes.classEntities[name] != ""
             {
                 return (nil, name)
             }
@@ -386,7 +387,7 @@ public final class ArchiveReader: RecordReader {
 
     private func findTarget(of key: String, className: String, layout: RecordLayout) -> Target? {
         let renames =
-            options.archive.classKeys[className] ?? options.archive.classKeys[Self.shortName(className)] ?? [:]
+            classes.classKeys[className] ?? classes.classKeys[Self.shortName(className)] ?? [:]
         let name = renames[key] ?? (key.hasPrefix("$$") ? String(key.dropFirst()) : key)
         let candidates: [(name: String, target: Target)] =
             layout.attributes.enumerated().map { ($0.element.name, Target.attribute($0.offset)) }
