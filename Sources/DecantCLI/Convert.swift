@@ -63,50 +63,14 @@ extension DecantCommand {
         @Option(name: .long, help: "The model bundle whose matching version the input follows.")
         var model: String?
 
-        @Option(name: .long, help: "The input's format (\(FormatRegistry.builtIn.names.joined(separator: ", "))).")
-        var from: String?
-
-        @Option(name: .long, help: "The output's format (\(FormatRegistry.builtIn.names.joined(separator: ", "))).")
-        var to: String?
-
         @Option(
             name: .customLong("model-version"),
             help: "For inputs without their model version (CSV, plain JSON): the version of --model to follow.")
         var modelVersion: String?
 
-        @Option(name: .long, help: "The attribute identifying an entity's objects in references (Entity=attribute).")
-        var key: [String] = []
+        @OptionGroup var inputOptions: InputFormatOptions
 
-        @Option(name: .long, help: "For plain JSON: what numbers in Date attributes count seconds from.")
-        var dateEpoch: DateEpochArgument = .unix
-
-        @Option(name: .long, help: "For CSV: the field delimiter, one ASCII character (\\t or tab for a tab).")
-        var delimiter: DelimiterArgument?
-
-        @Option(
-            name: .customLong("null"),
-            help: "For CSV: the text that stands for nil (an empty unquoted field by default).")
-        var nullMarker: String?
-
-        @Option(
-            name: .customLong("class"), parsing: .singleValue,
-            help: ArgumentHelp(
-                "For keyed archives: the entity an archived class becomes (repeatable).", valueName: "Class=Entity"))
-        var classEntities: [String] = []
-
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "For keyed archives: a JSON class mapping (as `decant inspect ARCHIVE` prints).", valueName: "file"))
-        var classMapping: String?
-
-        @Option(name: .long, help: "The output's journal mode.")
-        var journal: JournalModeArgument = .wal
-
-        @Option(
-            name: .customLong("entity"), parsing: .upToNextOption,
-            help: "Only these entities (comma-separated or repeated); for plain JSON or a single CSV file, the entity it holds.")
-        var entities: [String] = []
+        @OptionGroup var outputOptions: OutputFormatOptions
 
         @Option(
             name: .customLong("where"),
@@ -119,34 +83,28 @@ extension DecantCommand {
         var sort: String?
 
         @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
-        var missingExternalData: MissingExternalDataArgument = .fail
+        var missingExternalData: MissingExternalDataPolicy = .fail
 
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
             try reportingErrors(verbose: options.verbose, json: options.json) {
                 var formatOptions = FormatOptions(
-                    bundle: try model.map { try ModelBundle.load(modelOrStore: URL(fileURLWithPath: $0)) })
-                formatOptions.missingExternalData = missingExternalData.policy
-                formatOptions.selfContained = journal == .delete
-                formatOptions.version = modelVersion
-                formatOptions.keys = try keys()
-                formatOptions.dateEpoch = dateEpoch.epoch
-                formatOptions.delimiter = delimiter?.character
-                formatOptions.nullMarker = nullMarker
-                try ArchiveMapping.options(
-                    file: classMapping.map { URL(fileURLWithPath: $0) }, classes: classEntities, into: &formatOptions)
+                    bundle: try model.map { try ModelBundle.load(modelOrStore: URL(fileURLWithPath: $0)) },
+                    version: modelVersion)
+                formatOptions.missingExternalData = missingExternalData
+                try inputOptions.apply(to: &formatOptions)
+                outputOptions.apply(to: &formatOptions)
                 let progress = ProgressLine(quiet: options.quiet, json: options.json)
                 defer { progress.finish() }
                 var selection = RecordSelection()
-                let names = entities.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+                let names = inputOptions.entityNames
                 if !names.isEmpty { selection.entities = Set(names) }
-                if names.count == 1 { formatOptions.entity = names[0] }
                 selection.predicate = try predicate.map { try ObjectPredicate(parsing: $0) }
                 selection.sort = try sort.map { try SortKey.list(parsing: $0) } ?? []
                 let report = try StoreConversion.convert(
-                    from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), inputFormat: from,
-                    outputFormat: to, options: formatOptions, selection: selection,
+                    from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), inputFormat: inputOptions.from,
+                    outputFormat: outputOptions.to, options: formatOptions, selection: selection,
                     logger: options.makeLogger(label: "decant.convert"), progress: progress.update)
                 progress.finish()
                 printWarnings(report.warnings)
@@ -163,61 +121,4 @@ extension DecantCommand {
             }
         }
     }
-}
-
-extension DecantCommand.Convert {
-    func validate() throws {
-        _ = try keys()
-    }
-
-    /// `--key Entity=attribute` options, by entity.
-    func keys() throws -> [String: String] {
-        var keys: [String: String] = [:]
-        for pair in key {
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw ValidationError("--key takes Entity=attribute, not \(pair)")
-            }
-            guard keys[parts[0]] == nil else { throw ValidationError("--key names \(parts[0]) twice") }
-            keys[parts[0]] = parts[1]
-        }
-        return keys
-    }
-}
-
-/// `--date-epoch unix|reference`.
-enum DateEpochArgument: String, ExpressibleByArgument, CaseIterable {
-    case unix
-    case reference
-
-    var epoch: FormatOptions.DateEpoch { FormatOptions.DateEpoch(rawValue: rawValue) ?? .unix }
-}
-
-/// `--journal wal|delete`.
-enum JournalModeArgument: String, ExpressibleByArgument, CaseIterable {
-    case wal
-    case delete
-}
-
-/// `--delimiter C`: one character, or `\t` / `tab` for a tab.
-struct DelimiterArgument: ExpressibleByArgument {
-    var character: Character
-
-    init?(argument: String) {
-        switch argument {
-        case "\\t", "tab": character = "\t"
-        default:
-            guard argument.count == 1, let first = argument.first else { return nil }
-            character = first
-        }
-    }
-}
-
-/// `--missing-external-data fail|keep|null`.
-enum MissingExternalDataArgument: String, ExpressibleByArgument, CaseIterable {
-    case fail
-    case keep
-    case null
-
-    var policy: MissingExternalDataPolicy { MissingExternalDataPolicy(rawValue: rawValue) ?? .fail }
 }

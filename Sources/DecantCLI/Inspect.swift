@@ -39,7 +39,7 @@ extension DecantCommand {
         var model: String?
 
         @Option(help: "Draw the model instead: mermaid (Markdown) or dot (Graphviz).")
-        var diagram: DiagramArgument?
+        var diagram: ModelDiagram.Style?
 
         @Option(
             name: .customLong("model-version"),
@@ -49,17 +49,22 @@ extension DecantCommand {
         @Option(name: .long, help: versionOrderHelp)
         var versionOrder: String?
 
+        @OptionGroup var inputOptions: InputFormatOptions
+
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
             try reportingErrors(verbose: options.verbose, json: options.json) {
                 let url = URL(fileURLWithPath: path)
-                switch try InputKind(of: url) {
+                // --from names a record format: the input is read as records of it, whatever its content.
+                let kind = try inputOptions.from.map { $0.lowercased() == "sqlite" ? .sqliteStore : .records($0) }
+                    ?? InputKind(of: url)
+                switch kind {
                 case .model where diagram != nil:
                     let bundle = try loadBundle(path, versionOrder: versionOrder)
                     let model = try FormatOptions(bundle: bundle, version: modelVersion)
                         .modelForModelLessInput(at: Location(path: path))
-                    printOut(ModelDiagram(model: model, style: diagram?.style ?? .mermaid).text)
+                    printOut(ModelDiagram(model: model, style: diagram ?? .mermaid).text)
                 case .model:
                     let report = ModelReport(bundle: try loadBundle(path, versionOrder: versionOrder), path: path)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
@@ -67,6 +72,7 @@ extension DecantCommand {
                     var formatOptions = FormatOptions(
                         bundle: try model.map { try loadBundle($0, versionOrder: versionOrder) }, version: modelVersion)
                     formatOptions.missingExternalData = .keep
+                    try inputOptions.apply(to: &formatOptions)
                     let report = try RecordsReport(input: url, format: format, options: formatOptions)
                     printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
                 case .mappingModel:
@@ -85,12 +91,4 @@ extension DecantCommand {
             }
         }
     }
-}
-
-/// `--diagram mermaid|dot`.
-enum DiagramArgument: String, ExpressibleByArgument, CaseIterable {
-    case mermaid
-    case dot
-
-    var style: ModelDiagram.Style { self == .dot ? .dot : .mermaid }
 }

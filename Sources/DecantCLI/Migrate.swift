@@ -26,8 +26,9 @@ extension DecantCommand {
                 version with --to-version to map it down as Core Data would.
 
                 With --output the store is only read and OUT is written beside its destination and moved into place \
-                when complete (its format follows its extension, SQLite by default). With --in-place the migrated \
-                store replaces STORE only after it is complete; the original is kept at --backup (default \
+                when complete (its format follows its extension or --to, SQLite by default; --delimiter, --null and \
+                --journal apply as in convert). With --in-place the migrated store replaces STORE only after it is \
+                complete; the original is kept at --backup (default \
                 STORE.backup) unless --no-backup. A store already at the destination version is copied to OUT, or \
                 left alone in place, and the output says so.
 
@@ -69,6 +70,10 @@ extension DecantCommand {
 
         @OptionGroup var migration: MigrationOptions
 
+        @OptionGroup var inputOptions: InputFormatOptions
+
+        @OptionGroup var outputOptions: OutputFormatOptions
+
         @OptionGroup var batch: BatchOptions
 
         @OptionGroup var options: GlobalOptions
@@ -76,6 +81,7 @@ extension DecantCommand {
         func validate() throws {
             guard !stores.isEmpty else { throw ValidationError("name the store to migrate") }
             guard migration.model != nil else { throw ValidationError("give the model with --model") }
+            try inputOptions.requireOneEntity()
             if batch.isBatch(stores: stores) {
                 guard (batch.outputDir != nil) != inPlace, output == nil else {
                     throw ValidationError("with several stores, give either --output-dir DIR or --in-place")
@@ -96,7 +102,7 @@ extension DecantCommand {
 
         func run() throws {
             try reportingErrors(verbose: options.verbose, json: options.json) {
-                let settings = try migration.settings()
+                let settings = try migration.settings(input: inputOptions, output: outputOptions)
                 if batch.isBatch(stores: stores) {
                     let outputDir = batch.outputDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
                     if let outputDir { try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true) }

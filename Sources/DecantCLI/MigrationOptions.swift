@@ -28,7 +28,7 @@ struct MigrationOptions: ParsableArguments {
     @Option(
         name: .long,
         help: "What to do with externally stored values whose file is missing (default: keep the reference, as Core Data does, and warn once).")
-    var missingExternalData: MissingExternalDataArgument = .keep
+    var missingExternalData: MissingExternalDataPolicy = .keep
 
     @Flag(
         name: .long,
@@ -47,10 +47,23 @@ struct MigrationOptions: ParsableArguments {
         var options = StoreMigration.Options(bundle: bundle, destinationVersion: destinationVersion)
         options.modelURL = URL(fileURLWithPath: model)
         try options.loadMappings(from: mapping.map { URL(fileURLWithPath: $0) })
-        options.formatOptions.missingExternalData = missingExternalData.policy
+        options.formatOptions.missingExternalData = missingExternalData
         options.rejects = rejects.map { URL(fileURLWithPath: $0) }
         options.strict = strict
         options.searchesForMappings = !noMappingSearch
+        return options
+    }
+
+    /// ``settings()`` reading the input with `input`'s format options and, when given, writing the output with
+    /// `output`'s.
+    func settings(input: InputFormatOptions, output: OutputFormatOptions? = nil) throws -> StoreMigration.Options {
+        var options = try settings()
+        options.inputFormat = input.from
+        try input.apply(to: &options.formatOptions)
+        if let output {
+            options.outputFormat = output.to
+            output.apply(to: &options.formatOptions)
+        }
         return options
     }
 }

@@ -26,29 +26,32 @@ extension DecantCommand {
 
         @OptionGroup var migration: MigrationOptions
 
+        @OptionGroup var inputOptions: InputFormatOptions
+
         @Flag(name: .long, help: "Skip the dry run (no pre-flight counts).")
         var noDryRun = false
 
         @Option(help: "Draw the plan instead: mermaid (Markdown) or dot (Graphviz).")
-        var diagram: DiagramArgument?
+        var diagram: ModelDiagram.Style?
 
         @OptionGroup var options: GlobalOptions
 
         func validate() throws {
             guard migration.model != nil else { throw ValidationError("give the model with --model") }
             guard migration.rejects == nil else { throw ValidationError("--rejects goes with migrate and seed") }
+            try inputOptions.requireOneEntity()
         }
 
         func run() throws {
             try reportingErrors(verbose: options.verbose, json: options.json) {
-                let settings = try migration.settings()
+                let settings = try migration.settings(input: inputOptions)
                 let report = try StoreMigration.plan(
                     store: URL(fileURLWithPath: store),
                     options: settings,
                     dryRun: !noDryRun
                 )
                 if let diagram {
-                    printOut(PlanDiagram(plan: report.plan, style: diagram.style).text)
+                    printOut(PlanDiagram(plan: report.plan, style: diagram).text)
                     return
                 }
                 let document = PlanDocument(report: report, store: store)

@@ -12,8 +12,8 @@ extension DecantCommand {
                 is built under a temporary name in STORE's folder, flushed to disk and renamed into place, under an \
                 advisory lock beside STORE: two seeders started together make one copy and both succeed, and a \
                 temporary copy left by a crashed run is removed. A JSON or CSV seed becomes a new SQLite store for \
-                --model. An existing STORE is never overwritten: a second run says "already seeded" and changes \
-                nothing.
+                --model, read as convert reads it (--from, --entity, --key, --delimiter, --null, --date-epoch). An \
+                existing STORE is never overwritten: a second run says "already seeded" and changes nothing.
 
                 With --model, seeding is migration, with migrate's options (--to-version, --mapping, --no-mapping-search, \
                 --version-order, --rejects, --missing-external-data, --strict): a seed at another version is \
@@ -36,9 +36,12 @@ extension DecantCommand {
 
         @OptionGroup var migration: MigrationOptions
 
+        @OptionGroup var inputOptions: InputFormatOptions
+
         @OptionGroup var options: GlobalOptions
 
         func validate() throws {
+            try inputOptions.requireOneEntity()
             if migration.model == nil {
                 let given = migration.destinationVersion != nil || !migration.mapping.isEmpty
                     || migration.versionOrder != nil || migration.rejects != nil || migration.strict
@@ -49,12 +52,14 @@ extension DecantCommand {
 
         func run() throws {
             try reportingErrors(verbose: options.verbose, json: options.json) {
+                // The seed is read with the format options; the migration after it reads a SQLite store.
                 let settings = try migration.model.map { _ in try migration.settings() }
                 var formatOptions = FormatOptions(bundle: settings?.bundle, version: version)
-                formatOptions.missingExternalData = migration.missingExternalData.policy
+                formatOptions.missingExternalData = migration.missingExternalData
+                try inputOptions.apply(to: &formatOptions)
                 let report = try Seeding.seed(
                     default: URL(fileURLWithPath: seed), store: URL(fileURLWithPath: store), options: formatOptions,
-                    migration: settings)
+                    inputFormat: inputOptions.from, migration: settings)
                 printWarnings(report.warnings)
                 printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
             }

@@ -31,10 +31,12 @@ extension DecantCommand {
         var rejects: String?
 
         @Option(name: .long, help: "What to do with externally stored values whose file is missing (default: check the reference as it is and warn once).")
-        var missingExternalData: MissingExternalDataArgument = .keep
+        var missingExternalData: MissingExternalDataPolicy = .keep
 
         @Option(name: .long, help: versionOrderHelp)
         var versionOrder: String?
+
+        @OptionGroup var inputOptions: InputFormatOptions
 
         @OptionGroup var batch: BatchOptions
 
@@ -42,6 +44,7 @@ extension DecantCommand {
 
         func validate() throws {
             guard !stores.isEmpty else { throw ValidationError("name the store to check") }
+            try inputOptions.requireOneEntity()
             if batch.outputDir != nil && rejects != nil {
                 throw ValidationError("--rejects names one file; --output-dir lists each store's rejects in that folder")
             }
@@ -53,7 +56,9 @@ extension DecantCommand {
                 var settings = StoreValidation.Options(
                     bundle: try model.map { try loadBundle($0, versionOrder: versionOrder) }
                 )
-                settings.formatOptions.missingExternalData = missingExternalData.policy
+                settings.formatOptions.missingExternalData = missingExternalData
+                settings.inputFormat = inputOptions.from
+                try inputOptions.apply(to: &settings.formatOptions)
                 settings.rejects = rejects.map { URL(fileURLWithPath: $0) }
                 // A JSON report that finds problems is the whole report: every failure counted, not the first.
                 settings.countsEveryFailure = options.json

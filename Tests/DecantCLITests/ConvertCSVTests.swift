@@ -18,15 +18,15 @@ struct ConvertCSVTests {
             "--delimiter", "tab", "--null", "NULL",
         ])
         let convert = try #require(command as? DecantCommand.Convert)
-        #expect(convert.from == "csv")
-        #expect(convert.to == "sqlite")
+        #expect(convert.inputOptions.from == "csv")
+        #expect(convert.outputOptions.to == "sqlite")
         #expect(convert.modelVersion == "Notes 3")
-        #expect(convert.entities == ["Note"])
-        #expect(convert.delimiter?.character == "\t")
-        #expect(convert.nullMarker == "NULL")
+        #expect(convert.inputOptions.entities == ["Note"])
+        #expect(convert.inputOptions.delimiter?.character == "\t")
+        #expect(convert.inputOptions.nullMarker == "NULL")
         let semicolon = try #require(
             try DecantCommand.parseAsRoot(["convert", "a", "b", "--delimiter", ";"]) as? DecantCommand.Convert)
-        #expect(semicolon.delimiter?.character == ";")
+        #expect(semicolon.inputOptions.delimiter?.character == ";")
         #expect(throws: (any Error).self) { try DecantCommand.parseAsRoot(["convert", "a", "b", "--delimiter", ";;"]) }
         let help = DecantCommand.helpMessage(for: DecantCommand.Convert.self, columns: 100)
         #expect(help.contains("--delimiter <delimiter>"))

@@ -53,7 +53,7 @@ struct InspectCommandTests {
     @Test func convertParsesJournal() throws {
         let command = try DecantCommand.parseAsRoot(["convert", "a.sqlite", "b.sqlite", "--journal", "delete"])
         let convert = try #require(command as? DecantCommand.Convert)
-        #expect(convert.journal == .delete)
+        #expect(convert.outputOptions.journal == .delete)
         #expect(throws: (any Error).self) { try DecantCommand.parseAsRoot(["convert", "a", "b", "--journal", "x"]) }
     }
 

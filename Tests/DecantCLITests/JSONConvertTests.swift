@@ -17,16 +17,16 @@ struct JSONConvertTests {
             "reference",
         ])
         let convert = try #require(command as? DecantCommand.Convert)
-        #expect(convert.from == "json")
-        #expect(convert.to == "sqlite")
+        #expect(convert.inputOptions.from == "json")
+        #expect(convert.outputOptions.to == "sqlite")
         #expect(convert.modelVersion == "Books 2")
-        #expect(convert.entities == ["Book"])
-        #expect(try convert.keys() == ["Author": "id", "Tag": "name"])
-        #expect(convert.dateEpoch.epoch == .reference)
+        #expect(convert.inputOptions.entities == ["Book"])
+        #expect(try convert.inputOptions.keys() == ["Author": "id", "Tag": "name"])
+        #expect(convert.inputOptions.dateEpoch == .reference)
         let defaults = try #require(
             try DecantCommand.parseAsRoot(["convert", "a.json", "b.sqlite"]) as? DecantCommand.Convert)
-        #expect(defaults.dateEpoch.epoch == .unix)
-        #expect(try defaults.keys().isEmpty)
+        #expect(defaults.inputOptions.dateEpoch == .unix)
+        #expect(try defaults.inputOptions.keys().isEmpty)
     }
 
     @Test(

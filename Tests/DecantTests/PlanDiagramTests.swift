@@ -12,7 +12,7 @@ struct PlanDiagramTests {
         let bundle = try ModelBundle.load(from: Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld"))
         let store = folder.appendingPathComponent("NotesV1.sqlite")
         var options = FormatOptions(bundle: bundle, version: "Notes")
-        options.selfContained = true
+        options.sqlite.journalMode = .delete
         _ = try StoreConversion.convert(from: Fixtures.samplesRoot.appendingPathComponent("notes-v1"), to: store, options: options)
         return try StoreMigration.plan(store: store, options: StoreMigration.Options(bundle: bundle)).plan
     }

@@ -141,7 +141,7 @@ struct SeedingTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let notes = try ModelBundle.load(from: Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld"))
         var options = FormatOptions(bundle: notes, version: "Notes")
-        options.selfContained = true
+        options.sqlite.journalMode = .delete
         let seed = folder.appendingPathComponent("NotesV1.sqlite")
         _ = try StoreConversion.convert(
             from: Fixtures.samplesRoot.appendingPathComponent("notes-v1"), to: seed, options: options)

@@ -76,8 +76,8 @@ if arguments.first == "--convert", arguments.count == 3 {
     let bundle = ModelBundle(
         name: "Notes", versions: [notesModel], currentVersionName: "Notes", sourceKind: .xcdatamodeld)
     var options = FormatOptions(bundle: bundle)
-    options.classEntities = ["LegacyNote": "Note"]
-    options.selfContained = true
+    options.archive.classEntities = ["LegacyNote": "Note"]
+    options.sqlite.journalMode = .delete
     let report = try StoreConversion.convert(
         from: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]), options: options)
     guard report.written["Note"] != nil, report.read == report.written else { exit(1) }

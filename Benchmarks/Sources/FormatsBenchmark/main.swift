@@ -43,7 +43,7 @@ func decant(_ input: URL, _ output: URL, to format: String) throws -> (seconds: 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--convert", arguments.count == 4 {
     var options = FormatOptions(bundle: notesBundle)
-    options.selfContained = true
+    options.sqlite.journalMode = .delete
     options.entity = "Note"
     let report = try StoreConversion.convert(
         from: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]), outputFormat: arguments[3],

@@ -102,7 +102,7 @@ func decantMigration(from source: URL, to destination: URL, stream: Bool) throws
 let arguments = Array(CommandLine.arguments.dropFirst())
 if ["--migrate", "--stream"].contains(arguments.first), arguments.count == 3 {
     var options = StoreMigration.Options(bundle: bundle)
-    options.formatOptions.selfContained = true
+    options.formatOptions.sqlite.journalMode = .delete
     options.runsInStoreWhenPossible = arguments.first == "--migrate"
     let report = try StoreMigration.migrate(
         store: URL(fileURLWithPath: arguments[1]), to: .file(URL(fileURLWithPath: arguments[2])), options: options)

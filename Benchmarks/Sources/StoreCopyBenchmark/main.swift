@@ -39,7 +39,7 @@ func decantCopy(from source: URL, to destination: URL) throws -> (seconds: Doubl
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--convert", arguments.count == 3 {
     var options = FormatOptions()
-    options.selfContained = true
+    options.sqlite.journalMode = .delete
     let report = try StoreConversion.convert(
         from: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]), options: options)
     guard report.read == report.written else { exit(1) }

@@ -70,7 +70,7 @@ public enum StoreConversion: Sendable {
             throw DecantError(
                 .usage, "the output must be a different file from the input", at: Location(path: output.displayPath))
         }
-        let source = try registry.inputFormat(of: input, named: inputFormat, formatOption: "--from")
+        let source = try registry.inputFormat(of: input, named: inputFormat)
         let sink = try registry.outputFormat(for: output, named: outputFormat, fallback: "sqlite")
         try DestinationLease.checkCanCreate(output, mayBeFolder: sink.name == "csv")
         let lease = try given ?? DestinationLease(destination: output, format: sink)

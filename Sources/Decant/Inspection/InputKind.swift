@@ -1,5 +1,6 @@
 import DecantCore
 import DecantFormats
+import DecantSQLite
 public import Foundation
 
 /// What a path holds, told by its content: a model (source or compiled), a Core Data SQLite store, a keyed
@@ -16,8 +17,9 @@ public enum InputKind: Sendable, Hashable {
     /// Records in the registered format of this name.
     case records(String)
 
-    /// Sniffs `url`: model bundles by folder kind and `.mom` content, stores by the SQLite magic bytes, other
-    /// inputs through `registry`.
+    /// Tells what `url` holds: model bundles and mapping models by their extension, everything else by asking
+    /// `registry` which format recognises the content (else the extension), and a property list that is no keyed
+    /// archive of app objects as a compiled model.
     /// - Throws: `.fileNotFound` for a missing path, `.ioError` for a file that cannot be read,
     ///   `.unsupportedFormat` for anything else.
     public init(of url: URL, registry: FormatRegistry = .builtIn) throws {
@@ -39,20 +41,29 @@ public enum InputKind: Sendable, Hashable {
             self = .records(format.name)
             return
         }
-        let header = try FormatProbe.header(of: url, count: 512)
-        if header.prefix(16) == Data("SQLite format 3\0".utf8) {
-            self = .sqliteStore
-        } else if header.starts(with: Data("bplist00".utf8)) || ArchiveFormat.looksLikeKeyedArchive(header) {
-            self = Self.holdsAppObjects(url, header: header) ? .keyedArchive : .model
-        } else if let format = try? registry.inputFormat(of: url, named: nil) {
+        // Each format owns its magic bytes: the registry tells a store, an archive or records by content.
+        let probe = try FormatProbe(url: url)
+        if let format = registry.format(recognizing: probe) {
+            if format is SQLiteFormat {
+                self = .sqliteStore
+            } else if format is ArchiveFormat {
+                self = Self.holdsAppObjects(url, header: probe.header) ? .keyedArchive : .model
+            } else {
+                self = .records(format.name)
+            }
+        } else if BinaryPropertyListReader.isBinaryPropertyList(probe.header) {
+            // A property list no record format claims: a compiled model or mapping model without its extension,
+            // or an archive whose first bytes do not name `$archiver`.
+            self = Self.holdsAppObjects(url, header: probe.header) ? .keyedArchive : .model
+        } else if let format = registry.format(forExtensionOf: url) {
             // By extension when the content decides nothing: a damaged store still reads as a store, so its error
             // says what SQLite found.
-            self = format.name == "sqlite" ? .sqliteStore : .records(format.name)
+            self = format is SQLiteFormat ? .sqliteStore : .records(format.name)
         } else {
             throw DecantError(
                 .unsupportedFormat,
-                "not a Core Data model, SQLite store, keyed archive or other input Decant reads "
-                    + "(\(registry.names.joined(separator: ", ")))",
+                "not a Core Data model, SQLite store, keyed archive or other input Decant reads; name its format with "
+                    + "--from (\(registry.names.joined(separator: ", ")))",
                 at: Location(path: url.displayPath))
         }
     }

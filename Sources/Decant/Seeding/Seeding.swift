@@ -71,7 +71,8 @@ public enum Seeding: Sendable {
     /// place, so a seed whose migration fails leaves the destination exactly as it was (absent). An existing
     /// destination at an older version is migrated in place after a backup beside it; a newer one (by a known
     /// version order) or an unknown one stops with what differs, and nothing is deleted. A seed in a model-less
-    /// format follows `options.version` or the current version.
+    /// format follows `options.version` or the current version. The seed's format is `inputFormat` (`--from`) when
+    /// given, else told by its content and extension.
     ///
     /// `migration` gives the migration's settings (mappings, rejects, version order through its bundle, …); when
     /// nil they are built from `options.bundle` and `options`. A migration searches the project of the model at
@@ -82,7 +83,7 @@ public enum Seeding: Sendable {
     ///   is newer or of no version, the seed reader's and the migration's errors, `.cannotCreateOutput` when the
     ///   folder is not writable. On any error the destination is left absent or exactly as it was.
     public static func seed(
-        default seed: URL, store destination: URL, options: FormatOptions = FormatOptions(),
+        default seed: URL, store destination: URL, options: FormatOptions = FormatOptions(), inputFormat: String? = nil,
         migration: StoreMigration.Options? = nil, registry: FormatRegistry = .builtIn,
         progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
@@ -93,7 +94,7 @@ public enum Seeding: Sendable {
         }
         var options = options
         if let migration { options.bundle = migration.bundle }
-        let format = try registry.inputFormat(of: seed, named: nil)
+        let format = try registry.inputFormat(of: seed, named: inputFormat)
         try DestinationLease.checkCanCreate(destination)
         let folder = destination.deletingLastPathComponent()
         // One lease of the destination, locked (an interrupted replacement repaired), held to the end and handed to
@@ -111,7 +112,8 @@ public enum Seeding: Sendable {
                     try copySeed(seed, into: lease, as: store)
                 } else {
                     _ = try StoreConversion.convert(
-                        from: seed, to: destination, options: options, registry: registry, lease: lease)
+                        from: seed, to: destination, inputFormat: format.name, options: options, registry: registry,
+                        lease: lease)
                 }
                 try DestinationLease.synchronize(folder)
                 report.action = .seeded
@@ -188,8 +190,9 @@ public enum Seeding: Sendable {
             copyFormat = store
         } else {
             copyFormat = try registry.format(
-                named: try StoreConversion.convert(from: seed, to: copy, options: options, registry: registry)
-                    .outputFormat)
+                named: try StoreConversion.convert(
+                    from: seed, to: copy, inputFormat: format.name, options: options, registry: registry
+                ).outputFormat)
         }
         var settings = migration
         settings.formatOptions.bundle = migration.bundle

@@ -37,31 +37,34 @@ public struct FormatRegistry: Sendable {
 
     /// The format of the input at `url`: `name` when given, else the first format that recognises its content,
     /// else the one its extension names.
-    /// - Throws: `.fileNotFound` when nothing is there, `.unsupportedFormat` when no format fits.
-    ///
-    /// `formatOption` is the option the caller's user names a format with (`convert`'s `--from`); the error
-    /// suggests it only then, so no command's hint names an option that command does not have.
-    public func inputFormat(of url: URL, named name: String?, formatOption: String? = nil) throws -> any RecordFormat {
+    /// - Throws: `.fileNotFound` when nothing is there, `.unsupportedFormat` when no format fits (naming `--from`,
+    ///   which every command that reads records has).
+    public func inputFormat(of url: URL, named name: String?) throws -> any RecordFormat {
         let probe = try FormatProbe(url: url)
         if let name { return try format(named: name) }
-        if let format = formats.first(where: { $0.recognizes(probe) }) { return format }
-        if let format = formats.first(where: { $0.fileExtensions.contains(url.pathExtension.lowercased()) }) {
-            return format
-        }
+        if let format = format(recognizing: probe) ?? format(forExtensionOf: url) { return format }
         throw DecantError(
             .unsupportedFormat,
             "cannot tell the format of this input from its content or extension; "
-                + (formatOption.map { "name it with \($0) " } ?? "Decant reads ")
-                + "(\(names.joined(separator: ", ")))", at: Location(path: url.displayPath))
+                + "name it with --from (\(names.joined(separator: ", ")))", at: Location(path: url.displayPath))
+    }
+
+    /// The first format that recognises `probe`'s content (each format owns its magic bytes), if any.
+    public func format(recognizing probe: FormatProbe) -> (any RecordFormat)? {
+        formats.first { $0.recognizes(probe) }
+    }
+
+    /// The first format whose file extensions include `url`'s, if any.
+    public func format(forExtensionOf url: URL) -> (any RecordFormat)? {
+        let pathExtension = url.pathExtension.lowercased()
+        return formats.first { $0.fileExtensions.contains(pathExtension) }
     }
 
     /// The format to write `url` in: `name` when given, else the one its extension names, else `fallback`.
     /// - Throws: `.usage` for an unknown name, or when neither the extension nor a fallback decides.
     public func outputFormat(for url: URL, named name: String?, fallback: String? = nil) throws -> any RecordFormat {
         if let name { return try format(named: name) }
-        if let format = formats.first(where: { $0.fileExtensions.contains(url.pathExtension.lowercased()) }) {
-            return format
-        }
+        if let format = format(forExtensionOf: url) { return format }
         if let fallback { return try format(named: fallback) }
         throw DecantError(
             .usage, "cannot tell which format to write from the extension; name it with --to (\(names.joined(separator: ", ")))",

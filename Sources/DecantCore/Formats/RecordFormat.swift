@@ -80,7 +80,10 @@ public struct FormatProbe: Sendable, Hashable {
     }
 }
 
-/// The settings every format reader and writer may use; each takes what concerns it and ignores the rest.
+/// The settings format readers and writers take: those several formats share (the model bundle and version, the
+/// entity and keys of a model-less input, missing external data) as properties, and each format's own settings
+/// (``FormatSpecificOptions``) by their type, through a property its module adds (`options.csv`, `options.json`,
+/// `options.archive`, `options.sqlite`). Each format takes what concerns it and ignores the rest.
 public struct FormatOptions: Sendable, Hashable {
     /// The model bundle: the version an input matches by hash, or the version a model-less input follows.
     public var bundle: ModelBundle?
@@ -92,22 +95,9 @@ public struct FormatOptions: Sendable, Hashable {
     public var entity: String?
     /// Per entity, the attribute whose value identifies an object in references (`--key Entity=attribute`).
     public var keys: [String: String] = [:]
-    /// For an output store: left as one self-contained file (rollback journal) rather than in WAL mode.
-    public var selfContained = false
-    /// For delimited text (CSV): the character between fields (`--delimiter`); a comma when nil.
-    public var delimiter: Character?
-    /// For delimited text (CSV): the text that stands for nil (`--null`). When nil, an empty unquoted field is nil
-    /// and a quoted empty field (`""`) is the empty string.
-    public var nullMarker: String?
-    /// For model-less inputs (plain JSON, CSV): what a number in a Date attribute counts seconds from
-    /// (`--date-epoch`). Defaults to ``DateEpoch/unix``.
-    public var dateEpoch: DateEpoch = .unix
-    /// For keyed archives: per archived class name, the entity its objects become (`--class LegacyNote=Note`).
-    /// Classes not listed become the entity of the same name (the whole class name or the part after its last `.`).
-    public var classEntities: [String: String] = [:]
-    /// For keyed archives: per archived class name, coder keys renamed to the property they fill
-    /// (`["LegacyNote": ["body": "content"]]`), for keys the name rules (exact, any case, snake_case) do not find.
-    public var classKeys: [String: [String: String]] = [:]
+    /// Each format's own settings (CSV's delimiter, an archive's class map, …), by their options type: see
+    /// ``FormatSpecificOptions`` and ``subscript(_:)``.
+    var specific = SpecificOptions()
 
     /// Creates options.
     public init(bundle: ModelBundle? = nil, version: String? = nil) {
@@ -132,20 +122,5 @@ public struct FormatOptions: Sendable, Hashable {
             throw DecantError(.usage, "\(bundle.name) has no versions", at: location)
         }
         return current
-    }
-}
-
-extension FormatOptions {
-    /// The instant a number of seconds in a model-less input counts from.
-    ///
-    /// ```swift
-    /// var options = FormatOptions(bundle: notes)
-    /// options.dateEpoch = .reference   // 0 is 2001-01-01T00:00:00Z, as Core Data stores dates
-    /// ```
-    public enum DateEpoch: String, Sendable, Hashable, CaseIterable, Codable {
-        /// 1970-01-01T00:00:00Z, Unix time: what most exported JSON and CSV hold.
-        case unix
-        /// 2001-01-01T00:00:00Z, Core Data's reference date: what a Core Data store holds.
-        case reference
     }
 }

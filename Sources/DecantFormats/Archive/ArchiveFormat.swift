@@ -7,7 +7,7 @@ public import Foundation
 ///
 /// ```swift
 /// var options = FormatOptions(bundle: notes, version: "Notes")
-/// options.classEntities = ["LegacyNote": "Note"]
+/// options.archive.classEntities = ["LegacyNote": "Note"]
 /// var reader = try ArchiveFormat().makeReader(at: URL(fileURLWithPath: "LegacyNotes.archive"), options: options)
 /// ```
 public struct ArchiveFormat: RecordFormat {

@@ -119,8 +119,8 @@ public struct ArchiveMapping: Sendable, Hashable {
     /// maps to the empty entity name, which the reader skips.
     public func apply(to options: inout FormatOptions) {
         for (name, mapping) in classes {
-            options.classEntities[name] = mapping.entity ?? ""
-            if !mapping.keys.isEmpty { options.classKeys[name] = mapping.keys }
+            options.archive.classEntities[name] = mapping.entity ?? ""
+            if !mapping.keys.isEmpty { options.archive.classKeys[name] = mapping.keys }
         }
     }
 
@@ -137,7 +137,7 @@ public struct ArchiveMapping: Sendable, Hashable {
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
                 throw DecantError(.usage, "--class takes Class=Entity, not \(argument.debugDescription)")
             }
-            options.classEntities[parts[0]] = parts[1]
+            options.archive.classEntities[parts[0]] = parts[1]
         }
     }
 

@@ -5,12 +5,12 @@ public import Foundation
 ///
 /// Each `$objects` entry whose class maps to an entity becomes one record, whatever refers to it and however
 /// often: its identity is its archive index (`RecordID.external("12")`), so a shared object stays one object and
-/// cycles need no care. A class maps to the entity `FormatOptions.classEntities` names for it (by its whole name or
+/// cycles need no care. A class maps to the entity `ArchiveOptions.classEntities` names for it (by its whole name or
 /// the part after its last `.`, as Swift writes `MyApp.Note`), else to the entity of that name or represented
 /// class name. Foundation values and collections are values, never records; other classes that map to no entity
 /// are left out and reported.
 ///
-/// A coder key fills the property `FormatOptions.classKeys` renames it to, else the one it names as a JSON key
+/// A coder key fills the property `ArchiveOptions.classKeys` renames it to, else the one it names as a JSON key
 /// would: exactly, then ignoring case, then as snake_case for camelCase. Keys that fill nothing are reported once
 /// per class. Attribute values must fit their type (a string for String, an NSDate for Date, …; a Foundation
 /// collection or app object for a Transformable attribute is archived on its own); relationships take references
@@ -26,7 +26,7 @@ public import Foundation
 ///
 /// ```swift
 /// var options = FormatOptions(bundle: notes, version: "Notes")
-/// options.classEntities = ["LegacyNote": "Note"]
+/// options.archive.classEntities = ["LegacyNote": "Note"]
 /// var reader = try ArchiveReader(contentsOf: url, options: options)
 /// var batch = RecordLayout(entity: "Note", in: reader.model)!.emptyBatch()
 /// while try reader.nextBatch(into: &batch) { print(batch.count) }
@@ -41,7 +41,8 @@ public final class ArchiveReader: RecordReader {
 
     private let archive: KeyedArchive
     private let path: String
-    private let options: FormatOptions
+    /// The class → entity map and renamed keys (``ArchiveOptions``), taken from the options once.
+    private let classes: ArchiveOptions
     private var plans: [EntityPlan] = []
     private var nextPlan = 0
     private var nextRow = 0
@@ -111,7 +112,7 @@ public final class ArchiveReader: RecordReader {
         let model = try options.modelForModelLessInput(at: Location(path: path))
         self.model = model
         self.path = path
-        self.options = options
+        self.classes = options.archive
         let (archive, check) = try open()
         self.archive = archive
         do {
@@ -212,9 +213,9 @@ public final class ArchiveReader: RecordReader {
 
     /// The mapping's entities exist and are concrete; renamed keys name properties that exist.
     private func checkMapping() throws {
-        for (className, renames) in options.classKeys.sorted(by: { $0.key < $1.key }) {
+        for (className, renames) in classes.classKeys.sorted(by: { $0.key < $1.key }) {
             let entityName =
-                options.classEntities[className] ?? options.classEntities[Self.shortName(className)]
+                classes.classEntities[className] ?? classes.classEntities[Self.shortName(className)]
                 ?? Self.shortName(className)
             guard let layout = RecordLayout(entity: entityName, in: model) else { continue }
             for (key, property) in renames.sorted(by: { $0.key < $1.key })
@@ -225,7 +226,7 @@ public final class ArchiveReader: RecordReader {
                     at: Location(path: path, entity: entityName, keyPath: key))
             }
         }
-        for (className, entityName) in options.classEntities.sorted(by: { $0.key < $1.key })
+        for (className, entityName) in classes.classEntities.sorted(by: { $0.key < $1.key })
         where !entityName.isEmpty {
             guard let entity = model.entity(named: entityName) else {
                 throw DecantError(
@@ -246,7 +247,7 @@ public final class ArchiveReader: RecordReader {
     private func entity(forClass object: ArchivedObject) -> String {
         guard let className = object.className, !ArchiveField.isValueClass(object) else { return "" }
         let shortName = Self.shortName(className)
-        if let mapped = options.classEntities[className] ?? options.classEntities[shortName] {
+        if let mapped = classes.classEntities[className] ?? classes.classEntities[shortName] {
             return mapped
         }
         let concrete = model.entities.filter { !$0.isAbstract }
@@ -349,7 +350,7 @@ public final class ArchiveReader: RecordReader {
         let entityName = entity(forClass: object)
         guard !entityName.isEmpty else {
             if let name = object.className, !ArchiveField.isValueClass(object), !Self.isFoundationClass(name),
-                options.classEntities[name] != ""
+                classes.classEntities[name] != ""
             {
                 return (nil, name)
             }
@@ -386,7 +387,7 @@ public final class ArchiveReader: RecordReader {
 
     private func findTarget(of key: String, className: String, layout: RecordLayout) -> Target? {
         let renames =
-            options.classKeys[className] ?? options.classKeys[Self.shortName(className)] ?? [:]
+            classes.classKeys[className] ?? classes.classKeys[Self.shortName(className)] ?? [:]
         let name = renames[key] ?? (key.hasPrefix("$$") ? String(key.dropFirst()) : key)
         let candidates: [(name: String, target: Target)] =
             layout.attributes.enumerated().map { ($0.element.name, Target.attribute($0.offset)) }

@@ -49,8 +49,8 @@ public struct CSVDialect: Sendable, Hashable {
     /// - Throws: `.usage` as ``init(delimiter:nullMarker:)``.
     public init(options: FormatOptions, defaults: CSVDialect = .standard) throws {
         try self.init(
-            delimiter: options.delimiter ?? Character(Unicode.Scalar(defaults.delimiter)),
-            nullMarker: options.nullMarker ?? defaults.nullMarker)
+            delimiter: options.csv.delimiter ?? Character(Unicode.Scalar(defaults.delimiter)),
+            nullMarker: options.csv.nullMarker ?? defaults.nullMarker)
     }
 
     /// The delimiter as text.

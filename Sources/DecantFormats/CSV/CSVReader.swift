@@ -64,7 +64,7 @@ public final class CSVReader: EntityNamingReader {
 
     /// Opens CSV input: a file (its entity is `options.entity`, else its name) or a folder. The model is
     /// `options.version` of `options.bundle` when given, else the version whose hashes a folder's `_decant.json`
-    /// records, else the bundle's current version. The dialect is `options.delimiter` and `options.nullMarker`,
+    /// records, else the bundle's current version. The dialect is `options.csv.delimiter` and `options.csv.nullMarker`,
     /// else the folder's recorded dialect, else commas with empty unquoted fields for nil.
     ///
     /// Every header is read and checked here, before any record.

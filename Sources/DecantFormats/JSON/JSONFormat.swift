@@ -22,7 +22,7 @@ public import Foundation
 ///   uniqueness constraint; objects with a key are identified by it, and every key referred to must be defined
 ///   somewhere in the input.
 /// - Dates are ISO 8601 with any offset, with or without a fraction of a second (without an offset, UTC), or
-///   numbers of seconds since `FormatOptions.dateEpoch`. Numbers may be given as numeric strings; binary data is
+///   numbers of seconds since `JSONOptions.dateEpoch`. Numbers may be given as numeric strings; binary data is
 ///   base64.
 ///
 /// ```swift

@@ -25,6 +25,6 @@ public struct SQLiteFormat: RecordFormat {
     }
 
     public func makeWriter(at url: URL, model: ObjectModel, options: FormatOptions) throws -> any RecordWriter {
-        try SQLiteStoreWriter(writingAt: url, model: model, journalMode: options.selfContained ? .delete : .wal)
+        try SQLiteStoreWriter(writingAt: url, model: model, journalMode: options.sqlite.journalMode)
     }
 }

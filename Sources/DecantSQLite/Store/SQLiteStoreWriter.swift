@@ -18,13 +18,8 @@ import GRDB
 /// _ = try RecordTransfer.copy(from: &reader, to: &writer)
 /// ```
 public final class SQLiteStoreWriter: RecordWriter {
-    /// The journal mode the finished store is left in.
-    public enum JournalMode: String, Sendable, CaseIterable {
-        /// Write-ahead logging, Core Data's default.
-        case wal
-        /// A rollback journal: a single self-contained file, the form to bundle as a seed.
-        case delete
-    }
+    /// The journal mode the finished store is left in (the one type ``SQLiteOptions`` holds).
+    public typealias JournalMode = SQLiteOptions.JournalMode
 
     /// The model version the store is written for.
     public let model: ObjectModel

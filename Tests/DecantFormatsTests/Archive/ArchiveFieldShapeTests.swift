@@ -18,7 +18,7 @@ struct ArchiveFieldShapeTests {
 
     static var options: FormatOptions {
         var options = FormatOptions(bundle: ArchiveTesting.bundle(model))
-        options.classEntities = ["LegacyNote": "Note"]
+        options.archive.classEntities = ["LegacyNote": "Note"]
         return options
     }
 
@@ -75,7 +75,7 @@ struct ArchiveFieldShapeTests {
         note.attributes = [Attribute(name: "date", type: .date, isOptional: true)]
         let model = ObjectModel(versionName: "Dated", entities: [note])
         var options = FormatOptions(bundle: ArchiveTesting.bundle(model))
-        options.classEntities = ["LegacyNote": "Note"]
+        options.archive.classEntities = ["LegacyNote": "Note"]
         func archive(_ dates: [PropertyListDictionary]) throws -> Data {
             var writer = KeyedArchiveWriter()
             var notes: [PropertyListValue] = []
@@ -134,7 +134,7 @@ struct ArchiveRowDecoderTests {
     /// Reads `data` both ways; `straightRows` is how many records the first way read from the bytes.
     static func bothWays(_ data: Data) throws -> (straight: [Record], full: [Record], straightRows: Int) {
         var options = FormatOptions(bundle: ArchiveTesting.bundle(model))
-        options.classEntities = ["LegacyNote": "Note"]
+        options.archive.classEntities = ["LegacyNote": "Note"]
         var straight = try ArchiveReader(data: data, path: "notes.archive", options: options)
         var full = try ArchiveReader(data: data, path: "notes.archive", options: options)
         full.readsRowsFromBytes = false
@@ -197,7 +197,7 @@ struct ArchiveRowDecoderTests {
             let data = try writer.encodedData(root: root)
             let straight = #expect(throws: DecantError.self) { try Self.bothWays(data) }
             var options = FormatOptions(bundle: ArchiveTesting.bundle(Self.model))
-            options.classEntities = ["LegacyNote": "Note"]
+            options.archive.classEntities = ["LegacyNote": "Note"]
             let reader = try ArchiveReader(data: data, path: "notes.archive", options: options)
             reader.readsRowsFromBytes = false
             var full = reader

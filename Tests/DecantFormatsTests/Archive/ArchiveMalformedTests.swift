@@ -12,7 +12,7 @@ struct ArchiveMalformedTests {
 
     static var options: FormatOptions {
         var options = FormatOptions(bundle: ArchiveTesting.bundle(noteModel))
-        options.classEntities = ["LegacyNote": "Shape"]
+        options.archive.classEntities = ["LegacyNote": "Shape"]
         return options
     }
 
@@ -90,7 +90,7 @@ struct ArchiveMalformedTests {
         let note = writer.addObject(className: "LegacyNote", fields: ["links": array.uid])
         let data = try writer.encodedData(root: note)
         var options = FormatOptions(bundle: ArchiveTesting.bundle(model))
-        options.classEntities = ["LegacyNote": "Shape"]
+        options.archive.classEntities = ["LegacyNote": "Shape"]
         let error = #expect(throws: DecantError.self) {
             try ArchiveTesting.records(data, options: options)
         }
@@ -120,7 +120,7 @@ struct ArchiveMalformedTests {
     @Test func mutatedBytesFailCleanly() throws {
         let original = try Data(contentsOf: ArchiveReaderTests.sample)
         var options = try ArchiveReaderTests.notesOptions()
-        options.classEntities = ["LegacyNote": "Note"]
+        options.archive.classEntities = ["LegacyNote": "Note"]
         var generator = SplitMix(seed: 8)
         var failures = 0
         for round in 0..<400 {

@@ -14,7 +14,7 @@ struct ArchiveReaderTests {
             bundle: try ModelBundle.load(
                 from: Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld")),
             version: version)
-        options.classEntities = ["LegacyNote": "Note"]
+        options.archive.classEntities = ["LegacyNote": "Note"]
         return options
     }
 
@@ -62,12 +62,12 @@ struct ArchiveReaderTests {
 
     @Test func classesMapByShortNameAndUnmappedOnesAreReported() throws {
         var options = try Self.notesOptions()
-        options.classEntities = [:]
+        options.archive.classEntities = [:]
         var reader = try ArchiveReader(contentsOf: Self.sample, options: options)
         #expect(try ArchiveTesting.readAll(&reader).isEmpty)
         #expect(reader.diagnostics.map(\.kind) == [.unmappedArchiveContent])
         #expect(reader.diagnostics.first?.message.contains("NotesApp.LegacyNote") == true)
-        options.classEntities = ["NotesApp.LegacyNote": "Note"]
+        options.archive.classEntities = ["NotesApp.LegacyNote": "Note"]
         #expect(
             try ArchiveTesting.records(Data(contentsOf: Self.sample), options: options)["Note"]?.count
                 == 5)
@@ -75,7 +75,7 @@ struct ArchiveReaderTests {
 
     @Test func aMappingToAnUnknownEntityIsAUsageError() throws {
         var options = try Self.notesOptions()
-        options.classEntities = ["LegacyNote": "Memo"]
+        options.archive.classEntities = ["LegacyNote": "Memo"]
         let error = #expect(throws: DecantError.self) {
             try ArchiveReader(contentsOf: Self.sample, options: options)
         }
@@ -85,7 +85,7 @@ struct ArchiveReaderTests {
 
     @Test func aKeyRenamedToAnUnknownPropertyIsAUsageError() throws {
         var options = try Self.notesOptions()
-        options.classKeys = ["NotesApp.LegacyNote": ["content": "body"]]
+        options.archive.classKeys = ["NotesApp.LegacyNote": ["content": "body"]]
         let error = #expect(throws: DecantError.self) { try ArchiveReader(contentsOf: Self.sample, options: options) }
         #expect(error?.code == .usage)
         #expect(error?.location?.keyPath == "content")
@@ -185,7 +185,7 @@ struct ArchiveReaderTests {
             ["created_at": 5, "TITLE": "round", "text": "renamed", "$0": "unkeyed"]
         }
         var options = FormatOptions(bundle: ArchiveTesting.bundle(model))
-        options.classKeys = ["Shape": ["text": "body"]]
+        options.archive.classKeys = ["Shape": ["text": "body"]]
         var reader = try ArchiveReader(data: data, path: "shape.archive", options: options)
         let shape = try #require(try ArchiveTesting.readAll(&reader)["Shape"]?.first)
         #expect(shape.values == [.string("renamed"), .integer(5), .string("round")])
@@ -251,7 +251,7 @@ struct ArchiveReaderTests {
 
     static var libraryOptions: FormatOptions {
         var options = FormatOptions(bundle: LibraryFixture.bundle)
-        options.classEntities = ["LegacyShelf": "Shelf", "MyApp.LegacyBook": "Book"]
+        options.archive.classEntities = ["LegacyShelf": "Shelf", "MyApp.LegacyBook": "Book"]
         return options
     }
 
@@ -282,8 +282,8 @@ struct ArchiveReaderTests {
 
     @Test func aReferenceToAnUnmappedClassNamesObjectAndKey() throws {
         var options = Self.libraryOptions
-        options.classEntities["Tag"] = ""
-        options.classEntities["MyApp.Tag"] = ""
+        options.archive.classEntities["Tag"] = ""
+        options.archive.classEntities["MyApp.Tag"] = ""
         let error = #expect(throws: DecantError.self) {
             try ArchiveTesting.records(Self.libraryArchive(), options: options)
         }

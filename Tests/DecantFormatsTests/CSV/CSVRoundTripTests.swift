@@ -115,7 +115,7 @@ struct CSVRoundTripTests {
         ])
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         var options = FormatOptions(bundle: CSVTestFiles.bundle(CSVTestFiles.notes))
-        options.nullMarker = "NULL"
+        options.csv.nullMarker = "NULL"
         let notes = try #require(try CSVTestFiles.read(folder, options: options)["Note"])
         #expect(notes.map(\.id) == [.primaryKey(1), .primaryKey(2)])
         #expect(notes.map(\.values) == [[nil, nil, "", nil], [nil, nil, "", nil]])
@@ -124,7 +124,7 @@ struct CSVRoundTripTests {
             "Note.csv": "_id,createdAt,title,wordCount,pinned\np1,\"\",\"\",,\np2,,,\"\",\n"
         ])
         defer { try? FileManager.default.removeItem(at: plainFolder.deletingLastPathComponent()) }
-        options.nullMarker = nil
+        options.csv.nullMarker = nil
         let plain = try #require(try CSVTestFiles.read(plainFolder, options: options)["Note"])
         #expect(plain.map(\.values) == [[nil, nil, "", nil], [nil, nil, nil, nil]])
     }

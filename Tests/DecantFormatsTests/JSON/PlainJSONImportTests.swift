@@ -137,7 +137,7 @@ struct PlainJSONImportTests {
                 .date(Date(timeIntervalSince1970: 0)), .date(Date(timeIntervalSince1970: 125)),
             ])
         let reference = try JSONTesting.importPlain(text, model: Self.model, entity: "Book") {
-            $0.dateEpoch = .reference
+            $0.json.dateEpoch = .reference
         }
         #expect(
             reference.records(of: "Book").map(\.values[4]) == [

@@ -54,7 +54,7 @@ struct JSONStoreRoundTripTests {
 
         let back = folder.appendingPathComponent("back.sqlite")
         var options = FormatOptions(bundle: modelBundle)
-        options.selfContained = true
+        options.sqlite.journalMode = .delete
         let report = try StoreConversion.convert(from: json, to: back, options: options)
         #expect(report.inputFormat == format)
         #expect(report.read == out.written)

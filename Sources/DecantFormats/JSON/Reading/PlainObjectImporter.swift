@@ -68,7 +68,7 @@ struct PlainObjectImporter {
         self.path = path
         self.rootEntity = entity
         self.plans = ModelPlan(model: model)
-        self.values = AttributeDecoder(mode: .plain(epoch: options.dateEpoch))
+        self.values = AttributeDecoder(mode: .plain(epoch: options.json.dateEpoch))
         self.keyOption = options.keys
         for (entityName, attributeName) in options.keys {
             guard let layout = RecordLayout(entity: entityName, in: model) else {

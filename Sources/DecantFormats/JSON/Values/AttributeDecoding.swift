@@ -13,7 +13,7 @@ struct AttributeDecoder {
         /// Decant's own document: exact forms only; date numbers count from 2001-01-01.
         case document
         /// Plain JSON: date numbers count from `epoch`; integers are range-checked for their type.
-        case plain(epoch: FormatOptions.DateEpoch)
+        case plain(epoch: JSONOptions.DateEpoch)
     }
 
     let mode: Mode

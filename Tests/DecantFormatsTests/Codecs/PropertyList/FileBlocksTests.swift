@@ -93,7 +93,7 @@ struct FileBlocksTests {
         let original = [UInt8](try Self.notesArchive(count: 120))
         let model = ArchiveTesting.shapeModel([("content", .string), ("date", .date), ("n", .integer64)])
         var options = FormatOptions(bundle: ArchiveTesting.bundle(model))
-        options.classEntities = ["LegacyNote": "Shape"]
+        options.archive.classEntities = ["LegacyNote": "Shape"]
         var generator = SplitMix64(seed: 29)
         var failures = 0
         for round in 0..<300 {
@@ -129,7 +129,7 @@ struct FileBlocksTests {
     @Test func aFileTruncatedBeforeOpeningIsMalformed() throws {
         let data = try Self.notesArchive(count: 50)
         var options = FormatOptions(bundle: ArchiveTesting.bundle(ArchiveTesting.shapeModel([("content", .string)])))
-        options.classEntities = ["LegacyNote": "Shape"]
+        options.archive.classEntities = ["LegacyNote": "Shape"]
         for length in [8, 40, data.count / 2, data.count - 1] {
             let error = #expect(throws: DecantError.self) {
                 try Self.withFile(data.prefix(length)) { url in
@@ -162,7 +162,7 @@ struct FileBlocksTests {
         let data = try Self.notesArchive(count: 3_000)
         let model = ArchiveTesting.shapeModel([("content", .string), ("date", .date), ("n", .integer64)])
         var options = FormatOptions(bundle: ArchiveTesting.bundle(model))
-        options.classEntities = ["LegacyNote": "Shape"]
+        options.archive.classEntities = ["LegacyNote": "Shape"]
         let fromFile = try Self.withFile(data) { url in
             var reader = try ArchiveReader(contentsOf: url, options: options)
             return try ArchiveTesting.readAll(&reader)

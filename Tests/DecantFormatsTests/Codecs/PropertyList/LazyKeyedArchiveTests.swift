@@ -144,7 +144,7 @@ struct LazyKeyedArchiveTests {
         try data.write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         var options = FormatOptions(bundle: ArchiveTesting.bundle(ArchiveTesting.shapeModel([("content", .string)])))
-        options.classEntities = ["LegacyNote": "Shape"]
+        options.archive.classEntities = ["LegacyNote": "Shape"]
         var mapped = try ArchiveReader(contentsOf: url, options: options)
         let fromFile = try ArchiveTesting.readAll(&mapped)
         #expect(fromFile == (try ArchiveTesting.records(data, options: options)))
