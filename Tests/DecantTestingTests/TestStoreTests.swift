@@ -45,7 +45,7 @@ struct TestStoreTests {
         let migrated = try Self.filled().migrated()
 
         #expect(migrated.model.versionName == "Notes 2")
-        #expect(migrated.migrationReport?.action == "migrated")
+        #expect(migrated.migrationReport?.action == .migrated)
         #expect(try migrated.count("Note") == 2)
         #expect(try migrated.count("Note", where: "text BEGINSWITH[c] 'buy' AND folder.name == 'Home'") == 1)
         let mum = try #require(try migrated.fetch("Note", where: "folder == nil").first)

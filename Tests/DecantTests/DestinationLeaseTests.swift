@@ -15,7 +15,7 @@ struct DestinationLeaseTests {
     /// A `Notes` (v1) store of the samples' notes, self-contained, at `url`.
     static func notesV1(at url: URL, bundle: ModelBundle) throws {
         var options = FormatOptions(bundle: bundle, version: "Notes")
-        options.selfContained = true
+        options.sqlite.journalMode = .delete
         _ = try StoreConversion.convert(from: Fixtures.samplesRoot.appendingPathComponent("notes-v1"), to: url, options: options)
     }
 
