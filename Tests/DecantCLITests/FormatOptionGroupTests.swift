@@ -21,15 +21,8 @@ struct FormatOptionGroupTests {
         #expect(run.status == 0, "\(run.stderr)")
         var isDirectory: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: out.path, isDirectory: &isDirectory))
-        withKnownIssue(
-            """
-            migrate builds OUT.csv under a staging name without the .csv extension, so the CSV writer makes a \
-            folder; the single staging of issue 19 section 3 fixes it
-            """
-        ) {
-            #expect(!isDirectory.boolValue)
-        }
-        let file = isDirectory.boolValue ? out.appendingPathComponent("Note.csv") : out
+        #expect(!isDirectory.boolValue)
+        let file = out
         let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
         #expect(lines.first?.contains(";") == true, "\(lines)")
         #expect(lines.first?.contains(",") == false, "\(lines)")
