@@ -1,5 +1,5 @@
 import CSQLite
-import Decant
+@testable import Decant
 import DecantTestSupport
 import Foundation
 import Testing
@@ -161,6 +161,26 @@ struct KeyedReferenceImportTests {
         #expect(error?.location?.line == 3)
         #expect(error?.message.contains("member Tag/t9 is not an object of Tag.csv") == true, "\(error?.message ?? "")")
         #expect(!FileManager.default.fileExists(atPath: store.path))
+    }
+
+    @Test("--entity naming a single file's entity selects nothing: no first pass remembers every id")
+    func entityOfASingleFileSelectsNothing() throws {
+        // The first pass (KeptObjects) held every object's id in memory, and copied its set once per batch: the
+        // cliff of a single Note.csv converted with --entity Note.
+        let model = Self.model(notesFirst: false)
+        let input = try CSVTestFolder.make(["Note.csv": "title\nA\nB\n"])
+        defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
+        var options = Self.options(model)
+        options.entity = "Note"
+        let reader = try CSVReader(contentsOf: input.appendingPathComponent("Note.csv"), options: options)
+        let named = RecordSelection(entities: ["Note"])
+        #expect(named.leavesObjectsOut)
+        #expect(!StoreConversion.effective(named, of: reader).leavesObjectsOut)
+        #expect(StoreConversion.effective(RecordSelection(entities: ["Folder"]), of: reader).leavesObjectsOut)
+        let store = input.deletingLastPathComponent().appendingPathComponent("Notes.sqlite")
+        let report = try StoreConversion.convert(
+            from: input.appendingPathComponent("Note.csv"), to: store, options: options, selection: named)
+        #expect(report.written == ["Note": 2])
     }
 
     @Test("rows nothing can refer to take keys of their own, however they are named")
