@@ -110,7 +110,8 @@ struct CSVIdentities {
         switch mode(of: entity) {
         case .key(let attribute):
             // An integer in its one canonical spelling is its own canonical text: no parse, no new string.
-            if [.integer16, .integer32, .integer64].contains(attribute.type), Self.isCanonicalInteger(text) {
+            let type = attribute.type
+            if type == .integer64 || type == .integer32 || type == .integer16, Self.isCanonicalInteger(text) {
                 return .external(text)
             }
             guard let parsed = CSVValueText.parse(text, as: attribute.type),
