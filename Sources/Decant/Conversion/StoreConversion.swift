@@ -109,7 +109,7 @@ public enum StoreConversion: Sendable {
             ])
         var writer = try sink.makeWriter(at: lease.staging, model: model, options: options)
         var transform: SelectionTransform?
-        if selection.leavesObjectsOut {
+        if Self.effective(selection, of: reader).leavesObjectsOut {
             var (first, _) = try openSelected(source, at: input, options: options, selection: selection)
             var kept = KeptObjects()
             _ = try RecordTransfer.copy(from: &first, through: SelectionTransform(residual), to: &kept)
@@ -133,6 +133,16 @@ public enum StoreConversion: Sendable {
             warnings: transfer.diagnostics)
     }
 
+    /// `selection` as it applies to `reader`'s input: `--entity` names the entity of an input that does not name it
+    /// (a CSV file, plain JSON), and selects nothing there, so no first pass remembers every object's id.
+    static func effective(_ selection: RecordSelection, of reader: any RecordReader) -> RecordSelection {
+        var selection = selection
+        if let named = (reader as? any EntityNamingReader)?.entityFromOptions, selection.entities == [named] {
+            selection.entities = nil
+        }
+        return selection
+    }
+
     /// Opens a reader and applies at the source what it can of `selection`; returns the rest for the stream.
     /// - Throws: `.usage` when the selection names what the model lacks, or needs key paths through relationships
     ///   that only SQLite evaluates.
@@ -140,11 +150,7 @@ public enum StoreConversion: Sendable {
         _ format: any RecordFormat, at input: URL, options: FormatOptions, selection: RecordSelection
     ) throws -> (any RecordReader, RecordSelection) {
         let reader = try format.makeReader(at: input, options: options)
-        var selection = selection
-        // `--entity` names the entity of an input that does not name it; it selects nothing there.
-        if let named = (reader as? any EntityNamingReader)?.entityFromOptions, selection.entities == [named] {
-            selection.entities = nil
-        }
+        var selection = effective(selection, of: reader)
         guard !selection.isEverything else { return (reader, selection) }
         selection = selection.includingSubentities(in: reader.model)
         try selection.validate(against: reader.model)

@@ -153,9 +153,8 @@ public struct KeptObjects: RecordWriter, Sendable {
     public var count: Int { identities.values.reduce(0) { $0 + $1.count } }
 
     public mutating func write(_ batch: RecordBatch) throws {
-        var set = identities[batch.layout.entityName, default: []]
-        for row in 0..<batch.count { set.insert(batch.id(at: row)) }
-        identities[batch.layout.entityName] = set
+        // In place: a copy of the set taken out and put back was a copy of every id so far, per batch.
+        for row in 0..<batch.count { identities[batch.layout.entityName, default: []].insert(batch.id(at: row)) }
     }
 
     public mutating func finish() throws {}

@@ -136,6 +136,24 @@ public struct RecordBatch: Sendable {
         }
     }
 
+    /// Starts a record that nothing can refer to (a CSV row with neither an `_id` nor a key): its identity is the
+    /// external id `name` (``id(at:)``), kept for messages, and ``isAnonymous(at:)`` tells writers they may give it
+    /// any unused key without remembering the name.
+    public mutating func beginRecord(anonymous name: String) {
+        var cell = storeText(name)
+        cell.entity = Self.anonymousIdentity
+        identities.append(cell)
+    }
+
+    /// Whether record `row` was started with ``beginRecord(anonymous:)``.
+    public func isAnonymous(at row: Int) -> Bool {
+        let cell = identities[row]
+        return cell.kind == .text && cell.entity == Self.anonymousIdentity
+    }
+
+    /// The mark an anonymous identity's cell carries in its otherwise unused `entity`.
+    private static let anonymousIdentity: Int32 = -1
+
     /// Completes the record started last; its cells must number ``width``.
     public mutating func endRecord() {
         count += 1

@@ -18,6 +18,9 @@ struct ArchiveRowDecoder {
         case value(Value)
         /// An ASCII text: `count` bytes at `start` in the file.
         case text(start: Int, count: Int)
+        /// A text in valid UTF-16 (big-endian, as binary property lists hold any text that is not ASCII): `count`
+        /// units at `start` in the file, appended as UTF-8.
+        case utf16(start: Int, count: Int)
     }
 
     /// A referenced `NSDate` as the full way read one: its dictionary's key objects and class, and the item that
@@ -80,6 +83,16 @@ struct ArchiveRowDecoder {
                 batch.append(value, as: type)
             case .text(let start, let count):
                 cursor.bytes.withBytes(start..<(start + count)) { batch.appendText(utf8: $0) }
+            case .utf16(let start, let count):
+                cursor.bytes.withBytes(start..<(start + 2 * count)) { raw in
+                    var utf8: [UInt8] = []
+                    utf8.reserveCapacity(count * 3)
+                    let units = (0..<count).lazy.map { UInt16(raw[2 * $0]) << 8 | UInt16(raw[2 * $0 + 1]) }
+                    _ = transcode(
+                        units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true
+                    ) { utf8.append($0) }
+                    utf8.withUnsafeBytes { batch.appendText(utf8: $0) }
+                }
             }
         }
     }
@@ -141,11 +154,38 @@ struct ArchiveRowDecoder {
             guard cursor.bytes.withBytes(start..<(start + length), { $0.allSatisfy { $0 < 0x80 } }) else { return nil }
             return .text(start: start, count: length)
         }
+        if marker >> 4 == 0x6, type == .string {
+            // Text that is not ASCII (what Foundation's archiver writes for any such string): read here when it is
+            // valid UTF-16, which reads the same either way; anything else goes the full way.
+            let (length, start) = try cursor.count(marker: marker, at: offset)
+            try cursor.checkSpan(start, count: length, width: 2, objectStart: offset)
+            guard cursor.bytes.withBytes(start..<(start + 2 * length), { Self.isValidUTF16BigEndian($0) }) else {
+                return nil
+            }
+            return .utf16(start: start, count: length)
+        }
         // Numbers and Booleans without a property-list value on the way.
         let field =
             try number(marker: marker, at: offset, cursor)
             ?? ArchiveField.resolve(cursor.scalar(marker: marker, at: offset), in: archive)
         return ArchiveReader.convert(field, to: type).map(Cell.value)
+    }
+
+    /// Whether `bytes` are big-endian UTF-16 with every surrogate in a pair.
+    static func isValidUTF16BigEndian(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        while index + 1 < bytes.count {
+            let high = bytes[index]
+            if high >= 0xD8 && high <= 0xDB {
+                guard index + 3 < bytes.count, bytes[index + 2] >= 0xDC, bytes[index + 2] <= 0xDF else { return false }
+                index += 4
+            } else if high >= 0xDC && high <= 0xDF {
+                return false
+            } else {
+                index += 2
+            }
+        }
+        return index == bytes.count
     }
 
     /// Entry `entry` read as the date the full way found at attribute `position`, when it has that date's shape.

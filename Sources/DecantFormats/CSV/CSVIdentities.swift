@@ -29,6 +29,8 @@ struct CSVIdentities {
     private let hasSubentities: Set<String>
     /// Per entity name, the entity and the names of its descendants.
     private let hierarchies: [String: Set<String>]
+    /// The names of the abstract entities.
+    private let abstractEntities: Set<String>
 
     /// Identities for `model`: entities are explicit, or keyed where `keys` or a uniqueness constraint names an
     /// attribute, until ``setMode(_:for:)`` says what their file holds.
@@ -42,6 +44,7 @@ struct CSVIdentities {
             }
         }
         self.hierarchies = hierarchies
+        self.abstractEntities = Set(model.entities.filter(\.isAbstract).map(\.name))
         self.hasSubentities = Set(
             model.entities.filter { entity in
                 hierarchies[entity.name, default: []].contains { name in
@@ -100,12 +103,17 @@ struct CSVIdentities {
     /// - Throws: `.malformedInput` for an empty id, another entity, or a key value that does not fit the key's type.
     func id(of entity: String, text: String, at location: Location) throws -> RecordID {
         var text = text
-        if text.hasPrefix(entity + "/") { text.removeFirst(entity.count + 1) }
+        if Self.hasEntityPrefix(text, entity) { text = String(text.utf8.dropFirst(entity.utf8.count + 1))! }
         guard !text.isEmpty else {
             throw DecantError(.malformedInput, "an empty object id", at: location)
         }
         switch mode(of: entity) {
         case .key(let attribute):
+            // An integer in its one canonical spelling is its own canonical text: no parse, no new string.
+            let type = attribute.type
+            if type == .integer64 || type == .integer32 || type == .integer16, Self.isCanonicalInteger(text) {
+                return .external(text)
+            }
             guard let parsed = CSVValueText.parse(text, as: attribute.type),
                 let canonical = CSVValueText.canonical(parsed, as: attribute.type)
             else {
@@ -119,6 +127,25 @@ struct CSVIdentities {
         case .explicit, .implicit:
             return Self.recordID(text)
         }
+    }
+
+    /// Whether `text` starts with `entity` and a slash.
+    private static func hasEntityPrefix(_ text: String, _ entity: String) -> Bool {
+        let utf8 = text.utf8
+        let count = entity.utf8.count
+        guard utf8.count > count, utf8.starts(with: entity.utf8) else { return false }
+        return utf8[utf8.index(utf8.startIndex, offsetBy: count)] == UInt8(ascii: "/")
+    }
+
+    /// Whether `text` is an integer as ``CSVValueText`` formats one: an optional minus sign and up to 18 digits,
+    /// no leading zero (`0` alone), not `-0`.
+    static func isCanonicalInteger(_ text: String) -> Bool {
+        var utf8 = Substring(text).utf8
+        if utf8.first == UInt8(ascii: "-") { utf8 = utf8.dropFirst() }
+        guard let first = utf8.first, utf8.count <= 18, utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            return false
+        }
+        return first != 0x30 || (utf8.count == 1 && text.utf8.count == 1)
     }
 
     /// `p12` as primary key 12; anything else as the source's own id.
@@ -145,7 +172,9 @@ struct CSVIdentities {
                 .malformedInput, "\(owner).\(relationship.name) has no destination entity in the model", at: location)
         }
         let allowed = hierarchies[destination, default: [destination]]
-        if let slash = text.firstIndex(of: "/"), let named = model.entity(named: String(text[..<slash])) {
+        if let slash = text.utf8.firstIndex(of: UInt8(ascii: "/")),
+            let named = model.entity(named: String(text[..<slash]))
+        {
             guard allowed.contains(named.name) else {
                 throw DecantError(
                     .malformedInput,
@@ -169,7 +198,7 @@ struct CSVIdentities {
                     + "\(destination) has sub-entities: write \(names.map { "\($0)/…" }.joined(separator: " or "))",
                 at: location)
         }
-        if model.entity(named: destination)?.isAbstract == true {
+        if abstractEntities.contains(destination) {
             throw DecantError(
                 .malformedInput, "\(owner).\(relationship.name) refers to the abstract entity \(destination)",
                 at: location)

@@ -404,9 +404,13 @@ public final class CSVReader: EntityNamingReader {
                         "\(name) is abstract: its objects belong in the files of its sub-entities",
                         at: Location(path: input.path, line: line, entity: name))
                 }
-                let id = try identity(line: line)
+                let (id, anonymous) = try identity(line: line)
                 reader.noteObject(ObjectReference(entity: name, id: id))
-                batch.beginRecord(id: id)
+                if anonymous, case .external(let text) = id {
+                    batch.beginRecord(anonymous: text)
+                } else {
+                    batch.beginRecord(id: id)
+                }
                 for index in 0..<types.count {
                     guard let column = input.columns.attributeColumns[index] else {
                         batch.append(defaults[index] ?? .null, as: types[index])
@@ -418,14 +422,13 @@ public final class CSVReader: EntityNamingReader {
                     batch.endRecord()
                     continue
                 }
-                let object = "\(name)/\(id)"
                 for (index, relationship) in layout.relationships.enumerated() {
                     if let column = input.columns.relationshipColumns[index] {
                         if isNil(column, textual: false) {
                             batch.appendNull()
                         } else {
                             var location = tokenizer.location(ofField: column)
-                            location.object = object
+                            location.object = "\(name)/\(id)"
                             location.keyPath = relationship.name
                             let text = CSVValueText.trimmingSpaces(tokenizer.text(column))
                             batch.appendReference(
@@ -456,25 +459,27 @@ public final class CSVReader: EntityNamingReader {
             for position in joins.keys.sorted() { try joins[position]?.finish() }
         }
 
-        /// The identity of the current record.
-        private func identity(line: Int) throws -> RecordID {
+        /// The identity of the current record, and whether nothing can refer to it (an id from its line).
+        private func identity(line: Int) throws -> (id: RecordID, anonymous: Bool) {
             let name = input.layout.entityName
             switch reader.identities.mode(of: name) {
             case .explicit:
-                guard let column = input.columns.idColumn else { return .external("\(name):\(line)") }
-                if let key = tokenizer.withBytes(column, Self.primaryKey) { return .primaryKey(key) }
-                return try reader.identities.id(
+                guard let column = input.columns.idColumn else { return (.external("\(name):\(line)"), true) }
+                if let key = tokenizer.withBytes(column, Self.primaryKey) { return (.primaryKey(key), false) }
+                let id = try reader.identities.id(
                     of: name, text: CSVValueText.trimmingSpaces(tokenizer.text(column)),
                     at: tokenizerLocation(column, keyPath: CSVColumns.idHeader))
+                return (id, false)
             case .key(let attribute):
                 guard let index = input.layout.attributeIndex(attribute.name),
                     let column = input.columns.attributeColumns[index],
                     !isNil(column, textual: CSVValueText.isTextual(attribute.type))
-                else { return .external("\(name):\(line)") }
-                return try reader.identities.id(
+                else { return (.external("\(name):\(line)"), true) }
+                let id = try reader.identities.id(
                     of: name, text: tokenizer.text(column), at: tokenizerLocation(column, keyPath: attribute.name))
+                return (id, false)
             case .implicit:
-                return .external("\(name):\(line)")
+                return (.external("\(name):\(line)"), true)
             }
         }
 

@@ -38,8 +38,8 @@ public final class SQLiteStoreWriter: RecordWriter {
     private let connection: DatabaseQueue
     private var inserters: [String: Inserter] = [:]
     private var maxKeys: [String: Int64] = [:]  // root table → highest Z_PK
-    /// External object ids → assigned `Z_PK`s, per table (bounded in memory, spilling to a temporary file).
-    let identities: SpillingIdentityMap
+    /// External object ids and the references naming them, resolved set-wise in ``finish()``.
+    private let identities: ExternalIdentities
     private enum State { case open, finished, abandoned }
     private var state = State.open
     private let metadata: StoreMetadata
@@ -60,7 +60,7 @@ public final class SQLiteStoreWriter: RecordWriter {
     ///   schema generated for the model.
     public convenience init(
         creating destination: URL, model: ObjectModel, journalMode: JournalMode = .wal, style: SchemaStyle = .current,
-        identityMapBound: Int = 500_000
+        identityMapBound: Int = 50_000
     ) throws {
         let lease = try DestinationLease(destination: destination, format: SQLiteFormat())
         try self.init(
@@ -75,13 +75,17 @@ public final class SQLiteStoreWriter: RecordWriter {
     ///
     /// `style` picks the schema of a given Core Data release; the default is the current one. An older style
     /// reproduces the schema of a store that release wrote (for comparisons with old stores).
+    ///
+    /// Objects with external ids (a CSV key, a JSON or XML store id) get the next free key of their table; a
+    /// reference to one of the first `identityMapBound` such ids is resolved at once, any other in ``finish()``,
+    /// inside SQLite, with one statement per relationship (``ExternalIdentities``), so memory stays bounded.
     /// - Throws: `.cannotCreateOutput` when the folder is not writable; `.internalError` when SQLite refuses the
     ///   schema generated for the model (a Decant defect, or a model Core Data would refuse too).
     public init(
         writingAt destination: URL, model: ObjectModel, journalMode: JournalMode = .wal, style: SchemaStyle = .current,
-        identityMapBound: Int = 500_000
+        identityMapBound: Int = 50_000
     ) throws {
-        self.identities = SpillingIdentityMap(bound: identityMapBound)
+        self.identities = ExternalIdentities(memoryBound: identityMapBound)
         self.model = model
         self.destination = destination
         self.displayPath = destination.displayPath
@@ -209,6 +213,7 @@ public final class SQLiteStoreWriter: RecordWriter {
             try db.execute(sql: "ROLLBACK")
         }
         inserters.removeAll()
+        identities.close()
         try? connection.close()
         Self.remove(temporary)
     }
@@ -223,6 +228,10 @@ public final class SQLiteStoreWriter: RecordWriter {
         let location = Location(path: displayPath)
         do {
             try connection.writeWithoutTransaction { db in
+                if !hiddenKeys.isEmpty { try createHiddenKeysTable(db) }
+                try identities.resolve(
+                    db, entityOfTable: { table in schema.entities.first { $0.tableName == table }?.name ?? table },
+                    highestKey: { maxKeys[$0] ?? 0 }, noteKey: { noteKey($0, table: $1) })
                 try applyHiddenKeys(db)
                 try createDeferredIndexes(db)
                 // Derived-attribute triggers go in after the rows, whose derived values were copied as stored.
@@ -249,6 +258,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                 if journalMode == .wal { try db.execute(sql: "PRAGMA main.wal_checkpoint(TRUNCATE)") }
             }
             inserters.removeAll()
+            identities.close()
             try connection.close()
             // Closing checkpointed the log; a store whose data still sat in a -wal must not be moved without it.
             let log = StoreFiles(database: temporary).writeAheadLog.path
@@ -325,15 +335,17 @@ public final class SQLiteStoreWriter: RecordWriter {
     fileprivate func stageHiddenKey(
         id: Int, owner: Int64, ownerEntity: Int64, member: Int64, position: Int, db: Database
     ) throws {
-        if !hiddenKeysStaged {
-            try db.execute(
-                sql: "CREATE TEMP TABLE decant_hidden_keys "
-                    + "(key INTEGER, owner INTEGER, owner_entity INTEGER, member INTEGER, position INTEGER)")
-            hiddenKeysStaged = true
-        }
+        try createHiddenKeysTable(db)
+        try db.cachedStatement(sql: "INSERT INTO temp.decant_hidden_keys VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [id, owner, ownerEntity, member, position])
+    }
+
+    private func createHiddenKeysTable(_ db: Database) throws {
+        guard !hiddenKeysStaged else { return }
         try db.execute(
-            sql: "INSERT INTO temp.decant_hidden_keys VALUES (?, ?, ?, ?, ?)",
-            arguments: [id, owner, ownerEntity, member, position])
+            sql: "CREATE TEMP TABLE decant_hidden_keys "
+                + "(key INTEGER, owner INTEGER, owner_entity INTEGER, member INTEGER, position INTEGER)")
+        hiddenKeysStaged = true
     }
 
     private func applyHiddenKeys(_ db: Database) throws {
@@ -354,14 +366,11 @@ public final class SQLiteStoreWriter: RecordWriter {
         if key > maxKeys[table] ?? 0 { maxKeys[table] = key }
     }
 
-    /// The primary key of the object with external id `name` in `table`, assigned on first sight (a reference may
-    /// come before its object).
-    fileprivate func key(forExternal name: String, table: String) throws -> Int64 {
-        try identities.key(for: name, scope: table) {
-            let next = (maxKeys[table] ?? 0) + 1
-            maxKeys[table] = next
-            return next
-        }
+    /// The next free key of `table`, for an object with an external id.
+    fileprivate func nextKey(table: String) -> Int64 {
+        let next = (maxKeys[table] ?? 0) + 1
+        maxKeys[table] = next
+        return next
     }
 
     // MARK: Inserting one entity
@@ -381,17 +390,22 @@ public final class SQLiteStoreWriter: RecordWriter {
             var cell: Int
             var parameter: Int32
             var entityParameter: Int32?
+            /// Where a reference by an external id not known yet is staged (``ExternalIdentities``).
+            var target: Int
         }
 
-        /// A to-many cell whose members go to a join table or a staged hidden key.
+        /// A to-many cell whose members go to a join table or a staged hidden key; `target` stages members by an
+        /// external id not known yet (``ExternalIdentities``).
         enum MemberTarget {
-            case joinTable(Statement, ordered: Bool)
-            case hiddenKey(id: Int)
+            case joinTable(Statement, ordered: Bool, target: Int)
+            case hiddenKey(id: Int, target: Int)
         }
 
         let plan: ColumnPlan
         let entityNumber: Int64
         let table: String
+        /// The scope of this table's external ids.
+        let scope: Int64
         /// INSERT of one row, and of ``chunk`` rows at once (one step for many rows is much cheaper).
         let insertOne: Statement
         let insertChunk: Statement
@@ -411,6 +425,7 @@ public final class SQLiteStoreWriter: RecordWriter {
             let mapping = plan.mapping
             entityNumber = Int64(mapping.number)
             table = mapping.tableName
+            scope = writer.identities.scope(of: mapping.tableName)
             entityNumbers = Dictionary(writer.schema.entities.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
             entityTables = Dictionary(writer.schema.entities.map { ($0.name, $0.tableName) }, uniquingKeysWith: { a, _ in a })
             var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -437,7 +452,10 @@ public final class SQLiteStoreWriter: RecordWriter {
                             columns.append(entityColumn)
                             entityParameter = Int32(columns.count)
                         }
-                        toOnes.append(ToOneBinding(cell: cell, parameter: parameter, entityParameter: entityParameter))
+                        let target = writer.identities.register(.toOne(table: mapping.tableName, column: key.column))
+                        toOnes.append(
+                            ToOneBinding(
+                                cell: cell, parameter: parameter, entityParameter: entityParameter, target: target))
                     case .manyToMany(let link)?:
                         // Both sides list the pair; the second insert only adds its own order column.
                         let sql: String
@@ -447,14 +465,22 @@ public final class SQLiteStoreWriter: RecordWriter {
                         } else {
                             sql = "INSERT OR IGNORE INTO \(link.table) (\(link.sourceColumn), \(link.destinationColumn)) VALUES (?, ?)"
                         }
-                        targets.append((cell, .joinTable(try db.makeStatement(sql: sql), ordered: link.orderColumn != nil)))
+                        targets.append(
+                            (
+                                cell,
+                                .joinTable(
+                                    try db.makeStatement(sql: sql), ordered: link.orderColumn != nil,
+                                    target: writer.identities.register(.joinTable(link)))
+                            ))
                     case .toManyThroughInverse(let key)? where key.orderColumn != nil:
                         // The order of an ordered one-to-many lives on the members, which may not be written yet:
                         // staged like a hidden key and applied in finish().
-                        targets.append((cell, .hiddenKey(id: writer.registerStagedKey(key))))
+                        let id = writer.registerStagedKey(key)
+                        targets.append((cell, .hiddenKey(id: id, target: writer.identities.register(.hiddenKey(id: id)))))
                     case .toManyThroughHiddenKey(let key)?:
                         // The members may not be written yet: stage the links, apply them in finish().
-                        targets.append((cell, .hiddenKey(id: writer.registerStagedKey(key))))
+                        let id = writer.registerStagedKey(key)
+                        targets.append((cell, .hiddenKey(id: id, target: writer.identities.register(.hiddenKey(id: id)))))
                     default:
                         break
                     }
@@ -487,6 +513,10 @@ public final class SQLiteStoreWriter: RecordWriter {
                 sqlite3_clear_bindings(insertOne.sqliteStatement)
                 sqlite3_clear_bindings(insertChunk.sqliteStatement)
             }
+            // Per entity index of the batch: the destination's scope of external ids, and its entity number.
+            let scopes = batch.entityNames.map { writer.identities.scope(of: entityTables[$0] ?? "") }
+            let numbers = batch.entityNames.map { Int64(entityNumbers[$0] ?? 0) }
+            let references = References(scopes: scopes, numbers: numbers)
             try batch.cells.withUnsafeBufferPointer { cells in
                 try batch.bytes.withUnsafeBytes { arena in
                     var row = 0
@@ -496,10 +526,16 @@ public final class SQLiteStoreWriter: RecordWriter {
                         for offset in 0..<count {
                             let first = Int32(offset) * parameterCount
                             let identity = batch.identities[row + offset]
-                            let key =
-                                identity.kind == .integer
-                                ? identity.integer
-                                : try writer.key(forExternal: batch.id(at: row + offset).description, table: table)
+                            let key: Int64
+                            if identity.kind == .integer {
+                                key = identity.integer
+                            } else {
+                                key = writer.nextKey(table: table)
+                                if !batch.isAnonymous(at: row + offset) {
+                                    try writer.identities.stageObject(
+                                        name: Self.text(of: identity, in: arena), scope: scope, key: key, db: db)
+                                }
+                            }
                             keys[offset] = key
                             maxKey = max(maxKey, key)
                             sqlite3_bind_int64(handle, first + 1, key)
@@ -510,7 +546,9 @@ public final class SQLiteStoreWriter: RecordWriter {
                                 bind(cells[base + binding.cell], binding, first: first, to: handle, arena: arena)
                             }
                             for binding in toOneBindings {
-                                try bindReference(cells[base + binding.cell], batch: batch, binding: binding, first: first, handle: handle)
+                                try bindReference(
+                                    cells[base + binding.cell], binding: binding, owner: key, first: first,
+                                    handle: handle, arena: arena, references: references, db: db)
                             }
                         }
                         let code = sqlite3_step(handle)
@@ -525,7 +563,9 @@ public final class SQLiteStoreWriter: RecordWriter {
                         }
                         if !memberTargets.isEmpty {
                             for offset in 0..<count {
-                                try writeMembers(row: row + offset, key: keys[offset], batch: batch, db: db)
+                                try writeMembers(
+                                    row: row + offset, key: keys[offset], batch: batch, arena: arena,
+                                    references: references, db: db)
                             }
                         }
                         row += count
@@ -572,47 +612,86 @@ public final class SQLiteStoreWriter: RecordWriter {
             }
         }
 
-        private func destination(of cell: RecordBatch.Cell, batch: RecordBatch) throws -> (key: Int64, entity: String)? {
+        /// Per entity index of a batch: the scope of its external ids and its entity number.
+        struct References {
+            var scopes: [Int64]
+            var numbers: [Int64]
+        }
+
+        /// The UTF-8 bytes of a text cell (an external id).
+        private static func text(of cell: RecordBatch.Cell, in arena: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: arena[Int(cell.integer)..<Int(cell.integer) + Int(cell.length)])
+        }
+
+        /// Where a reference cell points: a key, or an external id to stage (with its scope); and the destination's
+        /// entity number. Nil for a cell that holds no reference.
+        private func destination(
+            of cell: RecordBatch.Cell, arena: UnsafeRawBufferPointer, references: References
+        ) -> (key: Int64?, name: UnsafeRawBufferPointer, scope: Int64, entity: Int64)? {
             switch cell.kind {
-            case .reference, .externalReference:
-                let reference = batch.reference(of: cell)
-                switch reference.id {
-                case .primaryKey(let key): return (key, reference.entity)
-                case .external(let name):
-                    return (try writer.key(forExternal: name, table: entityTables[reference.entity] ?? ""), reference.entity)
-                }
+            case .reference:
+                return (cell.integer, UnsafeRawBufferPointer(start: nil, count: 0), 0, references.numbers[Int(cell.length)])
+            case .externalReference:
+                let name = Self.text(of: cell, in: arena)
+                let scope = references.scopes[Int(cell.entity)]
+                return (writer.identities.knownKey(name: name, scope: scope), name, scope, references.numbers[Int(cell.entity)])
             default:
                 return nil
             }
         }
 
         private func bindReference(
-            _ cell: RecordBatch.Cell, batch: RecordBatch, binding: ToOneBinding, first: Int32, handle: OpaquePointer
+            _ cell: RecordBatch.Cell, binding: ToOneBinding, owner: Int64, first: Int32, handle: OpaquePointer,
+            arena: UnsafeRawBufferPointer, references: References, db: Database
         ) throws {
-            guard let (key, entity) = try destination(of: cell, batch: batch) else {
+            guard let destination = destination(of: cell, arena: arena, references: references) else {
                 sqlite3_bind_null(handle, first + binding.parameter)
                 if let entityParameter = binding.entityParameter { sqlite3_bind_null(handle, first + entityParameter) }
                 return
             }
-            sqlite3_bind_int64(handle, first + binding.parameter, key)
+            if let key = destination.key {
+                sqlite3_bind_int64(handle, first + binding.parameter, key)
+            } else {
+                // Filled in finish(), once every id is known.
+                sqlite3_bind_null(handle, first + binding.parameter)
+                try writer.identities.stageReference(
+                    target: binding.target, owner: owner, name: destination.name, scope: destination.scope, entity: 0,
+                    position: 0, db: db)
+            }
             if let entityParameter = binding.entityParameter {
-                sqlite3_bind_int64(handle, first + entityParameter, Int64(entityNumbers[entity] ?? 0))
+                sqlite3_bind_int64(handle, first + entityParameter, destination.entity)
             }
         }
 
-        private func writeMembers(row: Int, key: Int64, batch: RecordBatch, db: Database) throws {
+        private func writeMembers(
+            row: Int, key: Int64, batch: RecordBatch, arena: UnsafeRawBufferPointer, references: References,
+            db: Database
+        ) throws {
             for (cellIndex, target) in memberTargets {
                 let cell = batch.cell(row: row, column: cellIndex)
                 guard cell.kind == .referenceList else { continue }
                 let members = batch.references[Int(cell.integer)..<Int(cell.integer) + Int(cell.length)]
                 for (position, member) in members.enumerated() {
-                    guard let (memberKey, _) = try destination(of: member, batch: batch) else { continue }
+                    guard let destination = destination(of: member, arena: arena, references: references) else {
+                        continue
+                    }
+                    guard let memberKey = destination.key else {
+                        let staged: Int
+                        switch target {
+                        case .joinTable(_, _, let target): staged = target
+                        case .hiddenKey(_, let target): staged = target
+                        }
+                        try writer.identities.stageReference(
+                            target: staged, owner: key, name: destination.name, scope: destination.scope,
+                            entity: entityNumber, position: Int64(position + 1), db: db)
+                        continue
+                    }
                     switch target {
-                    case .joinTable(let statement, let ordered):
+                    case .joinTable(let statement, let ordered, _):
                         var arguments: StatementArguments = [key, memberKey]
                         if ordered { arguments += [position + 1] }
                         try statement.execute(arguments: arguments)
-                    case .hiddenKey(let id):
+                    case .hiddenKey(let id, _):
                         try writer.stageHiddenKey(
                             id: id, owner: key, ownerEntity: entityNumber, member: memberKey, position: position + 1, db: db)
                     }

@@ -181,6 +181,36 @@ struct ArchiveRowDecoderTests {
                 == .date(Date(timeIntervalSinceReferenceDate: 4)))
     }
 
+    @Test func textThatIsNotASCIIIsReadFromTheBytesToo() throws {
+        // Binary property lists hold any text that is not ASCII in UTF-16, as Foundation's archiver writes every
+        // such string: those read from the bytes as well (a lone surrogate goes the full way), exactly as the full
+        // way reads them.
+        var writer = KeyedArchiveWriter()
+        let texts = ["línea", "日本, \"quoted\"", "naïve café ✓", "emoji 😀 pair", "plain"]
+        var notes: [PropertyListValue] = []
+        for number in 0..<50 {
+            let content: PropertyListValue =
+                number == 20 ? .uid(0) : writer.addString(texts[number % texts.count] + " \(number)").uid
+            notes.append(writer.addObject(className: "LegacyNote", fields: ["content": content]).uid)
+        }
+        let root = writer.addArray(notes)
+        let (straight, full, straightRows) = try Self.bothWays(try writer.encodedData(root: root))
+        #expect(straight == full)
+        #expect(straightRows >= 45, "\(straightRows) of 50 read from the bytes")
+        #expect(ArchiveTesting.value("content", of: straight[1], in: Self.model) == .string("日本, \"quoted\" 1"))
+        #expect(ArchiveTesting.value("content", of: straight[3], in: Self.model) == .string("emoji 😀 pair 3"))
+        #expect(ArchiveTesting.value("content", of: straight[20], in: Self.model) == .null)
+    }
+
+    @Test func utf16IsValidOnlyWithPairedSurrogates() {
+        func valid(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes(ArchiveRowDecoder.isValidUTF16BigEndian) }
+        #expect(valid([0x00, 0x61, 0x65, 0xE5]))
+        #expect(valid([0xD8, 0x3D, 0xDE, 0x00]))
+        #expect(!valid([0xD8, 0x3D, 0x00, 0x61]))
+        #expect(!valid([0xDE, 0x00]))
+        #expect(!valid([0xD8, 0x3D]))
+    }
+
     @Test func aValueThatDoesNotFitFailsAsTheFullWayFails() throws {
         // The third note's date is a text, the fourth's count a text: the full way names each.
         for broken in [2, 3] {

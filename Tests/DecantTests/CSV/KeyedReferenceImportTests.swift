@@ -1,0 +1,242 @@
+import CSQLite
+@testable import Decant
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// References by key land where they belong in a store: to-one columns holding `Entity/id` or the destination's
+/// key, a to-many join file, and NDJSON with references, whether each reference comes before its object (resolved
+/// set-wise inside SQLite when the store is complete) or after it (resolved at once); an id two objects share is
+/// refused, and the errors about references are the readers' own, unchanged.
+@Suite("Keyed references into a store")
+struct KeyedReferenceImportTests {
+    /// `Note{title, folder, tags} → Folder{name, unique}`, `Note.tags ⇄ Tag.notes` (many-to-many), with the
+    /// entities in `order`: files are read in model order, so a note's references come before or after their
+    /// objects.
+    static func model(notesFirst: Bool) -> ObjectModel {
+        var folder = Entity(name: "Folder")
+        folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        folder.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
+        folder.uniquenessConstraints = [["name"]]
+        var tag = Entity(name: "Tag")
+        tag.attributes = [Attribute(name: "label", type: .string, isOptional: true)]
+        tag.relationships = [Relationship(name: "notes", destination: "Note", inverse: "tags", toMany: true)]
+        var note = Entity(name: "Note")
+        note.attributes = [Attribute(name: "title", type: .string, isOptional: true)]
+        note.relationships = [
+            Relationship(name: "folder", destination: "Folder", inverse: "notes"),
+            Relationship(name: "tags", destination: "Tag", inverse: "notes", toMany: true),
+        ]
+        return ObjectModel(
+            versionName: "Keyed", entities: notesFirst ? [note, folder, tag] : [folder, tag, note],
+            versionIdentifiers: ["1"])
+    }
+
+    static func options(_ model: ObjectModel) -> FormatOptions {
+        FormatOptions(
+            bundle: ModelBundle(
+                name: "Keyed", versions: [model], currentVersionName: model.versionName, sourceKind: .xcdatamodeld))
+    }
+
+    /// Folders by their unique name (no `_id`), tags by the source's own ids, notes by theirs; `Folder/Home` and
+    /// `Work` both name a folder; the join file lists notes' tags in the order of Note.csv.
+    static let files = [
+        "Folder.csv": "name\nWork\nHome\nEmpty\n",
+        "Tag.csv": "_id,label\nt1,red\nt2,blue\n",
+        "Note.csv": "_id,title,folder\nn1,A,Work\nn2,B,Folder/Home\nn3,C,\nn4,D,Work\n",
+        "Note.tags.csv": "owner,member\nn1,t2\nn1,t1\nn2,Tag/t1\nn4,t2\n",
+    ]
+
+    static let expectedFolders = ["A|Work", "B|Home", "C|NULL", "D|Work"]
+    static let expectedTags = ["A|blue", "A|red", "B|red", "D|blue"]
+
+    static func folders(_ store: URL) -> [String] {
+        query(
+            store,
+            "SELECT n.ZTITLE, f.ZNAME FROM ZNOTE n LEFT JOIN ZFOLDER f ON f.Z_PK = n.ZFOLDER ORDER BY n.ZTITLE")
+    }
+
+    /// Each note's tags, `title|label`, as a store reader reads the join table back.
+    static func tags(_ store: URL, model: ObjectModel) throws -> [String] {
+        let reader = try SQLiteStoreReader(store: try SQLiteStore(contentsOf: store), model: model)
+        var labels: [RecordID: String] = [:]
+        for tag in try reader.records(of: "Tag") {
+            if case .string(let label)? = tag.values.first { labels[tag.id] = label }
+        }
+        var pairs: [String] = []
+        for note in try reader.records(of: "Note") {
+            guard case .string(let title)? = note.values.first else { continue }
+            for relationship in note.relationships {
+                guard case .toMany(let members) = relationship else { continue }
+                pairs += members.map { "\(title)|\(labels[$0.id] ?? "\($0)")" }
+            }
+        }
+        return pairs.sorted()
+    }
+
+    @Test(
+        "CSV and NDJSON references by key land where they belong, before or after their objects",
+        arguments: [true, false])
+    func referencesLandWhereTheyBelong(notesFirst: Bool) throws {
+        let model = Self.model(notesFirst: notesFirst)
+        let options = Self.options(model)
+        let input = try CSVTestFolder.make(Self.files)
+        defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
+        let store = input.deletingLastPathComponent().appendingPathComponent("Keyed.sqlite")
+        let report = try StoreConversion.convert(from: input, to: store, options: options)
+        #expect(report.written == ["Folder": 3, "Tag": 2, "Note": 4])
+        #expect(Self.folders(store) == Self.expectedFolders)
+        #expect(try Self.tags(store, model: model) == Self.expectedTags)
+        // Every key is a row's: nothing points past the rows, and Z_MAX counts every row.
+        #expect(Self.query(store, "SELECT COUNT(*) FROM ZNOTE WHERE ZFOLDER NOT IN (SELECT Z_PK FROM ZFOLDER)") == ["0"])
+        #expect(Self.query(store, "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_NAME") == ["Folder|3", "Note|4", "Tag|2"])
+
+        // NDJSON with references (`"folder": "Folder/Work"`, `"tags": ["Tag/t2", …]`), back into a store.
+        let ndjson = input.deletingLastPathComponent().appendingPathComponent("keyed.ndjson")
+        _ = try StoreConversion.convert(from: input, to: ndjson, options: options)
+        let text = try String(contentsOf: ndjson, encoding: .utf8)
+        #expect(text.contains("\"folder\":\"Folder/Work\""), "\(text)")
+        let back = input.deletingLastPathComponent().appendingPathComponent("Back.sqlite")
+        let again = try StoreConversion.convert(from: ndjson, to: back, options: options)
+        #expect(again.written == ["Folder": 3, "Tag": 2, "Note": 4])
+        #expect(Self.folders(back) == Self.expectedFolders)
+        #expect(try Self.tags(back, model: model) == Self.expectedTags)
+    }
+
+    @Test("the writer resolves staged and remembered references alike", arguments: [0, 1, 50_000])
+    func writerResolvesReferencesWhateverItRemembers(bound: Int) throws {
+        let model = Self.model(notesFirst: true)
+        let input = try CSVTestFolder.make(Self.files)
+        defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
+        let store = input.deletingLastPathComponent().appendingPathComponent("Keyed.sqlite")
+        var reader = try CSVReader(contentsOf: input, options: Self.options(model), batchSize: 2)
+        var writer = try SQLiteStoreWriter(creating: store, model: model, identityMapBound: bound)
+        _ = try RecordTransfer.copy(from: &reader, to: &writer)
+        #expect(Self.folders(store) == Self.expectedFolders)
+        #expect(try Self.tags(store, model: model) == Self.expectedTags)
+    }
+
+    @Test("an id two objects share is refused, and no store is left", arguments: [true, false])
+    func sharedIdsAreRefused(notesFirst: Bool) throws {
+        // Two tags with the source's id t1: refused once every object is in, naming the entity and the id.
+        var files = Self.files
+        files["Tag.csv"] = "_id,label\nt1,red\nt2,blue\nt1,green\n"
+        var error = try Self.convertError(files, notesFirst: notesFirst)
+        #expect(error?.code == .malformedInput)
+        #expect(error?.location?.entity == "Tag")
+        #expect(error?.location?.object == "Tag/t1")
+        #expect(error?.message.contains("two objects of Tag have the id \"t1\"") == true, "\(error?.message ?? "")")
+        // Two folders with the key Work: the store's own uniqueness constraint refuses the second, as before.
+        files = Self.files
+        files["Folder.csv"] = "name\nWork\nHome\nWork\n"
+        error = try Self.convertError(files, notesFirst: notesFirst)
+        #expect(error?.code == .malformedInput)
+        #expect(error?.message.contains("UNIQUE constraint failed: ZFOLDER.ZNAME") == true, "\(error?.message ?? "")")
+    }
+
+    /// The error converting `files` into a store throws; no store is left behind.
+    static func convertError(_ files: [String: String], notesFirst: Bool) throws -> DecantError? {
+        let input = try CSVTestFolder.make(files)
+        defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
+        let store = input.deletingLastPathComponent().appendingPathComponent("Keyed.sqlite")
+        let error = #expect(throws: DecantError.self) {
+            try StoreConversion.convert(from: input, to: store, options: Self.options(Self.model(notesFirst: notesFirst)))
+        }
+        #expect(!FileManager.default.fileExists(atPath: store.path))
+        return error
+    }
+
+    @Test("a join row naming a member no file has is located, as before")
+    func missingMembersAreLocated() throws {
+        var files = Self.files
+        files["Note.tags.csv"] = "owner,member\nn1,t2\nn2,t9\n"
+        let input = try CSVTestFolder.make(files)
+        defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
+        let store = input.deletingLastPathComponent().appendingPathComponent("Keyed.sqlite")
+        let error = #expect(throws: DecantError.self) {
+            try StoreConversion.convert(from: input, to: store, options: Self.options(Self.model(notesFirst: false)))
+        }
+        #expect(error?.code == .malformedInput)
+        #expect(error?.location?.path?.hasSuffix("Note.tags.csv") == true)
+        #expect(error?.location?.line == 3)
+        #expect(error?.message.contains("member Tag/t9 is not an object of Tag.csv") == true, "\(error?.message ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: store.path))
+    }
+
+    @Test("--entity naming a single file's entity selects nothing: no first pass remembers every id")
+    func entityOfASingleFileSelectsNothing() throws {
+        // The first pass (KeptObjects) held every object's id in memory, and copied its set once per batch: the
+        // cliff of a single Note.csv converted with --entity Note.
+        let model = Self.model(notesFirst: false)
+        let input = try CSVTestFolder.make(["Note.csv": "title\nA\nB\n"])
+        defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
+        var options = Self.options(model)
+        options.entity = "Note"
+        let reader = try CSVReader(contentsOf: input.appendingPathComponent("Note.csv"), options: options)
+        let named = RecordSelection(entities: ["Note"])
+        #expect(named.leavesObjectsOut)
+        #expect(!StoreConversion.effective(named, of: reader).leavesObjectsOut)
+        #expect(StoreConversion.effective(RecordSelection(entities: ["Folder"]), of: reader).leavesObjectsOut)
+        let store = input.deletingLastPathComponent().appendingPathComponent("Notes.sqlite")
+        let report = try StoreConversion.convert(
+            from: input.appendingPathComponent("Note.csv"), to: store, options: options, selection: named)
+        #expect(report.written == ["Note": 2])
+    }
+
+    @Test("rows nothing can refer to take keys of their own, however they are named")
+    func anonymousRowsAreNotRemembered() throws {
+        // Two anonymous records with the same name (a CSV row's id from its line) are two objects: their names are
+        // for messages only, and the writer keeps none of them.
+        let model = Self.model(notesFirst: false)
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("Anonymous.sqlite")
+        let writer = try SQLiteStoreWriter(creating: store, model: model)
+        var batch = try #require(RecordLayout(entity: "Note", in: model)).emptyBatch()
+        for title in ["A", "B"] {
+            batch.beginRecord(anonymous: "Note:2")
+            batch.appendText(title)
+            batch.appendReference(nil)
+            batch.appendReferenceList([])
+            batch.endRecord()
+        }
+        #expect(batch.isAnonymous(at: 1))
+        #expect(batch.id(at: 1) == .external("Note:2"))
+        try writer.write(batch)
+        try writer.finish()
+        #expect(Self.query(store, "SELECT Z_PK, ZTITLE FROM ZNOTE ORDER BY Z_PK") == ["1|A", "2|B"])
+    }
+
+    /// Runs `sql` on `url` and returns each row as `|`-joined text.
+    static func query(_ url: URL, _ sql: String) -> [String] {
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+            return ["error: cannot open"]
+        }
+        defer { sqlite3_close(handle) }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+            return ["error: " + String(cString: sqlite3_errmsg(handle))]
+        }
+        defer { sqlite3_finalize(statement) }
+        var rows: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            rows.append(
+                (0..<sqlite3_column_count(statement)).map { column in
+                    sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "NULL"
+                }.joined(separator: "|"))
+        }
+        return rows
+    }
+}
+
+/// A CSV input folder written by hand.
+enum CSVTestFolder {
+    /// A new folder `input` in a new temporary folder, holding `files` (name → text).
+    static func make(_ files: [String: String]) throws -> URL {
+        let folder = try Fixtures.temporaryDirectory().appendingPathComponent("input", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (name, text) in files { try Data(text.utf8).write(to: folder.appendingPathComponent(name)) }
+        return folder
+    }
+}
