@@ -5,25 +5,11 @@ import Testing
 
 /// A store made with a model file finds its project's Xcode mapping models when it migrates, as `decant migrate
 /// --model` does: samples/PolicyMigration's `Journal 1-Journal 2.xcmappingmodel` moves each Note's text into a
-/// Paragraph through a Swift policy.
+/// Paragraph through a Swift policy, the sample's own (`NoteToParagraphPolicy.swift` here is a link to the sample's
+/// source file, so the test runs the code the sample ships).
 @Suite("Testing library mapping search")
 struct MappingSearchTestStoreTests {
     static let model = Fixtures.samplesRoot.appendingPathComponent("PolicyMigration/Journal.xcdatamodeld")
-
-    /// The sample's policy, as its package writes it.
-    struct NoteToParagraphPolicy: EntityMigrationPolicy {
-        func createDestinationInstances(
-            forSource source: ObjectReference, in mapping: EntityMapping, manager: MigrationManager
-        ) throws {
-            let note = try manager.createDefaultDestinationInstance()
-            let text = try manager.sourceValue("text").text
-            let paragraph = manager.insertObject(entity: "Paragraph")
-            paragraph["title"] = text.map { .string(String($0.prefix(24))) } ?? .null
-            paragraph["body"] = .string(text ?? "")
-            paragraph["position"] = .integer(0)
-            paragraph.setRelationship("note", to: [note.reference])
-        }
-    }
 
     static func journal() throws -> TestStore {
         var store = try TestStore(model: model, version: "Journal")
