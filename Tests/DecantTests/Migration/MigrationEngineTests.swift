@@ -114,6 +114,37 @@ struct MigrationEngineTests {
         #expect(!run.written.records(of: "Note").contains { $0.id == .primaryKey(4) })
     }
 
+    @Test func theRecordStreamCompilesEachHopOncePerRun() throws {
+        // Two hops, the first with a filter (a pass for the objects it removes) and a key path through the folder (a
+        // pass for the graph it reads): three passes over the source, each hop compiled once for all of them.
+        var v3 = Self.bundle.versions[1]
+        v3.versionName = "Memo 3"
+        let note = try #require(v3.entities.firstIndex { $0.name == "Note" })
+        v3.entities[note].attributes.append(Attribute(name: "archived", type: .boolean, isOptional: true))
+        let bundle = MigrationFixtures.bundle("Memo", Self.bundle.versions + [v3])
+        let mapping = ExplicitMapping(
+            source: "Memo 1", destination: "Memo 2", path: "memo.yaml",
+            entities: [
+                ExplicitEntityMapping(
+                    destination: "Note", source: .entity("Note"),
+                    filter: try ValueExpression(parsing: "$source.content != nil"),
+                    attributes: [.init(name: "text", expression: try ValueExpression(parsing: "$source.folder.name"))])
+            ])
+        let store = try Self.inMemoryStore()
+        let plan = try MigrationPlan(bundle: bundle, source: store.model, mappings: [mapping])
+        try #require(plan.hops.count == 2)
+        let compilations = HopCompilations()
+        let run = HopCompilations.$current.withValue(compilations) { Self.streamed(plan, from: store) }
+        let result = try run.outcome.get()
+
+        #expect(compilations.hops == ["Memo 1 → Memo 2", "Memo 2 → Memo 3"])
+        // The passes ran: the filter's object is gone, the key path read each note's folder.
+        #expect(run.opened >= 2)
+        #expect(result.written == ["Folder": 2, "Note": 4])
+        let texts = run.written.records(of: "Note").map { MigrationFixtures.value($0, "text", model: v3) }
+        #expect(texts == ["F2", "F1", "F2", "F2"])
+    }
+
     @Test func aPlanThatCannotRunIsRefusedBeforeAnyPass() throws {
         // A third version whose Folder.name becomes a number: not inferred, so the plan cannot run.
         var folder = Entity(name: "Folder")
