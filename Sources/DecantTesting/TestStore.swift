@@ -118,27 +118,21 @@ public struct TestStore: Sendable {
     /// the search of ``modelURL``'s project finds (``searchesForMappings``), and `functions` for the hooks a mapping
     /// calls. ``migrationReport`` says what the migration did.
     ///
-    /// The objects go through a Core Data SQLite store in a temporary folder, which is removed afterwards.
+    /// The objects move in memory, through the record stream `decant migrate` runs (``RecordStreamEngine``), into a
+    /// new in-memory store: no store file is written, and none is read but the mapping files and models. The report
+    /// names `<memory>` as its output, and ``StoreMigration/Report/engine`` is the record stream.
     /// - Throws: `.planNotExecutable` with every problem of the plan; `.validationFailed` for an object that breaks
     ///   a rule of the destination version; the errors of the mapping files.
     public func migrated(
         to version: String? = nil, mappings: [URL] = [], functions: ValueExpressionFunctions = ValueExpressionFunctions()
     ) throws -> TestStore {
-        let manager = FileManager.default
-        let folder = manager.temporaryDirectory.appendingPathComponent(
-            "decant-testing-\(UUID().uuidString)", isDirectory: true)
-        try manager.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? manager.removeItem(at: folder) }
-        let source = folder.appendingPathComponent("Source.sqlite")
-        let output = folder.appendingPathComponent("Migrated.sqlite")
-        try write(to: source, format: "sqlite")
         var options = StoreMigration.Options(bundle: bundle, destinationVersion: version)
         options.modelURL = modelURL
         options.searchesForMappings = searchesForMappings && modelURL != nil
         options.functions = functions
         try options.loadMappings(from: mappings)
-        let report = try StoreMigration.migrate(store: source, to: .file(output), options: options)
-        var migrated = try Self.load(output, bundle: bundle, format: "sqlite")
+        let (objects, report) = try StoreMigration.migrate(contents, options: options)
+        var migrated = TestStore(bundle: bundle, contents: objects)
         migrated.migrationReport = report
         migrated.modelURL = modelURL
         migrated.searchesForMappings = searchesForMappings

@@ -72,7 +72,7 @@ public enum StoreMigration: Sendable {
 
         /// The plan from `source` (the store's version) with these options, app code it needs but lacks as problems,
         /// and what the mapping search found and used.
-        fileprivate func plan(from source: ObjectModel) throws -> (MigrationPlan, MappingSearchOutcome?) {
+        package func plan(from source: ObjectModel) throws -> (MigrationPlan, MappingSearchOutcome?) {
             let (found, search) = try searchedMappings()
             var plan = try MigrationPlan(
                 bundle: bundle,
@@ -98,7 +98,7 @@ public enum StoreMigration: Sendable {
         }
 
         /// What the engines run a plan with.
-        fileprivate func settings(collectsRejects: Bool) -> MigrationSettings {
+        package func settings(collectsRejects: Bool) -> MigrationSettings {
             MigrationSettings(
                 functions: functions, keySets: keySets, strict: strict, collectsRejects: collectsRejects,
                 writerOptions: readerOptions)
@@ -449,22 +449,28 @@ public enum StoreMigration: Sendable {
             rejectsFile = rejects.displayPath
         }
         return Report(
-            action: plan.isUpToDate ? .copied : .migrated,
-            sourceVersion: plan.sourceVersion,
-            destinationVersion: plan.destinationVersion,
-            hops: plan.hops.map(\.name),
-            read: result.read,
-            written: result.written,
-            ledgers: result.ledgers,
-            rejected: result.rejects.count,
-            dangling: result.findings.count,
-            rejectsFile: rejectsFile,
-            output: staged.destination.displayPath,
-            backup: nil,
-            warnings: result.warnings,
-            engine: result.engine,
-            streamReason: streamReason
-        ).noting(plan)
+            plan: plan, result: result, output: staged.destination.displayPath, rejectsFile: rejectsFile,
+            streamReason: streamReason)
+    }
+
+    /// Migrates the objects of `store`, held in memory, into a new in-memory store through the record stream
+    /// (``RecordStreamEngine``), planned as ``migrate(store:to:options:logger:progress:)`` plans: with `options`'
+    /// mappings, mapping models and mapping search. No store file is read or written (only the mapping files and the
+    /// project the search looks through are read); `options`' formats, rejects file and in-store engine are not used,
+    /// and the first object that breaks a rule stops the run. The report's output is `<memory>`.
+    /// - Throws: as ``migrate(store:to:options:logger:progress:)``, the errors located in `<memory>`.
+    package static func migrate(_ store: InMemoryStore, options: Options) throws -> (InMemoryStore, Report) {
+        let memory = "<memory>"
+        do {
+            let (plan, _) = try options.plan(from: store.model)
+            let stream = RecordStreamEngine(settings: options.settings(collectsRejects: false)) { store.makeReader() }
+            var reader = store.makeReader()
+            var writer = InMemoryStore.Writer(model: plan.destination)
+            let result = try stream.migrate(plan, from: &reader, into: &writer)
+            return (writer.store, Report(plan: plan, result: result, output: memory))
+        } catch let error as DecantError {
+            throw error.located(at: Location(path: memory))
+        }
     }
 
     /// What the in-store engine of `sink` answers for the migration of the store `reader` reads into a new store of
@@ -503,6 +509,33 @@ public enum StoreMigration: Sendable {
                 underlyingError: error
             )
         }
+    }
+}
+
+extension StoreMigration.Report {
+    /// What the run of `plan` that gave `result` did, its output at `output`.
+    init(
+        plan: MigrationPlan, result: MigrationResult, output: String, rejectsFile: String? = nil,
+        streamReason: StreamReason? = nil
+    ) {
+        self.init(
+            action: plan.isUpToDate ? .copied : .migrated,
+            sourceVersion: plan.sourceVersion,
+            destinationVersion: plan.destinationVersion,
+            hops: plan.hops.map(\.name),
+            read: result.read,
+            written: result.written,
+            ledgers: result.ledgers,
+            rejected: result.rejects.count,
+            dangling: result.findings.count,
+            rejectsFile: rejectsFile,
+            output: output,
+            backup: nil,
+            warnings: result.warnings,
+            engine: result.engine,
+            streamReason: streamReason
+        )
+        self = noting(plan)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A hop prepared for execution: per source entity the mappings that read it, with column plans.
 struct CompiledHop {
@@ -104,6 +105,7 @@ struct CompiledHop {
     }
 
     init(hop: MigrationPlan.Hop, functions: ValueExpressionFunctions) {
+        HopCompilations.current?.record(hop.name)
         self.name = hop.name
         self.functions = functions
         self.destination = hop.destination
@@ -778,5 +780,24 @@ struct CompiledHop {
         case .integer, .real, .null: out.append(cell)
         default: out.appendNull()
         }
+    }
+}
+
+/// The hops compiled (for a run, a dry run or a pass) in the task that binds ``current``, for tests of how often a run
+/// compiles each hop; nothing is counted where it is not bound. The record stream compiles a hop once per run, never
+/// per object, so the look-up is once per hop.
+package final class HopCompilations: Sendable {
+    /// The record of the current task, when a test bound one.
+    @TaskLocal package static var current: HopCompilations?
+
+    private let names = Mutex<[String]>([])
+
+    package init() {}
+
+    /// The names of the hops compiled so far, one per compilation, in order.
+    package var hops: [String] { names.withLock { $0 } }
+
+    func record(_ hop: String) {
+        names.withLock { $0.append(hop) }
     }
 }

@@ -12,16 +12,11 @@ struct InStoreMigrationTests {
     /// required `priority` (default 0), keeps the to-one; `rules` adds rules to v2's Note.
     static func notes(rules: (inout Entity) -> Void = { _ in }) -> ModelBundle {
         func model(_ version: Int) -> ObjectModel {
-            var folder = Entity(name: "Folder")
-            folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
-            folder.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
-            var note = Entity(name: "Note")
-            var text = Attribute(name: version == 1 ? "content" : "text", type: .string, isOptional: true)
-            if version == 2 { text.renamingIdentifier = "content" }
-            var flagged = Attribute(name: "flagged", type: .boolean, isOptional: version == 1)
-            flagged.defaultValue = "NO"
-            note.attributes = [text, Attribute(name: "date", type: .date, isOptional: true), flagged]
-            if version == 2 {
+            MigrationFixtures.folderNotes("Notes", version: version) { note in
+                var flagged = Attribute(name: "flagged", type: .boolean, isOptional: version == 1)
+                flagged.defaultValue = "NO"
+                note.attributes += [Attribute(name: "date", type: .date, isOptional: true), flagged]
+                guard version == 2 else { return }
                 var priority = Attribute(name: "priority", type: .integer16)
                 priority.defaultValue = "0"
                 note.attributes.append(priority)
@@ -30,8 +25,6 @@ struct InStoreMigrationTests {
                 note.attributes.append(score)
                 rules(&note)
             }
-            note.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
-            return ObjectModel(versionName: "Notes \(version)", entities: [folder, note])
         }
         return MigrationFixtures.bundle("Notes", [model(1), model(2)])
     }

@@ -10,23 +10,14 @@ import Testing
 struct MigrationEngineTests {
     /// v1 `Folder{name} ⇄ Note{content, folder}`; v2 renames content → text and adds a required `priority` (default 7).
     static let bundle: ModelBundle = {
-        func model(_ version: Int) -> ObjectModel {
-            var folder = Entity(name: "Folder")
-            folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
-            folder.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
-            var note = Entity(name: "Note")
-            var text = Attribute(name: version == 1 ? "content" : "text", type: .string, isOptional: true)
-            if version == 2 { text.renamingIdentifier = "content" }
-            note.attributes = [text]
-            if version == 2 {
-                var priority = Attribute(name: "priority", type: .integer16)
-                priority.defaultValue = "7"
-                note.attributes.append(priority)
-            }
-            note.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
-            return ObjectModel(versionName: "Memo \(version)", entities: [folder, note])
-        }
-        return MigrationFixtures.bundle("Memo", [model(1), model(2)])
+        var priority = Attribute(name: "priority", type: .integer16)
+        priority.defaultValue = "7"
+        return MigrationFixtures.bundle(
+            "Memo",
+            [
+                MigrationFixtures.folderNotes("Memo", version: 1),
+                MigrationFixtures.folderNotes("Memo", version: 2) { $0.attributes.append(priority) },
+            ])
     }()
 
     /// Two folders and five notes of v1; note 4 has no content and no folder.
@@ -60,6 +51,23 @@ struct MigrationEngineTests {
         return result
     }
 
+    /// `plan` run by the record stream from the in-memory `store`, read `batchSize` objects at a time, into a new
+    /// in-memory store: what the run gave or threw, the store written, and how many readers of `store` the engine
+    /// opened for its passes before the run.
+    static func streamed(_ plan: MigrationPlan, from store: InMemoryStore, batchSize: Int = 1024)
+        -> (outcome: Result<MigrationResult, any Error>, written: InMemoryStore, opened: Int)
+    {
+        var opened = 0
+        let engine = RecordStreamEngine(settings: MigrationSettings()) {
+            opened += 1
+            return store.makeReader()
+        }
+        var reader = store.makeReader(batchSize: batchSize)
+        var writer = InMemoryStore.Writer(model: plan.destination)
+        let outcome = Result { try engine.migrate(plan, from: &reader, into: &writer) }
+        return (outcome, writer.store, opened)
+    }
+
     static func value(_ record: Record?, _ name: String) -> Value? {
         record.flatMap { MigrationFixtures.value($0, name, model: bundle.versions[1]) }
     }
@@ -69,14 +77,8 @@ struct MigrationEngineTests {
     @Test func theRecordStreamMigratesAnInMemoryStoreIntoAnother() throws {
         let store = try Self.inMemoryStore()
         let plan = try MigrationPlan(bundle: Self.bundle, source: store.model)
-        var opened = 0
-        let engine = RecordStreamEngine(settings: MigrationSettings()) {
-            opened += 1
-            return store.makeReader()
-        }
-        var reader = store.makeReader(batchSize: 2)
-        var writer = InMemoryStore.Writer(model: plan.destination)
-        let result = try engine.migrate(plan, from: &reader, into: &writer)
+        let run = Self.streamed(plan, from: store, batchSize: 2)
+        let result = try run.outcome.get()
 
         #expect(result.engine == .stream)
         #expect(result.read == ["Folder": 2, "Note": 5])
@@ -85,13 +87,13 @@ struct MigrationEngineTests {
         #expect(result.ledgers.allSatisfy { $0.isReconciled })
         #expect(result.rejects.isEmpty && result.findings.isEmpty)
         // An inferred rename and a default need no pass over the source before the run.
-        #expect(opened == 0)
-        let notes = writer.store.records(of: "Note")
+        #expect(run.opened == 0)
+        let notes = run.written.records(of: "Note")
         #expect(notes.count == 5)
         #expect(Self.value(notes.first, "text") == .string("note 1"))
         #expect(notes.allSatisfy { Self.value($0, "priority") == .integer(7) })
         #expect(Self.value(notes.first { $0.id == .primaryKey(4) }, "text") == .null)
-        #expect(writer.store.records(of: "Folder").map(\.id) == [.primaryKey(1), .primaryKey(2)])
+        #expect(run.written.records(of: "Folder").map(\.id) == [.primaryKey(1), .primaryKey(2)])
     }
 
     @Test func aFilterRemovesObjectsInPassesOverTheInMemoryStore() throws {
@@ -101,21 +103,46 @@ struct MigrationEngineTests {
             source: "Memo 1", destination: "Memo 2", path: "memo.yaml",
             entities: [ExplicitEntityMapping(destination: "Note", source: .entity("Note"), filter: filter)])
         let plan = try MigrationPlan(bundle: Self.bundle, source: store.model, mappings: [mapping])
-        var opened = 0
-        let engine = RecordStreamEngine(settings: MigrationSettings()) {
-            opened += 1
-            return store.makeReader()
-        }
-        var reader = store.makeReader()
-        var writer = InMemoryStore.Writer(model: plan.destination)
-        let result = try engine.migrate(plan, from: &reader, into: &writer)
+        let run = Self.streamed(plan, from: store)
+        let result = try run.outcome.get()
 
         // The delete rules' pass read the source again, through the engine's own reader: the filter's object is gone.
-        #expect(opened >= 1)
+        #expect(run.opened >= 1)
         #expect(result.written["Note"] == 4)
         #expect(result.ledgers.first?.rows["Note"]?.removed == 1)
         #expect(result.ledgers.allSatisfy { $0.isReconciled })
-        #expect(!writer.store.records(of: "Note").contains { $0.id == .primaryKey(4) })
+        #expect(!run.written.records(of: "Note").contains { $0.id == .primaryKey(4) })
+    }
+
+    @Test func theRecordStreamCompilesEachHopOncePerRun() throws {
+        // Two hops, the first with a filter (a pass for the objects it removes) and a key path through the folder (a
+        // pass for the graph it reads): three passes over the source, each hop compiled once for all of them.
+        var v3 = Self.bundle.versions[1]
+        v3.versionName = "Memo 3"
+        let note = try #require(v3.entities.firstIndex { $0.name == "Note" })
+        v3.entities[note].attributes.append(Attribute(name: "archived", type: .boolean, isOptional: true))
+        let bundle = MigrationFixtures.bundle("Memo", Self.bundle.versions + [v3])
+        let mapping = ExplicitMapping(
+            source: "Memo 1", destination: "Memo 2", path: "memo.yaml",
+            entities: [
+                ExplicitEntityMapping(
+                    destination: "Note", source: .entity("Note"),
+                    filter: try ValueExpression(parsing: "$source.content != nil"),
+                    attributes: [.init(name: "text", expression: try ValueExpression(parsing: "$source.folder.name"))])
+            ])
+        let store = try Self.inMemoryStore()
+        let plan = try MigrationPlan(bundle: bundle, source: store.model, mappings: [mapping])
+        try #require(plan.hops.count == 2)
+        let compilations = HopCompilations()
+        let run = HopCompilations.$current.withValue(compilations) { Self.streamed(plan, from: store) }
+        let result = try run.outcome.get()
+
+        #expect(compilations.hops == ["Memo 1 → Memo 2", "Memo 2 → Memo 3"])
+        // The passes ran: the filter's object is gone, the key path read each note's folder.
+        #expect(run.opened >= 2)
+        #expect(result.written == ["Folder": 2, "Note": 4])
+        let texts = run.written.records(of: "Note").map { MigrationFixtures.value($0, "text", model: v3) }
+        #expect(texts == ["F2", "F1", "F2", "F2"])
     }
 
     @Test func aPlanThatCannotRunIsRefusedBeforeAnyPass() throws {
@@ -127,17 +154,11 @@ struct MigrationEngineTests {
         let store = try Self.inMemoryStore()
         let plan = try MigrationPlan(bundle: bundle, source: store.model)
         try #require(!plan.isExecutable)
-        var opened = 0
-        let engine = RecordStreamEngine(settings: MigrationSettings()) {
-            opened += 1
-            return store.makeReader()
-        }
-        var reader = store.makeReader()
-        var writer = InMemoryStore.Writer(model: plan.destination)
-        let error = try #require(throws: DecantError.self) { try engine.migrate(plan, from: &reader, into: &writer) }
+        let run = Self.streamed(plan, from: store)
+        let error = try #require(throws: DecantError.self) { try run.outcome.get() }
         #expect(error.code == .planNotExecutable)
-        #expect(opened == 0)
-        #expect(writer.store.counts.values.reduce(0, +) == 0)
+        #expect(run.opened == 0)
+        #expect(run.written.counts.values.reduce(0, +) == 0)
     }
 
     // MARK: - A format's own engine, chosen with no change to StoreMigration

@@ -20,6 +20,24 @@ enum MigrationFixtures {
         )
     }
 
+    /// Version `version` of the story `Folder{name} ⇄ Note{content; folder}` whose version 2 renames the note's
+    /// `content` to `text` (a renaming identifier), named `name version`; `note` adds to the Note of that version, its
+    /// attributes after the text.
+    static func folderNotes(_ name: String, version: Int, note change: (inout Entity) -> Void = { _ in })
+        -> ObjectModel
+    {
+        var folder = Entity(name: "Folder")
+        folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        folder.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
+        var note = Entity(name: "Note")
+        var text = Attribute(name: version == 1 ? "content" : "text", type: .string, isOptional: true)
+        if version > 1 { text.renamingIdentifier = "content" }
+        note.attributes = [text]
+        note.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
+        change(&note)
+        return ObjectModel(versionName: "\(name) \(version)", entities: [folder, note])
+    }
+
     /// Writes a SQLite store of `model` holding `records` (grouped by entity, in the order given).
     static func writeStore(at url: URL, model: ObjectModel, records: [Record]) throws {
         let writer = try SQLiteStoreWriter(creating: url, model: model)

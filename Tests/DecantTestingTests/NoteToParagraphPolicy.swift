@@ -1,0 +1,1 @@
+../../samples/PolicyMigration/Sources/NotesMigration/NoteToParagraphPolicy.swift
