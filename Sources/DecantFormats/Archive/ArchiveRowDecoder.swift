@@ -2,8 +2,8 @@ import DecantCore
 import Foundation
 
 /// Reads the attribute values of archived objects straight from a binary archive's bytes into a record batch, for
-/// objects shaped like one ``ArchiveReader`` read the full way: the same key objects and class, so the same
-/// properties. It builds no dictionaries, objects or strings on the way: an ASCII text is copied from the
+/// objects shaped like one ``ArchiveReader`` read the full way: the same key objects (in any order, as Foundation's
+/// archiver writes them) and class, so the same properties. It builds no dictionaries, objects or strings on the way: an ASCII text is copied from the
 /// file into the batch, and a referenced `NSDate` is read by position, like the one read the full way at that
 /// attribute.
 ///
@@ -32,6 +32,10 @@ struct ArchiveRowDecoder {
 
     /// Per attribute position, the shape of the dates the full way found there.
     private var dates: [Int: DateShape] = [:]
+    /// Per item of the object being read, and of the date being read, its key's position in the shape (reused, so
+    /// no array is made per object).
+    private var order: [Int] = []
+    private var dateOrder: [Int] = []
 
     /// Remembers that the full way read a date from object `object` (shaped `shape`) at attribute `position`.
     mutating func learnDate(at position: Int, from object: ArchivedObject, shape: KeyedArchive.FieldShape) {
@@ -41,23 +45,26 @@ struct ArchiveRowDecoder {
         dates[position] = DateShape(shape: shape, timeItem: item)
     }
 
-    /// Reads entry `index` when its dictionary has exactly `shape`'s key objects and class: per field (`$class` left
-    /// out), `attributes` names the attribute position it fills (nil: a relationship, or nothing), whose type is in
-    /// `types`. Fills `cells` (one per attribute, `.null` where no field gives a value) and returns true; returns
-    /// false when the object is anything else (see the type's notes).
-    func read(
+    /// Reads entry `index` when its dictionary has `shape`'s key objects, in any order, and class: per field of the
+    /// shape (`$class` left out), `attributes` names the attribute position it fills (nil: a relationship, or
+    /// nothing), whose type is in `types`. Fills `cells` (one per attribute, `.null` where no field gives a value) in
+    /// the entry's own order of keys, as the full way does, and returns true; returns false when the object is
+    /// anything else (see the type's notes).
+    mutating func read(
         _ index: Int, shapedLike shape: KeyedArchive.FieldShape, attributes: [Int?], types: [AttributeType],
         in archive: KeyedArchive, cursor: BinaryPropertyList.Cursor, objects: BinaryPropertyList.References,
         into cells: inout [Cell]
     ) -> Bool {
         for position in cells.indices { cells[position] = .value(.null) }
         do {
-            guard let values = try shape.values(of: cursor.reference(objects, index), cursor: cursor),
+            guard
+                let values = try shape.valuesInAnyOrder(
+                    of: cursor.reference(objects, index), cursor: cursor, order: &order),
                 attributes.count == values.count - 1
             else { return false }
-            for item in 0..<values.count where item != shape.classPosition {
+            for item in 0..<values.count where order[item] != shape.classPosition {
                 let reference = try cursor.reference(values, item)
-                let field = item < shape.classPosition ? item : item - 1
+                let field = order[item] < shape.classPosition ? order[item] : order[item] - 1
                 guard let position = attributes[field] else {
                     // Not an attribute: only checked as the full way checks every field (references inside
                     // `$objects`); a collection written in place goes the full way.
@@ -112,7 +119,7 @@ struct ArchiveRowDecoder {
     }
 
     /// The cell of attribute `position` from field value `reference`, or nil when only the full way can tell.
-    private func cell(
+    private mutating func cell(
         of reference: Int, at position: Int, type: AttributeType, _ archive: KeyedArchive,
         _ cursor: BinaryPropertyList.Cursor, _ objects: BinaryPropertyList.References
     ) throws -> Cell? {
@@ -189,16 +196,16 @@ struct ArchiveRowDecoder {
     }
 
     /// Entry `entry` read as the date the full way found at attribute `position`, when it has that date's shape.
-    private func date(
+    private mutating func date(
         at entry: Int, position: Int, type: AttributeType, _ archive: KeyedArchive, _ cursor: BinaryPropertyList.Cursor
     ) throws -> Cell? {
-        guard let date = dates[position], let values = try date.shape.values(of: entry, cursor: cursor) else {
-            return nil
-        }
+        guard let date = dates[position],
+            let values = try date.shape.valuesInAnyOrder(of: entry, cursor: cursor, order: &dateOrder)
+        else { return nil }
         var seconds: Double?
-        for item in 0..<values.count where item != date.shape.classPosition {
+        for item in 0..<values.count where dateOrder[item] != date.shape.classPosition {
             let reference = try cursor.reference(values, item)
-            guard item == date.timeItem else {
+            guard dateOrder[item] == date.timeItem else {
                 guard try refersInside(reference, archive, cursor) else { return nil }
                 continue
             }
