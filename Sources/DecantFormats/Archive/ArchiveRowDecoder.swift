@@ -92,16 +92,55 @@ struct ArchiveRowDecoder {
                 cursor.bytes.withBytes(start..<(start + count)) { batch.appendText(utf8: $0) }
             case .utf16(let start, let count):
                 cursor.bytes.withBytes(start..<(start + 2 * count)) { raw in
-                    var utf8: [UInt8] = []
-                    utf8.reserveCapacity(count * 3)
-                    let units = (0..<count).lazy.map { UInt16(raw[2 * $0]) << 8 | UInt16(raw[2 * $0 + 1]) }
-                    _ = transcode(
-                        units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true
-                    ) { utf8.append($0) }
-                    utf8.withUnsafeBytes { batch.appendText(utf8: $0) }
+                    // At most 3 UTF-8 bytes per unit (a pair's 2 units make 4); on the stack when it is small.
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(3 * count, 1)) { buffer in
+                        let written = transcodeUTF16BigEndian(raw, into: buffer)
+                        batch.appendText(utf8: UnsafeRawBufferPointer(start: buffer.baseAddress, count: written))
+                    }
                 }
             }
         }
+    }
+
+    /// Writes big-endian UTF-16 `raw` into `utf8` (room for 3 bytes per unit) as UTF-8; returns the bytes written.
+    /// Stops at a lone surrogate (which ``isValidUTF16BigEndian(_:)`` turned away before).
+    static func transcodeUTF16BigEndian(
+        _ raw: UnsafeRawBufferPointer, into utf8: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int {
+        var index = 0
+        var written = 0
+        while index + 1 < raw.count {
+            var scalar = UInt32(raw[index]) << 8 | UInt32(raw[index + 1])
+            index += 2
+            if scalar >= 0xD800 && scalar < 0xE000 {
+                guard scalar < 0xDC00, index + 1 < raw.count else { break }
+                let low = UInt32(raw[index]) << 8 | UInt32(raw[index + 1])
+                guard low >= 0xDC00 && low < 0xE000 else { break }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                index += 2
+            }
+            switch scalar {
+            case ..<0x80:
+                utf8[written] = UInt8(scalar)
+                written += 1
+            case ..<0x800:
+                utf8[written] = UInt8(0xC0 | scalar >> 6)
+                utf8[written + 1] = UInt8(0x80 | scalar & 0x3F)
+                written += 2
+            case ..<0x10000:
+                utf8[written] = UInt8(0xE0 | scalar >> 12)
+                utf8[written + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                utf8[written + 2] = UInt8(0x80 | scalar & 0x3F)
+                written += 3
+            default:
+                utf8[written] = UInt8(0xF0 | scalar >> 18)
+                utf8[written + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                utf8[written + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                utf8[written + 3] = UInt8(0x80 | scalar & 0x3F)
+                written += 4
+            }
+        }
+        return written
     }
 
     /// Whether object `reference`, a field's value, refers only inside `$objects` (a reference) or nowhere (a
@@ -135,8 +174,10 @@ struct ArchiveRowDecoder {
             let entryMarker = cursor.bytes[entryOffset]
             switch entryMarker >> 4 {
             case 0x5, 0x6:
-                // A string entry: `$null` stands for nil.
-                if try cursor.isString(entry, "$null") { return .value(.null) }
+                // A string entry: `$null` stands for nil. Only one of five characters can be: a text of any other
+                // length is not compared (which, for UTF-16, would decode it into a string first).
+                let (length, _) = try cursor.count(marker: entryMarker, at: entryOffset)
+                if length == 5, try cursor.isString(entry, "$null") { return .value(.null) }
                 return try inline(marker: entryMarker, at: entryOffset, type: type, archive, cursor)
             case 0xD:
                 return try date(at: entry, position: position, type: type, archive, cursor)
