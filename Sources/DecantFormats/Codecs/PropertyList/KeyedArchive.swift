@@ -390,7 +390,11 @@ public struct KeyedArchive: Sendable {
             guard let span = try KeyedArchive.stringSpan(key, cursor: cursor) else { return nil }
             return cursor.bytes.withBytes(span) { written in
                 func matches(_ encoding: [UInt8]) -> Bool {
-                    encoding.count == written.count && encoding.withUnsafeBytes { $0.elementsEqual(written) }
+                    guard encoding.count == written.count else { return false }
+                    return encoding.withUnsafeBytes { raw in
+                        guard let known = raw.baseAddress, let found = written.baseAddress else { return raw.isEmpty }
+                        return memcmp(known, found, raw.count) == 0
+                    }
                 }
                 if hint < keyEncodings.count, matches(keyEncodings[hint]) { return hint }
                 return keyEncodings.firstIndex(where: matches)
@@ -518,10 +522,16 @@ public struct KeyedArchive: Sendable {
     struct KeyKinds {
         /// The key objects seen, up to a few dozen.
         private var known: [(reference: Int, isClass: Bool)] = []
+        /// Key objects not among them once they were full: Foundation's archiver on Linux writes every dictionary's
+        /// key strings anew, so past a few dozen misses each key is compared without looking through them first.
+        private var misses = 0
 
         /// Whether key object `reference` is the string `$class`.
         mutating func isClassKey(_ reference: Int, _ cursor: BinaryPropertyList.Cursor) throws -> Bool {
-            for entry in known where entry.reference == reference { return entry.isClass }
+            if misses < 64 {
+                for entry in known where entry.reference == reference { return entry.isClass }
+                if known.count == 32 { misses += 1 }
+            }
             let isClass = try cursor.isString(reference, "$class")
             if known.count < 32 { known.append((reference, isClass)) }
             return isClass
