@@ -2,10 +2,10 @@ import DecantCore
 import Foundation
 
 /// Reads the attribute values of archived objects straight from a binary archive's bytes into a record batch, for
-/// objects shaped like one ``ArchiveReader`` read the full way: the same key objects (in any order, as Foundation's
-/// archiver writes them) and class, so the same properties. It builds no dictionaries, objects or strings on the way: an ASCII text is copied from the
-/// file into the batch, and a referenced `NSDate` is read by position, like the one read the full way at that
-/// attribute.
+/// objects shaped like one ``ArchiveReader`` read the full way: the same key strings (in any order, as Foundation's
+/// archiver writes them) and class, so the same properties. It builds no dictionaries, objects or strings on the
+/// way: an ASCII text is copied from the file into the batch, and a referenced `NSDate` is read by position, like the
+/// one read the full way at that attribute.
 ///
 /// It reads only what it is sure of: inline scalars, texts (in place or as entries, `$null` included), nil
 /// references, and referenced objects shaped like an `NSDate` the full way read at the same attribute. Anything

@@ -317,7 +317,10 @@ extension ArchiveRowDecoderTests {
 extension ArchiveRowDecoderTests {
     @Test func utf16TranscodesAsTheStandardLibraryDoes() {
         // The fast path's own transcoder, against the standard library's, on every length of UTF-8 sequence.
-        for text in ["", "a", "café", "日本, \"quoted\"", "emoji 😀 pair", "\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}"] {
+        let texts = [
+            "", "a", "café", "日本, \"quoted\"", "emoji 😀 pair", "\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}",
+        ]
+        for text in texts {
             let bytes = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
             let utf8 = bytes.withUnsafeBytes { raw in
                 [UInt8](unsafeUninitializedCapacity: max(3 * text.utf16.count, 1)) { buffer, count in

@@ -427,7 +427,8 @@ public struct KeyedArchive: Sendable {
             for item in 0..<keys.count {
                 let key = try cursor.reference(keys, item)
                 references.append(key)
-                encodings.append(try Self.stringSpan(key, cursor: cursor).map { cursor.bytes.withBytes($0, Array.init) } ?? [])
+                let span = try Self.stringSpan(key, cursor: cursor)
+                encodings.append(span.map { cursor.bytes.withBytes($0, Array.init) } ?? [])
                 guard try cursor.isString(key, "$class") else { continue }
                 guard let uid = try cursor.uid(of: cursor.reference(values, item)) else { return nil }
                 classPosition = item
