@@ -29,6 +29,9 @@ let package = Package(
             name: "ArchiveBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
         ),
+        // Writes the ArchiveBenchmark's input with Foundation's NSKeyedArchiver; named as the sample's script module,
+        // so its class is archived as NotesApp.LegacyNote. No Decant in it.
+        .executableTarget(name: "NotesApp"),
         .executableTarget(
             name: "PredicateBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]

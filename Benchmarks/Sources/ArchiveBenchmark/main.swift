@@ -1,15 +1,22 @@
 // Decant's reading of a large legacy keyed archive (200k custom objects), against Python's NSKeyedUnArchiver 1.5.2
-// on the same file, in one run. Prints the time ratio and the peak-memory ratio.
+// on the same file, in one run. Prints the time ratio and the peak-memory ratio, per archive and output.
 //
-//   swift run -c release --package-path Benchmarks ArchiveBenchmark [objects]      (default: 200000)
-//   ArchiveBenchmark --generate objects notes.archive      (only write the archive, for profiling)
-//   ArchiveBenchmark --convert notes.archive notes.ndjson  (only Decant's side)
+//   swift build -c release --package-path Benchmarks      (builds NotesApp beside ArchiveBenchmark, which runs it)
+//   Benchmarks/.build/release/ArchiveBenchmark [objects]      (default: 200000)
+//   ArchiveBenchmark --generate objects notes.archive      (only write Decant's archive, for profiling)
+//   NotesApp objects notes.archive                         (only write Foundation's archive, for profiling)
+//   ArchiveBenchmark --convert notes.archive notes.ndjson  (only Decant's side; or notes.sqlite for a store)
 //
-// The archive holds `objects` LegacyNote objects {content: NSString, date: NSDate, wordCount, pinned} in an NSArray,
-// written by Decant's KeyedArchiveWriter in the layout Foundation's NSKeyedArchiver writes (strings inline, one
-// NSDate object per note, one class dictionary per class). Decant converts the archive to NDJSON
-// (`decant convert notes.archive notes.ndjson`, one JSON object per note); Python unarchives it with
-// `unserializeNSKeyedArchiver` and writes each note as one JSON line: the same job.
+// Two archives of `objects` LegacyNote objects {content, date: NSDate, wordCount, pinned} in an NSArray:
+// - Foundation's: written by Foundation's own NSKeyedArchiver (swift-corelibs-foundation) from NSObject subclasses
+//   with NSCoding, by the NotesApp target of this package as `samples/LegacyNotes/NotesApp.swift` writes its notes:
+//   texts with quotes, commas and (one note in two) multi-byte characters, a nil content in one note of fifty, and
+//   each object's keys in the order of its own hash table (a different order from object to object).
+// - Decant's: written by Decant's KeyedArchiveWriter in the layout Foundation writes (strings inline, one NSDate
+//   object per note, one class dictionary per class), with ASCII texts and every key in one order.
+// Decant converts each archive to NDJSON (`decant convert notes.archive notes.ndjson`, one JSON object per note)
+// and to a SQLite store; Python unarchives it with `unserializeNSKeyedArchiver` and writes each note as one JSON
+// line, or inserts the notes into a SQLite table (Python's sqlite3 module, one transaction): the same jobs.
 // Python runs in its own venv, created on first use at Benchmarks/.build/archive-venv
 // (`pip install NSKeyedUnArchiver==1.5.2`). Each side runs in a child process measured with `/usr/bin/time`
 // (wall time, maximum resident set size).
@@ -60,15 +67,27 @@ func pythonWithUnarchiver() throws -> String {
     return python
 }
 
-/// Python's side: unarchive, then write one JSON line per note.
+/// Python's side: unarchive, then write one JSON line per note, or (to a `.sqlite` path) insert the notes into a
+/// table of a new SQLite database.
 let pythonScript = """
-    import json, sys
+    import json, sqlite3, sys
     from NSKeyedUnArchiver import unserializeNSKeyedArchiver
     notes = unserializeNSKeyedArchiver(open(sys.argv[1], 'rb').read())
-    with open(sys.argv[2], 'w') as out:
-        for note in notes:
-            out.write(json.dumps({k: (v.isoformat() if hasattr(v, 'isoformat') else v) for k, v in note.items()}))
-            out.write('\\n')
+    if sys.argv[2].endswith('.sqlite'):
+        db = sqlite3.connect(sys.argv[2])
+        db.execute('CREATE TABLE ZNOTE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCONTENT VARCHAR, '
+                   'ZDATE TIMESTAMP, ZPINNED INTEGER, ZWORDCOUNT INTEGER)')
+        epoch = 978307200  # 2001-01-01, Core Data's reference date
+        db.executemany('INSERT INTO ZNOTE VALUES (?, 1, 1, ?, ?, ?, ?)',
+                       ((key, note.get('content'), note['date'].timestamp() - epoch, int(note.get('pinned', False)),
+                         note.get('wordCount')) for key, note in enumerate(notes, 1)))
+        db.commit()
+        assert db.execute('SELECT count(*) FROM ZNOTE').fetchone()[0] == len(notes)
+    else:
+        with open(sys.argv[2], 'w') as out:
+            for note in notes:
+                out.write(json.dumps({k: (v.isoformat() if hasattr(v, 'isoformat') else v) for k, v in note.items()}))
+                out.write('\\n')
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -94,38 +113,66 @@ let count = arguments.compactMap(Int.init).first ?? 200_000
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("decant-archive-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
-let archive = folder.appendingPathComponent("notes.archive")
-try generate(count: count, at: archive)
-let size = (try FileManager.default.attributesOfItem(atPath: archive.path)[.size] as? Int) ?? 0
-print("archive: \(count) LegacyNote objects, \(size / 1024) KiB")
+// Foundation's archive, written by the NotesApp executable built beside this one.
+let foundationArchive = folder.appendingPathComponent("foundation-notes.archive")
+let notesApp = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("NotesApp").path
+guard FileManager.default.isExecutableFile(atPath: notesApp) else {
+    throw BenchmarkError("no \(notesApp): build it first (swift build -c release --package-path Benchmarks)")
+}
+_ = try measure(notesApp, [String(count), foundationArchive.path])
+let decantArchive = folder.appendingPathComponent("decant-notes.archive")
+try generate(count: count, at: decantArchive)
+let archives = [("Foundation's NSKeyedArchiver", foundationArchive), ("Decant's KeyedArchiveWriter", decantArchive)]
+for (writer, archive) in archives {
+    let size = (try FileManager.default.attributesOfItem(atPath: archive.path)[.size] as? Int) ?? 0
+    print("archive by \(writer): \(count) LegacyNote objects, \(size / 1024) KiB")
+}
 
 let python = try pythonWithUnarchiver()
 let script = folder.appendingPathComponent("unarchive.py")
 try pythonScript.write(to: script, atomically: true, encoding: .utf8)
+
+/// The number of lines of a text file.
+func lineCount(_ url: URL) throws -> Int {
+    try Data(contentsOf: url).reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+}
+
+print("")
+print("archive by                    output    Python      Decant    speed-up   Python RSS  Decant RSS  memory ratio")
 // Best of three runs each (the shortest time; the largest peak RSS of the three), the two sides taking turns: this
 // machine's speed drifts over seconds, and Decant's three runs in a row would all fall in one slow second.
-var theirs = (seconds: Double.infinity, peakMiB: 0.0)
-var ours = (seconds: Double.infinity, peakMiB: 0.0)
-let output = folder.appendingPathComponent("notes-decant.ndjson")
-for _ in 0..<3 {
-    let unarchived = try measure(
-        python, [script.path, archive.path, folder.appendingPathComponent("notes.ndjson").path])
-    theirs = (min(theirs.seconds, unarchived.seconds), max(theirs.peakMiB, unarchived.peakMiB))
-    try? FileManager.default.removeItem(at: output)
-    let converted = try measure(CommandLine.arguments[0], ["--convert", archive.path, output.path])
-    ours = (min(ours.seconds, converted.seconds), max(ours.peakMiB, converted.peakMiB))
+for (writer, archive) in archives {
+    for output in ["ndjson", "sqlite"] {
+        var theirs = (seconds: Double.infinity, peakMiB: 0.0)
+        var ours = (seconds: Double.infinity, peakMiB: 0.0)
+        let pythonOutput = folder.appendingPathComponent("notes-python.\(output)")
+        let decantOutput = folder.appendingPathComponent("notes-decant.\(output)")
+        for _ in 0..<3 {
+            try? FileManager.default.removeItem(at: pythonOutput)
+            let unarchived = try measure(python, [script.path, archive.path, pythonOutput.path])
+            theirs = (min(theirs.seconds, unarchived.seconds), max(theirs.peakMiB, unarchived.peakMiB))
+            try? FileManager.default.removeItem(at: decantOutput)
+            let converted = try measure(CommandLine.arguments[0], ["--convert", archive.path, decantOutput.path])
+            ours = (min(ours.seconds, converted.seconds), max(ours.peakMiB, converted.peakMiB))
+        }
+        if output == "ndjson" {
+            let lines = try lineCount(pythonOutput)
+            guard lines == count else { throw BenchmarkError("Python wrote \(lines) lines, not \(count)") }
+            // Decant's first line is the document header.
+            let decantLines = try lineCount(decantOutput)
+            guard decantLines == count + 1 else {
+                throw BenchmarkError("Decant wrote \(decantLines) lines, not \(count + 1)")
+            }
+        }
+        // (Python's script checks its table's row count; Decant's side exits 1 unless it wrote every note it read.)
+        print(
+            writer.padding(toLength: 28, withPad: " ", startingAt: 0) + "  "
+                + (output == "ndjson" ? "→ NDJSON" : "→ store ")
+                + String(
+                    format: "  %7.2f s   %7.2f s   %6.1f×   %7.1f MiB  %7.1f MiB   %.3f", theirs.seconds, ours.seconds,
+                    theirs.seconds / max(ours.seconds, 0.01), theirs.peakMiB, ours.peakMiB,
+                    ours.peakMiB / max(theirs.peakMiB, 0.01)))
+    }
 }
-let lines = (try? String(contentsOf: folder.appendingPathComponent("notes.ndjson"), encoding: .utf8))?
-    .split(separator: "\n").count ?? 0
-guard lines == count else { throw BenchmarkError("Python wrote \(lines) lines, not \(count)") }
-let decantLines = (try? String(contentsOf: output, encoding: .utf8))?.split(separator: "\n").count ?? 0
-// Decant's first line is the document header.
-guard decantLines == count + 1 else { throw BenchmarkError("Decant wrote \(decantLines) lines, not \(count + 1)") }
-
-print("                          time        peak RSS   (best of 3 runs each, taking turns)")
-print(String(format: "Python NSKeyedUnArchiver  %7.2f s   %8.1f MiB", theirs.seconds, theirs.peakMiB))
-print(String(format: "Decant (→ NDJSON)         %7.2f s   %8.1f MiB", ours.seconds, ours.peakMiB))
-print(
-    String(
-        format: "Decant is %.1f× faster, with %.3f of the peak memory (targets: ≥ 20×, ≤ 0.1)",
-        theirs.seconds / max(ours.seconds, 0.01), ours.peakMiB / max(theirs.peakMiB, 0.01)))
+print("(best of 3 runs each, the two sides taking turns; targets: ≥ 20× faster, ≤ 0.1 of the peak memory)")

@@ -2,10 +2,10 @@ import DecantCore
 import Foundation
 
 /// Reads the attribute values of archived objects straight from a binary archive's bytes into a record batch, for
-/// objects shaped like one ``ArchiveReader`` read the full way: the same key objects and class, so the same
-/// properties. It builds no dictionaries, objects or strings on the way: an ASCII text is copied from the
-/// file into the batch, and a referenced `NSDate` is read by position, like the one read the full way at that
-/// attribute.
+/// objects shaped like one ``ArchiveReader`` read the full way: the same key strings (in any order, as Foundation's
+/// archiver writes them) and class, so the same properties. It builds no dictionaries, objects or strings on the
+/// way: an ASCII text is copied from the file into the batch, and a referenced `NSDate` is read by position, like the
+/// one read the full way at that attribute.
 ///
 /// It reads only what it is sure of: inline scalars, texts (in place or as entries, `$null` included), nil
 /// references, and referenced objects shaped like an `NSDate` the full way read at the same attribute. Anything
@@ -32,6 +32,10 @@ struct ArchiveRowDecoder {
 
     /// Per attribute position, the shape of the dates the full way found there.
     private var dates: [Int: DateShape] = [:]
+    /// Per item of the object being read, and of the date being read, its key's position in the shape (reused, so
+    /// no array is made per object).
+    private var order: [Int] = []
+    private var dateOrder: [Int] = []
 
     /// Remembers that the full way read a date from object `object` (shaped `shape`) at attribute `position`.
     mutating func learnDate(at position: Int, from object: ArchivedObject, shape: KeyedArchive.FieldShape) {
@@ -41,23 +45,26 @@ struct ArchiveRowDecoder {
         dates[position] = DateShape(shape: shape, timeItem: item)
     }
 
-    /// Reads entry `index` when its dictionary has exactly `shape`'s key objects and class: per field (`$class` left
-    /// out), `attributes` names the attribute position it fills (nil: a relationship, or nothing), whose type is in
-    /// `types`. Fills `cells` (one per attribute, `.null` where no field gives a value) and returns true; returns
-    /// false when the object is anything else (see the type's notes).
-    func read(
+    /// Reads entry `index` when its dictionary has `shape`'s key objects, in any order, and class: per field of the
+    /// shape (`$class` left out), `attributes` names the attribute position it fills (nil: a relationship, or
+    /// nothing), whose type is in `types`. Fills `cells` (one per attribute, `.null` where no field gives a value) in
+    /// the entry's own order of keys, as the full way does, and returns true; returns false when the object is
+    /// anything else (see the type's notes).
+    mutating func read(
         _ index: Int, shapedLike shape: KeyedArchive.FieldShape, attributes: [Int?], types: [AttributeType],
         in archive: KeyedArchive, cursor: BinaryPropertyList.Cursor, objects: BinaryPropertyList.References,
         into cells: inout [Cell]
     ) -> Bool {
         for position in cells.indices { cells[position] = .value(.null) }
         do {
-            guard let values = try shape.values(of: cursor.reference(objects, index), cursor: cursor),
+            guard
+                let values = try shape.valuesInAnyOrder(
+                    of: cursor.reference(objects, index), cursor: cursor, order: &order),
                 attributes.count == values.count - 1
             else { return false }
-            for item in 0..<values.count where item != shape.classPosition {
+            for item in 0..<values.count where order[item] != shape.classPosition {
                 let reference = try cursor.reference(values, item)
-                let field = item < shape.classPosition ? item : item - 1
+                let field = order[item] < shape.classPosition ? order[item] : order[item] - 1
                 guard let position = attributes[field] else {
                     // Not an attribute: only checked as the full way checks every field (references inside
                     // `$objects`); a collection written in place goes the full way.
@@ -85,16 +92,55 @@ struct ArchiveRowDecoder {
                 cursor.bytes.withBytes(start..<(start + count)) { batch.appendText(utf8: $0) }
             case .utf16(let start, let count):
                 cursor.bytes.withBytes(start..<(start + 2 * count)) { raw in
-                    var utf8: [UInt8] = []
-                    utf8.reserveCapacity(count * 3)
-                    let units = (0..<count).lazy.map { UInt16(raw[2 * $0]) << 8 | UInt16(raw[2 * $0 + 1]) }
-                    _ = transcode(
-                        units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true
-                    ) { utf8.append($0) }
-                    utf8.withUnsafeBytes { batch.appendText(utf8: $0) }
+                    // At most 3 UTF-8 bytes per unit (a pair's 2 units make 4); on the stack when it is small.
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(3 * count, 1)) { buffer in
+                        let written = transcodeUTF16BigEndian(raw, into: buffer)
+                        batch.appendText(utf8: UnsafeRawBufferPointer(start: buffer.baseAddress, count: written))
+                    }
                 }
             }
         }
+    }
+
+    /// Writes big-endian UTF-16 `raw` into `utf8` (room for 3 bytes per unit) as UTF-8; returns the bytes written.
+    /// Stops at a lone surrogate (which ``isValidUTF16BigEndian(_:)`` turned away before).
+    static func transcodeUTF16BigEndian(
+        _ raw: UnsafeRawBufferPointer, into utf8: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int {
+        var index = 0
+        var written = 0
+        while index + 1 < raw.count {
+            var scalar = UInt32(raw[index]) << 8 | UInt32(raw[index + 1])
+            index += 2
+            if scalar >= 0xD800 && scalar < 0xE000 {
+                guard scalar < 0xDC00, index + 1 < raw.count else { break }
+                let low = UInt32(raw[index]) << 8 | UInt32(raw[index + 1])
+                guard low >= 0xDC00 && low < 0xE000 else { break }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                index += 2
+            }
+            switch scalar {
+            case ..<0x80:
+                utf8[written] = UInt8(scalar)
+                written += 1
+            case ..<0x800:
+                utf8[written] = UInt8(0xC0 | scalar >> 6)
+                utf8[written + 1] = UInt8(0x80 | scalar & 0x3F)
+                written += 2
+            case ..<0x10000:
+                utf8[written] = UInt8(0xE0 | scalar >> 12)
+                utf8[written + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                utf8[written + 2] = UInt8(0x80 | scalar & 0x3F)
+                written += 3
+            default:
+                utf8[written] = UInt8(0xF0 | scalar >> 18)
+                utf8[written + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                utf8[written + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                utf8[written + 3] = UInt8(0x80 | scalar & 0x3F)
+                written += 4
+            }
+        }
+        return written
     }
 
     /// Whether object `reference`, a field's value, refers only inside `$objects` (a reference) or nowhere (a
@@ -112,7 +158,7 @@ struct ArchiveRowDecoder {
     }
 
     /// The cell of attribute `position` from field value `reference`, or nil when only the full way can tell.
-    private func cell(
+    private mutating func cell(
         of reference: Int, at position: Int, type: AttributeType, _ archive: KeyedArchive,
         _ cursor: BinaryPropertyList.Cursor, _ objects: BinaryPropertyList.References
     ) throws -> Cell? {
@@ -128,8 +174,10 @@ struct ArchiveRowDecoder {
             let entryMarker = cursor.bytes[entryOffset]
             switch entryMarker >> 4 {
             case 0x5, 0x6:
-                // A string entry: `$null` stands for nil.
-                if try cursor.isString(entry, "$null") { return .value(.null) }
+                // A string entry: `$null` stands for nil. Only one of five characters can be: a text of any other
+                // length is not compared (which, for UTF-16, would decode it into a string first).
+                let (length, _) = try cursor.count(marker: entryMarker, at: entryOffset)
+                if length == 5, try cursor.isString(entry, "$null") { return .value(.null) }
                 return try inline(marker: entryMarker, at: entryOffset, type: type, archive, cursor)
             case 0xD:
                 return try date(at: entry, position: position, type: type, archive, cursor)
@@ -189,16 +237,16 @@ struct ArchiveRowDecoder {
     }
 
     /// Entry `entry` read as the date the full way found at attribute `position`, when it has that date's shape.
-    private func date(
+    private mutating func date(
         at entry: Int, position: Int, type: AttributeType, _ archive: KeyedArchive, _ cursor: BinaryPropertyList.Cursor
     ) throws -> Cell? {
-        guard let date = dates[position], let values = try date.shape.values(of: entry, cursor: cursor) else {
-            return nil
-        }
+        guard let date = dates[position],
+            let values = try date.shape.valuesInAnyOrder(of: entry, cursor: cursor, order: &dateOrder)
+        else { return nil }
         var seconds: Double?
-        for item in 0..<values.count where item != date.shape.classPosition {
+        for item in 0..<values.count where dateOrder[item] != date.shape.classPosition {
             let reference = try cursor.reference(values, item)
-            guard item == date.timeItem else {
+            guard dateOrder[item] == date.timeItem else {
                 guard try refersInside(reference, archive, cursor) else { return nil }
                 continue
             }

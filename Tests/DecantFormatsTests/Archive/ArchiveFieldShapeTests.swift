@@ -237,3 +237,97 @@ struct ArchiveRowDecoderTests {
         }
     }
 }
+
+/// An app's note class, archived by Foundation's own NSKeyedArchiver (swift-corelibs-foundation) as an app would
+/// (as `DecantFormatsTests.LegacyNote`, which `LegacyNote` maps by the part after its last dot).
+final class LegacyNote: NSObject, NSCoding {
+    let content: String?
+    let date: Date
+    let count: Int
+    let flag: Bool
+    let score: Double
+
+    init(content: String?, date: Date, count: Int, flag: Bool, score: Double) {
+        (self.content, self.date, self.count, self.flag, self.score) = (content, date, count, flag, score)
+    }
+
+    func encode(with coder: NSCoder) {
+        coder.encode(content, forKey: "content")
+        coder.encode(date, forKey: "date")
+        coder.encode(count, forKey: "count")
+        coder.encode(flag, forKey: "flag")
+        coder.encode(score, forKey: "score")
+    }
+
+    init?(coder: NSCoder) {
+        content = coder.decodeObject(forKey: "content") as? String
+        guard let date = coder.decodeObject(forKey: "date") as? Date else { return nil }
+        self.date = date
+        count = coder.decodeInteger(forKey: "count")
+        flag = coder.decodeBool(forKey: "flag")
+        score = coder.decodeDouble(forKey: "score")
+    }
+}
+
+extension ArchiveRowDecoderTests {
+    @Test func objectsFoundationWroteWithTheirKeysInAnyOrderAreReadFromTheBytes() throws {
+        // Foundation's archiver writes each object's keys in the order of that object's own hash table, so the
+        // objects of a class share their key objects but not their order (nor do their NSDate objects): those are
+        // read from the bytes too, exactly as the full way reads them. Texts hold quotes, commas and multi-byte
+        // characters; one note in fifty has no content.
+        let count = 300
+        var notes: [LegacyNote] = []
+        for number in 1...count {
+            let text: String? =
+                number % 50 == 0 ? nil : number % 2 == 0 ? "\"Café\", à \(number) h 🎉" : "\"milk\", \(number)"
+            let date = Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(number) * 13.25)
+            notes.append(
+                LegacyNote(
+                    content: text, date: date, count: number, flag: number % 7 == 0, score: Double(number) / 4))
+        }
+        let data = try NSKeyedArchiver.archivedData(withRootObject: notes as NSArray, requiringSecureCoding: false)
+        // The input has the shape this is about: the notes' keys come in more than one order, and each note has key
+        // strings of its own (Foundation on Linux writes them anew for every dictionary).
+        let archive = try KeyedArchive(data: data, path: "notes.archive")
+        let noteShapes: [(index: Int, shape: KeyedArchive.FieldShape)] = (0..<archive.objectCount).compactMap { index in
+            archive.fieldShape(at: index).map { (index, $0) }
+        }.filter { note in note.shape.keyReferences.count == 6 }
+        #expect(noteShapes.count == count)
+        let keyOrders = Set(try noteShapes.map { note in try archive.object(at: note.index).fields.keys })
+        #expect(keyOrders.count > 1)
+        #expect(Set(noteShapes.map { note in note.shape.keyReferences }).count == count)
+
+        let (straight, full, straightRows) = try Self.bothWays(data)
+        try #require(straight.count == count)
+        #expect(straight == full)
+        // Only the first note and its first date go the full way (each order of keys is a permutation of theirs).
+        #expect(straightRows == count - 1, "\(straightRows) of \(count) read from the bytes")
+        #expect(ArchiveTesting.value("content", of: straight[1], in: Self.model) == .string("\"Café\", à 2 h 🎉"))
+        #expect(ArchiveTesting.value("content", of: straight[2], in: Self.model) == .string("\"milk\", 3"))
+        #expect(ArchiveTesting.value("content", of: straight[49], in: Self.model) == .null)
+        #expect(ArchiveTesting.value("count", of: straight[6], in: Self.model) == .integer(7))
+        #expect(ArchiveTesting.value("flag", of: straight[6], in: Self.model) == .bool(true))
+        #expect(ArchiveTesting.value("score", of: straight[9], in: Self.model) == .double(2.5))
+        #expect(
+            ArchiveTesting.value("date", of: straight[count - 1], in: Self.model)
+                == .date(Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(count) * 13.25)))
+    }
+}
+
+extension ArchiveRowDecoderTests {
+    @Test func utf16TranscodesAsTheStandardLibraryDoes() {
+        // The fast path's own transcoder, against the standard library's, on every length of UTF-8 sequence.
+        let texts = [
+            "", "a", "café", "日本, \"quoted\"", "emoji 😀 pair", "\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}",
+        ]
+        for text in texts {
+            let bytes = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+            let utf8 = bytes.withUnsafeBytes { raw in
+                [UInt8](unsafeUninitializedCapacity: max(3 * text.utf16.count, 1)) { buffer, count in
+                    count = ArchiveRowDecoder.transcodeUTF16BigEndian(raw, into: buffer)
+                }
+            }
+            #expect(utf8 == Array(text.utf8), "\(text)")
+        }
+    }
+}

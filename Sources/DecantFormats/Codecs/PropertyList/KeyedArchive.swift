@@ -336,6 +336,9 @@ public struct KeyedArchive: Sendable {
         /// The position of `$class` among them, and the UID it holds.
         var classPosition: Int
         var classUID: UInt64
+        /// Per key object, its bytes in the file (marker, count and characters; empty for a key that is not a
+        /// string): Foundation's archiver on Linux writes every dictionary's key strings anew rather than once.
+        var keyEncodings: [[UInt8]] = []
 
         /// The value references of dictionary object `entry` when it has exactly these key objects and class; nil
         /// when it has not, or is not a dictionary.
@@ -347,6 +350,68 @@ public struct KeyedArchive: Sendable {
             guard try cursor.uid(of: cursor.reference(values, classPosition)) == classUID else { return nil }
             return values
         }
+
+        /// The value references of dictionary object `entry` when it has these key objects in any order, each
+        /// once, and this class; `order` then holds, per item of the entry, its key's position in
+        /// ``keyReferences``. Nil when it has not, or is not a dictionary. Foundation's archiver writes each
+        /// object's keys in the order of that object's own hash table, which differs from object to object of a
+        /// class (swift-corelibs-foundation seeds every dictionary anew), so the objects of a class share their
+        /// key objects but rarely their order.
+        func valuesInAnyOrder(
+            of entry: Int, cursor: BinaryPropertyList.Cursor, order: inout [Int]
+        ) throws -> BinaryPropertyList.References? {
+            guard let (keys, values) = try cursor.entries(of: entry), keys.count == keyReferences.count,
+                keys.count <= UInt64.bitWidth
+            else { return nil }
+            order.removeAll(keepingCapacity: true)
+            var seen: UInt64 = 0
+            var classItem = 0
+            for item in 0..<keys.count {
+                let key = try cursor.reference(keys, item)
+                // Mostly in the same place as in the shape; otherwise one of a few keys to look through, by object
+                // or else by its bytes (a key string written again: the same text, so the same key).
+                let known = keyReferences[item] == key ? item : keyReferences.firstIndex(of: key)
+                guard let position = try known ?? position(ofKeyWrittenLike: key, cursor: cursor, hint: item),
+                    seen & (1 << UInt64(position)) == 0
+                else { return nil }
+                seen |= 1 << UInt64(position)
+                order.append(position)
+                if position == classPosition { classItem = item }
+            }
+            // Every position once: `$class` is among them.
+            guard try cursor.uid(of: cursor.reference(values, classItem)) == classUID else { return nil }
+            return values
+        }
+
+        /// The position of the key whose bytes are those of string object `key` (tried at `hint` first); nil when
+        /// none is, or `key` is not a string. The same bytes are the same text; the same text written another way
+        /// (UTF-16 for ASCII, a long count for a short one) is not found, and leaves its object to the full way.
+        private func position(ofKeyWrittenLike key: Int, cursor: BinaryPropertyList.Cursor, hint: Int) throws -> Int? {
+            guard let span = try KeyedArchive.stringSpan(key, cursor: cursor) else { return nil }
+            return cursor.bytes.withBytes(span) { written in
+                func matches(_ encoding: [UInt8]) -> Bool {
+                    guard encoding.count == written.count else { return false }
+                    return encoding.withUnsafeBytes { raw in
+                        guard let known = raw.baseAddress, let found = written.baseAddress else { return raw.isEmpty }
+                        return memcmp(known, found, raw.count) == 0
+                    }
+                }
+                if hint < keyEncodings.count, matches(keyEncodings[hint]) { return hint }
+                return keyEncodings.firstIndex(where: matches)
+            }
+        }
+    }
+
+    /// The bytes of string object `reference` in the file, marker to last character (checked to lie in the object
+    /// area); nil when it is not a string.
+    static func stringSpan(_ reference: Int, cursor: BinaryPropertyList.Cursor) throws -> Range<Int>? {
+        let offset = try cursor.objectOffset(reference)
+        let marker = cursor.bytes[offset]
+        guard marker >> 4 == 0x5 || marker >> 4 == 0x6 else { return nil }
+        let width = marker >> 4 == 0x5 ? 1 : 2
+        let (length, start) = try cursor.count(marker: marker, at: offset)
+        try cursor.checkSpan(start, count: length, width: width, objectStart: offset)
+        return offset..<(start + length * width)
     }
 
     /// The shape of binary entry `index`: nil for an archive decoded whole or an entry that is not a dictionary with
@@ -356,17 +421,22 @@ public struct KeyedArchive: Sendable {
         return try? list.withCursor { cursor -> FieldShape? in
             guard let (keys, values) = try cursor.entries(of: cursor.reference(objects, index)) else { return nil }
             var references: [Int] = []
+            var encodings: [[UInt8]] = []
             var classPosition: Int?
             var classUID: UInt64 = 0
             for item in 0..<keys.count {
                 let key = try cursor.reference(keys, item)
                 references.append(key)
+                let span = try Self.stringSpan(key, cursor: cursor)
+                encodings.append(span.map { cursor.bytes.withBytes($0, Array.init) } ?? [])
                 guard try cursor.isString(key, "$class") else { continue }
                 guard let uid = try cursor.uid(of: cursor.reference(values, item)) else { return nil }
                 classPosition = item
                 classUID = uid
             }
-            return classPosition.map { FieldShape(keyReferences: references, classPosition: $0, classUID: classUID) }
+            return classPosition.map {
+                FieldShape(keyReferences: references, classPosition: $0, classUID: classUID, keyEncodings: encodings)
+            }
         }
     }
 
@@ -453,10 +523,16 @@ public struct KeyedArchive: Sendable {
     struct KeyKinds {
         /// The key objects seen, up to a few dozen.
         private var known: [(reference: Int, isClass: Bool)] = []
+        /// Key objects not among them once they were full: Foundation's archiver on Linux writes every dictionary's
+        /// key strings anew, so past a few dozen misses each key is compared without looking through them first.
+        private var misses = 0
 
         /// Whether key object `reference` is the string `$class`.
         mutating func isClassKey(_ reference: Int, _ cursor: BinaryPropertyList.Cursor) throws -> Bool {
-            for entry in known where entry.reference == reference { return entry.isClass }
+            if misses < 64 {
+                for entry in known where entry.reference == reference { return entry.isClass }
+                if known.count == 32 { misses += 1 }
+            }
             let isClass = try cursor.isString(reference, "$class")
             if known.count < 32 { known.append((reference, isClass)) }
             return isClass
