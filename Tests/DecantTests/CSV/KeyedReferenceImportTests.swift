@@ -1,4 +1,3 @@
-import CSQLite
 @testable import Decant
 import DecantTestSupport
 import Foundation
@@ -207,26 +206,9 @@ struct KeyedReferenceImportTests {
         #expect(Self.query(store, "SELECT Z_PK, ZTITLE FROM ZNOTE ORDER BY Z_PK") == ["1|A", "2|B"])
     }
 
-    /// Runs `sql` on `url` and returns each row as `|`-joined text.
+    /// Runs `sql` on `url` and returns each row as `|`-joined text (``StoreFeatureQuery/rows(_:_:)``).
     static func query(_ url: URL, _ sql: String) -> [String] {
-        var handle: OpaquePointer?
-        guard sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
-            return ["error: cannot open"]
-        }
-        defer { sqlite3_close(handle) }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
-            return ["error: " + String(cString: sqlite3_errmsg(handle))]
-        }
-        defer { sqlite3_finalize(statement) }
-        var rows: [String] = []
-        while sqlite3_step(statement) == SQLITE_ROW {
-            rows.append(
-                (0..<sqlite3_column_count(statement)).map { column in
-                    sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "NULL"
-                }.joined(separator: "|"))
-        }
-        return rows
+        (try? StoreFeatureQuery.rows(url, sql)) ?? ["error: cannot query \(url.path)"]
     }
 }
 
