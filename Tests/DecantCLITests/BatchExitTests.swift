@@ -11,18 +11,7 @@ struct BatchExitTests {
     @Test(.requiresDecantBinary) func mixedResults() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let bundle = try ModelBundleFiles.write(
-            "Req", versions: [("Req", ModelBundleFiles.item(#"<attribute name="count" attributeType="String"/>"#))],
-            in: folder)
-        let version = try #require(try ModelBundle.load(from: bundle).version(named: "Req"))
-        for (name, value) in [("good.sqlite", Value.string("7")), ("bad.sqlite", .null)] {
-            let writer = try SQLiteStoreWriter(creating: folder.appendingPathComponent(name), model: version)
-            let layout = try #require(RecordLayout(entity: "Item", in: version))
-            var batch = RecordBatch(layout: layout)
-            batch.append(Record(entity: "Item", id: .primaryKey(1), values: [value]))
-            try writer.write(batch)
-            try writer.finish()
-        }
+        try TypedPathTests.requiredCountStores([("good.sqlite", .string("7")), ("bad.sqlite", .null)], in: folder)
         let problems = try ConvertCSVTests.run(
             in: folder, ["validate", "good.sqlite", "bad.sqlite", "--model", "Req.xcdatamodeld"])
         #expect(problems.status == 1, "\(problems.output)\(problems.errors)")

@@ -11,16 +11,7 @@ struct TypedPathTests {
     @Test(.requiresDecantBinary) func errorsNameTheRelativePathsGiven() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let bundle = try ModelBundleFiles.write(
-            "Req", versions: [("Req", ModelBundleFiles.item(#"<attribute name="count" attributeType="String"/>"#))],
-            in: folder)
-        let version = try #require(try ModelBundle.load(from: bundle).version(named: "Req"))
-        let writer = try SQLiteStoreWriter(creating: folder.appendingPathComponent("Store.sqlite"), model: version)
-        let layout = try #require(RecordLayout(entity: "Item", in: version))
-        var batch = RecordBatch(layout: layout)
-        batch.append(Record(entity: "Item", id: .primaryKey(1), values: [.null]))
-        try writer.write(batch)
-        try writer.finish()
+        try Self.requiredCountStores([("Store.sqlite", .null)], in: folder)
 
         // A required value that is nil: the error names the store as typed.
         let validated = try ConvertCSVTests.run(in: folder, ["validate", "Store.sqlite", "--model", "Req.xcdatamodeld"])
@@ -35,5 +26,22 @@ struct TypedPathTests {
         #expect(planned.status == 65, "\(planned.errors)")
         #expect(planned.errors.hasPrefix("Error: Empty.xcdatamodeld:"), "\(planned.errors)")
         #expect(!planned.errors.contains(folder.path), "\(planned.errors)")
+    }
+
+    /// Writes `Req.xcdatamodeld` (one entity `Item` with a required String `count`) in `folder`, and per (name, value)
+    /// a store there holding one Item whose `count` is that value.
+    static func requiredCountStores(_ stores: [(name: String, count: Value)], in folder: URL) throws {
+        let bundle = try ModelBundleFiles.write(
+            "Req", versions: [("Req", ModelBundleFiles.item(#"<attribute name="count" attributeType="String"/>"#))],
+            in: folder)
+        let version = try #require(try ModelBundle.load(from: bundle).version(named: "Req"))
+        let layout = try #require(RecordLayout(entity: "Item", in: version))
+        for (name, count) in stores {
+            let writer = try SQLiteStoreWriter(creating: folder.appendingPathComponent(name), model: version)
+            var batch = RecordBatch(layout: layout)
+            batch.append(Record(entity: "Item", id: .primaryKey(1), values: [count]))
+            try writer.write(batch)
+            try writer.finish()
+        }
     }
 }

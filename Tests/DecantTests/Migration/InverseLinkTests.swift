@@ -70,7 +70,6 @@ struct InverseLinkTests {
     /// refused as "note is nil"), and the split from the to-one side refused its Notes as having no paragraphs.
     @Test func aSplitWrittenFromEitherSideStoresTheRelationship() throws {
         let bundle = Self.split()
-        let v2 = bundle.versions[1]
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try Self.store(in: folder, bundle: bundle)
@@ -82,13 +81,7 @@ struct InverseLinkTests {
             let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
             #expect(report.rejected == 0 && report.dangling == 0)
             #expect(report.written == ["Note": 2, "Paragraph": 2])
-            let migrated = try MigrationFixtures.read(output, bundle: bundle)
-            let notes = try #require(migrated["Note"])
-            let paragraphs = try #require(migrated["Paragraph"])
-            #expect(paragraphs.map { MigrationFixtures.value($0, "text", model: v2) } == ["two litres", "a dozen"])
-            #expect(
-                paragraphs.map { MigrationFixtures.relationship($0, "note", model: v2) }
-                    == notes.map { .toOne($0.reference) })
+            let migrated = try Self.splitStore(output, bundle: bundle)
             // Read back from the other side too, through the inverse's column.
             var validation = StoreValidation.Options(bundle: bundle)
             validation.rejects = folder.appendingPathComponent("rejects-\(fromToManySide).ndjson")
@@ -96,6 +89,19 @@ struct InverseLinkTests {
             results.append(migrated)
         }
         #expect(results[0] == results[1])
+    }
+
+    /// The split store at `output`, read back, after checking each Paragraph holds its Note's body and links to it.
+    static func splitStore(_ output: URL, bundle: ModelBundle) throws -> [String: [Record]] {
+        let v2 = bundle.versions[1]
+        let migrated = try MigrationFixtures.read(output, bundle: bundle)
+        let notes = try #require(migrated["Note"])
+        let paragraphs = try #require(migrated["Paragraph"])
+        #expect(paragraphs.map { MigrationFixtures.value($0, "text", model: v2) } == ["two litres", "a dozen"])
+        #expect(
+            paragraphs.map { MigrationFixtures.relationship($0, "note", model: v2) }
+                == notes.map { .toOne($0.reference) })
+        return migrated
     }
 
     /// A policy that makes each Note's Paragraph, linking them from one side only.
@@ -135,13 +141,7 @@ struct InverseLinkTests {
             let output = folder.appendingPathComponent("policy-\(fromToManySide).sqlite")
             let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
             #expect(report.rejected == 0 && report.dangling == 0)
-            let migrated = try MigrationFixtures.read(output, bundle: bundle)
-            let notes = try #require(migrated["Note"])
-            let paragraphs = try #require(migrated["Paragraph"])
-            #expect(paragraphs.map { MigrationFixtures.value($0, "text", model: v2) } == ["two litres", "a dozen"])
-            #expect(
-                paragraphs.map { MigrationFixtures.relationship($0, "note", model: v2) }
-                    == notes.map { .toOne($0.reference) })
+            let migrated = try Self.splitStore(output, bundle: bundle)
             results.append(migrated)
         }
         #expect(results[0] == results[1])
