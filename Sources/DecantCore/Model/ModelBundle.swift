@@ -10,6 +10,9 @@ public struct ModelBundle: Sendable, Hashable {
     public var currentVersionName: String?
     /// The kind of file the bundle was read from.
     public var sourceKind: SourceKind
+    /// The steps between consecutive versions that the source declares (a SwiftData `SchemaMigrationPlan`), oldest
+    /// first; empty when the source declares none (every Xcode and compiled model).
+    public var stages: [VersionStage] = []
 
     /// The kinds of model files Decant reads.
     public enum SourceKind: String, Sendable, Hashable, Codable {
@@ -23,6 +26,8 @@ public struct ModelBundle: Sendable, Hashable {
         case mom
         /// A model recovered from a store's `Z_MODELCACHE`.
         case storeCache
+        /// SwiftData `@Model` classes read from Swift source files.
+        case swiftSource = "swift-source"
     }
 
     /// Creates a bundle whose versions are in the order given (oldest first) unless `order` says otherwise.
