@@ -14,6 +14,21 @@ public enum Fixtures {
     public static let corpusRoot: URL = packageRoot.deletingLastPathComponent()
         .appendingPathComponent("shared/corpus", isDirectory: true)
 
+    /// `../shared/corpus-legacy`, the oldest Apple-written forms (a binary store, an Xcode 3 model and its store),
+    /// kept apart so that sweeps over `corpus/` take them in as their readers come.
+    public static let legacyCorpusRoot: URL = packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/corpus-legacy", isDirectory: true)
+
+    /// Every binary store (`NSBinaryStoreType`, a file starting with `CoreData`) in the corpus and the legacy corpus.
+    public static let binaryStores: [URL] = [corpusRoot, legacyCorpusRoot].flatMap { root in
+        corpusItems(under: root) { url in
+            (try? FileHandle(forReadingFrom: url)).map { handle in
+                defer { try? handle.close() }
+                return (try? handle.read(upToCount: 8)) == Data("CoreData".utf8)
+            } ?? false
+        }
+    }
+
     /// The project's `samples/` folder.
     public static let samplesRoot: URL = packageRoot.appendingPathComponent("samples", isDirectory: true)
 
@@ -22,11 +37,11 @@ public enum Fixtures {
         corpusRoot.appendingPathComponent(relativePath)
     }
 
-    /// Every file or folder below the corpus whose name satisfies `include`, sorted by path.
+    /// Every file or folder below the corpus (or `root`) whose name satisfies `include`, sorted by path.
     /// Folders that match are returned and not descended into.
-    public static func corpusItems(where include: (URL) -> Bool) -> [URL] {
+    public static func corpusItems(under root: URL = corpusRoot, where include: (URL) -> Bool) -> [URL] {
         var found: [URL] = []
-        var stack: [URL] = [corpusRoot]
+        var stack: [URL] = [root]
         let manager = FileManager.default
         while let folder = stack.popLast() {
             let children: [URL]
