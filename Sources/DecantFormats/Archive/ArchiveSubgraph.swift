@@ -30,6 +30,24 @@ struct ArchiveSubgraph {
         return try subgraph.writer.encodedData(root: root)
     }
 
+    /// Copies the root of the keyed archive `data` (`$top` key `root`, else its only key) into `writer`, as Core
+    /// Data's binary store keeps a transformable value: its object graph inline in the store's own archive.
+    /// - Returns: the field value referring to the copy (a UID, or `$null` for a nil root).
+    /// - Throws: `.malformedInput` when `data` is no keyed archive or its graph is broken or too deep.
+    static func inline(rootOf data: Data, into writer: inout KeyedArchiveWriter) throws -> PropertyListValue {
+        let archive = try KeyedArchive(data: data)
+        guard let root = archive.top["root"] ?? (archive.top.count == 1 ? archive.top.values.first : nil) else {
+            throw DecantError(.malformedInput, "the archive has no root object")
+        }
+        var subgraph = ArchiveSubgraph(archive: archive)
+        swap(&subgraph.writer, &writer)
+        defer { swap(&subgraph.writer, &writer) }
+        switch root {
+        case .uid: return try subgraph.copyReference(root, depth: 0)?.uid ?? KeyedArchiveWriter.null
+        default: return try subgraph.copyInline(root, depth: 0)
+        }
+    }
+
     /// Copies the entry a UID refers to; `nil` for a nil reference.
     private mutating func copyReference(_ value: PropertyListValue, depth: Int) throws
         -> KeyedArchiveWriter.Reference?
@@ -42,7 +60,8 @@ struct ArchiveSubgraph {
         }
         let object = try archive.object(at: index)
         guard let className = object.className else {
-            let reference = writer.addValue(object.value)
+            // A plain entry (string, number, data); references inside one (a damaged archive) are rewritten too.
+            let reference = writer.addValue(try copyInline(object.value, depth: depth + 1))
             copied[index] = reference
             return reference
         }

@@ -1,9 +1,9 @@
 public import DecantCore
 public import Foundation
 
-/// The Core Data binary store (`NSBinaryStoreType`) as a ``RecordFormat`` — **experimental**: written and read as
-/// section 6 of the formats spec describes it, but never checked against a store Apple wrote. Recognised by its
-/// `CoreData` magic; `.binarystore` is only a hint. See ``BinaryStoreReader`` and ``BinaryStoreWriter``.
+/// The Core Data binary store (`NSBinaryStoreType`) as a ``RecordFormat``, in the layout Apple's framework writes
+/// (section 6 of the formats spec, checked against an Apple-written file). Recognised by its `CoreData` magic;
+/// `.binarystore` is only a hint. See ``BinaryStoreReader`` and ``BinaryStoreWriter``.
 ///
 /// ```swift
 /// var writer = try BinaryStoreFormat().makeWriter(at: url, model: model, options: FormatOptions())

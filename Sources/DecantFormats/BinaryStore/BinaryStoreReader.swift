@@ -1,15 +1,17 @@
 public import DecantCore
 public import Foundation
 
-/// Reads a Core Data binary store (`NSBinaryStoreType`, section 6 of the formats spec; **experimental**) as written
-/// by ``BinaryStoreWriter``: header, `mapData` archive, `metadata` archive. The model is the version of
-/// `FormatOptions.bundle` whose hashes equal the metadata's (the store carries no model). Objects come one entity at
-/// a time in model order, by reference data; ids are `RecordID.primaryKey(referenceData)`. A zero-length file is an
-/// empty store of the bundle's chosen version.
+/// Reads a Core Data binary store (`NSBinaryStoreType`, section 6 of the formats spec) as Apple's framework writes
+/// it: the 64-byte header, the `mapData` archive of `NSDictionaryMapNode`s, the `metadata` archive. The model is the
+/// version of `FormatOptions.bundle` whose hashes equal the metadata's (the store carries no model); slots are named
+/// by ``BinaryStoreSlots`` (the attribute order Core Data uses), relationships come from `NSRelatedNodes`. Objects
+/// come one entity at a time in model order, by primary key; ids are `RecordID.primaryKey(NSPrimaryKey64)`. A
+/// zero-length file is an empty store of the bundle's chosen version. Without a model, ``BinaryStoreFile`` reads
+/// the nodes positionally.
 ///
 /// **Memory.** A whole-file format: the decoded `mapData` archive stays in memory, about 3.9 KB per object of four
-/// short attributes and two relationships (324 bytes of file each; measured by `WholeFileMemoryTests` on 20 000 such
-/// objects), plus the file's bytes while it is decoded.
+/// short attributes and two relationships (measured by `WholeFileMemoryTests` on 20 000 such objects), plus the
+/// file's bytes while it is decoded.
 ///
 /// ```swift
 /// var reader = try BinaryStoreReader(contentsOf: url, options: FormatOptions(bundle: notes))
@@ -21,21 +23,13 @@ public final class BinaryStoreReader: RecordReader {
     public let model: ObjectModel
     /// The store's metadata (`NSStoreType` is `Binary`).
     public let metadata: StoreMetadata
-    /// The primary-key counter from the header (the next key to assign).
-    public let nextPrimaryKey: UInt64
+    /// The header's primary-key counter: the highest key the store has handed out.
+    public let primaryKeyCounter: UInt64
     /// Records per batch.
     public var batchSize = 256
 
-    private struct Node {
-        var key: Int64
-        var entity: String
-        var slots: [PropertyListValue]
-        var index: Int
-    }
-
     private let path: String
-    private let archive: KeyedArchive?
-    private let nodes: [Node]
+    private let map: BinaryStoreMap?
     private let entityByKey: [Int64: String]
     private let plan: [(entity: String, nodes: [Int])]
     private var step = 0
@@ -55,193 +49,101 @@ public final class BinaryStoreReader: RecordReader {
         guard !data.isEmpty else {
             model = try options.modelForModelLessInput(at: here)
             metadata = StoreMetadata(storeUUID: "", plist: ["NSStoreType": .string("Binary")])
-            nextPrimaryKey = 1
-            archive = nil
-            nodes = []
+            primaryKeyCounter = 0
+            map = nil
             entityByKey = [:]
             plan = []
             return
         }
-        let bytes = [UInt8](data)
-        let header = try BinaryStoreHeader(bytes, path: path)
-        nextPrimaryKey = header.nextPrimaryKey
-        func slice(_ offset: UInt64, _ length: UInt64) -> Data {
-            Data(bytes[Int(offset)..<Int(offset + length)])
+        let map = try BinaryStoreMap(data: data, path: path)
+        self.map = map
+        primaryKeyCounter = map.header.nextPrimaryKey
+        let metaLocation = Location(path: path, offset: Int(map.header.metadataOffset))
+        var plist = PropertyListDictionary()
+        for entry in map.metadataEntries {
+            plist[entry.key] = try BinaryStoreMap.located(metaLocation) {
+                BinaryStoreValue.plist(try map.metadataArchive.decodeTree(entry.value))
+            }
         }
-        let metaArchive = try Self.open(
-            slice(header.metadataOffset, header.metadataLength), path: path, offset: header.metadataOffset)
-        let plist = try Self.metadata(of: metaArchive, path: path, offset: header.metadataOffset)
         metadata = StoreMetadata(storeUUID: plist["NSStoreUUID"]?.stringValue ?? "", plist: plist)
         guard metadata.storeType == "Binary" else {
             throw DecantError(
-                .malformedInput, "NSStoreType is \(metadata.storeType ?? "missing"), not Binary",
-                at: Location(path: path, offset: Int(header.metadataOffset)))
+                .malformedInput, "NSStoreType is \(metadata.storeType ?? "missing"), not Binary", at: metaLocation)
         }
         model = try ModelMatch.resolve(
             storeHashes: metadata.entityVersionHashes, storeIdentifiers: metadata.versionIdentifiers,
             bundle: options.bundle, cachedModel: nil,
             missingModelAdvice: "a binary store carries no model; give its model with --model", at: here)
-
-        let mapArchive = try Self.open(
-            slice(header.mapDataOffset, header.mapDataLength), path: path, offset: header.mapDataOffset)
-        archive = mapArchive
-        let mapLocation = Location(path: path, offset: Int(header.mapDataOffset))
-        guard
-            let entries = try Self.located(
-                mapLocation, { try mapArchive.dictionaryEntries(mapArchive.topValue(forKey: "mapData")) })
-        else {
-            throw DecantError(.malformedInput, "the mapData archive has no mapData dictionary", at: mapLocation)
-        }
-        var nodes: [Node] = []
         var entityByKey: [Int64: String] = [:]
         var members: [String: [Int]] = [:]
-        for entry in entries {
-            let node = try Self.located(mapLocation) { () throws -> Node in
-                guard let key = try mapArchive.integer(entry.key), let object = try mapArchive.object(for: entry.value)
-                else {
-                    throw DecantError(.malformedInput, "a mapData entry without reference data or node")
-                }
-                guard let entity = try mapArchive.string(forKey: "NSEntityName", in: object) else {
-                    throw DecantError(
-                        .malformedInput, "node \(key) has no NSEntityName",
-                        at: Location(object: "$objects[\(object.index)]", keyPath: "NSEntityName"))
-                }
-                let slots = try mapArchive.elements(forKey: "NSAttributeValues", in: object) ?? []
-                return Node(key: key, entity: entity, slots: slots, index: object.index)
-            }
+        for (position, node) in map.nodes.enumerated() {
             guard model.entity(named: node.entity)?.isAbstract == false else {
                 throw DecantError(
                     .malformedInput, "node \(node.key) is of \(node.entity), not a concrete entity of the model",
                     at: Location(
-                        path: path, offset: Int(header.mapDataOffset), entity: node.entity,
+                        path: path, offset: Int(map.header.mapDataOffset), entity: node.entity,
                         object: "$objects[\(node.index)]"))
             }
-            guard entityByKey.updateValue(node.entity, forKey: node.key) == nil else {
-                throw DecantError(.malformedInput, "reference data \(node.key) is used twice", at: mapLocation)
-            }
-            members[node.entity, default: []].append(nodes.count)
-            nodes.append(node)
+            entityByKey[node.key] = node.entity
+            members[node.entity, default: []].append(position)
         }
-        self.nodes = nodes
         self.entityByKey = entityByKey
+        let nodes = map.nodes
         self.plan = model.entities.compactMap { entity in
             members[entity.name].map { list in (entity.name, list.sorted { nodes[$0].key < nodes[$1].key }) }
         }
     }
 
-    /// Runs `body`, giving a ``DecantError`` without a file the store's path and the archive's offset.
-    private static func located<T>(_ location: Location, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as DecantError {
-            var located = error.located(at: location)
-            if located.location?.offset == nil { located.location?.offset = location.offset }
-            throw located
-        }
-    }
-
-    /// Runs `body`, placing a ``DecantError`` at the object and property being decoded; the archive entry the
-    /// codec named, if any, goes into the message.
-    private static func inObject<T>(_ location: Location, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch var error as DecantError {
-            if let entry = error.location?.object { error.message += " (\(entry))" }
-            error.location = location
-            throw error
-        }
-    }
-
-    private static func open(_ data: Data, path: String, offset: UInt64) throws -> KeyedArchive {
-        try located(Location(path: path, offset: Int(offset))) { try KeyedArchive(data: data, path: path) }
-    }
-
-    /// The metadata dictionary (root key `metadata`) as a property-list dictionary.
-    private static func metadata(of archive: KeyedArchive, path: String, offset: UInt64) throws
-        -> PropertyListDictionary
-    {
-        let location = Location(path: path, offset: Int(offset))
-        let tree = try located(location) { try archive.decodeTree(archive.topValue(forKey: "metadata")) }
-        guard case .dictionary = tree, case .dictionary(let plist) = plistValue(tree) else {
-            throw DecantError(.malformedInput, "the metadata archive holds no metadata dictionary", at: location)
-        }
-        return plist
-    }
-
-    private static func plistValue(_ value: ArchivedValue) -> PropertyListValue {
-        switch value {
-        case .null, .object: return .null
-        case .string(let text), .url(let text): return .string(text)
-        case .integer(let number): return .integer(number)
-        case .real(let number): return .real(number)
-        case .bool(let flag): return .bool(flag)
-        case .data(let data): return .data(data)
-        case .date(let seconds): return .date(seconds)
-        case .uuid(let uuid): return .string(uuid.uuidString)
-        case .array(let elements): return .array(elements.map(plistValue))
-        case .dictionary(let entries):
-            var dictionary = PropertyListDictionary()
-            for entry in entries {
-                if case .string(let key) = entry.key { dictionary[key] = plistValue(entry.value) }
-            }
-            return .dictionary(dictionary)
-        }
-    }
-
     public func nextBatch(into batch: inout RecordBatch) throws -> Bool {
-        guard step < plan.count, let archive else { return false }
+        guard step < plan.count, let map else { return false }
+        let archive = map.archive
         let (entityName, members) = plan[step]
-        guard let layout = RecordLayout(entity: entityName, in: model) else {
+        guard let layout = RecordLayout(entity: entityName, in: model), let entity = model.entity(named: entityName)
+        else {
             throw DecantError(.internalError, "no layout for \(entityName)", at: Location(path: path))
+        }
+        // Where each persistent attribute sits among the node's slots (the one order BinaryStoreSlots decides).
+        let slots = BinaryStoreSlots.slots(of: entity, in: model)
+        var slotOfAttribute: [String: Int] = [:]
+        for (index, slot) in slots.enumerated() {
+            if case .attribute(let attribute) = slot { slotOfAttribute[attribute.name] = index }
         }
         batch.removeAll(newLayout: layout)
         let end = min(members.count, offset + max(1, batchSize))
         for position in members[offset..<end] {
-            let node = nodes[position]
-            let here = Location(path: path, entity: entityName, object: "\(entityName)/p\(node.key)")
-            guard node.slots.count == layout.attributes.count + layout.relationships.count else {
-                throw DecantError(
-                    .malformedInput,
-                    "the node has \(node.slots.count) property slots; \(entityName) has "
-                        + "\(layout.attributes.count + layout.relationships.count) persistent properties", at: here)
+            let node = map.nodes[position]
+            let named = node.named.map { Dictionary($0, uniquingKeysWith: { first, _ in first }) }
+            if named == nil && node.slots.count != slots.count {
+                throw try map.inNode(node, keyPath: "NSAttributeValues") {
+                    DecantError(
+                        .malformedInput,
+                        "the node has \(node.slots.count) attribute slots; \(entityName) has \(slots.count) properties")
+                }
             }
             batch.beginRecord(id: .primaryKey(node.key))
-            for (slot, attribute) in layout.attributes.enumerated() {
-                var at = here
-                at.keyPath = attribute.name
-                let value = try Self.inObject(at) { try decode(node.slots[slot], as: attribute.type, in: archive) }
+            for attribute in layout.attributes {
+                let raw: PropertyListValue? =
+                    if let named { named[attribute.name] } else { slotOfAttribute[attribute.name].map { node.slots[$0] } }
+                let value = try map.inNode(node, keyPath: attribute.name) {
+                    try raw.map { try decode($0, as: attribute.type, in: archive) } ?? .null
+                }
                 batch.append(value, as: attribute.type)
             }
-            for (index, relationship) in layout.relationships.enumerated() {
-                var at = here
-                at.keyPath = relationship.name
-                let raw = node.slots[layout.attributes.count + index]
-                try Self.inObject(at) {
-                    func reference(_ value: PropertyListValue) throws -> ObjectReference {
-                        guard let key = try archive.integer(value) else {
-                            throw DecantError(.malformedInput, "a relationship member is nil")
+            for relationship in layout.relationships {
+                let keys = node.related.first { $0.name == relationship.name }?.keys ?? []
+                let references = try keys.map { key in
+                    try map.inNode(node, keyPath: relationship.name) { try reference(key, of: relationship) }
+                }
+                if relationship.isToMany {
+                    batch.appendReferenceList(references)
+                } else {
+                    guard references.count <= 1 else {
+                        throw try map.inNode(node, keyPath: relationship.name) {
+                            DecantError(
+                                .malformedInput, "the to-one \(relationship.name) names \(references.count) objects")
                         }
-                        guard let entity = entityByKey[key] else {
-                            throw DecantError(
-                                .malformedInput,
-                                "\(relationship.name) refers to \(key), which is not an object of this store")
-                        }
-                        if let destination = relationship.destinationEntity, entity != destination,
-                            let concrete = model.entity(named: entity),
-                            !model.ancestors(of: concrete).contains(where: { $0.name == destination })
-                        {
-                            throw DecantError(
-                                .malformedInput,
-                                "\(relationship.name) refers to \(key), a \(entity), where the model expects a "
-                                    + destination)
-                        }
-                        return ObjectReference(entity: entity, id: .primaryKey(key))
                     }
-                    if relationship.isToMany {
-                        batch.appendReferenceList(try (archive.elements(raw) ?? []).map(reference))
-                    } else {
-                        batch.appendReference(try isNull(raw, in: archive) ? nil : reference(raw))
-                    }
+                    batch.appendReference(references.first)
                 }
             }
             batch.endRecord()
@@ -252,6 +154,23 @@ public final class BinaryStoreReader: RecordReader {
             offset = 0
         }
         return true
+    }
+
+    /// The object with primary key `key`, checked against the relationship's destination.
+    private func reference(_ key: Int64, of relationship: Relationship) throws -> ObjectReference {
+        guard let entity = entityByKey[key] else {
+            throw DecantError(
+                .malformedInput, "\(relationship.name) refers to \(key), which is not an object of this store")
+        }
+        if let destination = relationship.destinationEntity, entity != destination,
+            let concrete = model.entity(named: entity),
+            !model.ancestors(of: concrete).contains(where: { $0.name == destination })
+        {
+            throw DecantError(
+                .malformedInput,
+                "\(relationship.name) refers to \(key), a \(entity), where the model expects a \(destination)")
+        }
+        return ObjectReference(entity: entity, id: .primaryKey(key))
     }
 
     private func isNull(_ value: PropertyListValue, in archive: KeyedArchive) throws -> Bool {
@@ -279,7 +198,14 @@ public final class BinaryStoreReader: RecordReader {
             decoded = .decimal(decimal)
         case .date: decoded = try archive.date(value).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
         case .binary: decoded = try archive.data(value).map(Value.data)
-        case .transformable: decoded = try archive.data(value).map(Value.transformable)
+        case .transformable:
+            // A data value as it is; an object graph (Core Data keeps the value itself in the node) as the keyed
+            // archive the default transformer would have written.
+            if let data = try? archive.data(value) {
+                decoded = .transformable(data)
+            } else {
+                decoded = .transformable(try ArchiveSubgraph.archivedData(of: value, in: archive))
+            }
         case .uuid: decoded = try archive.uuid(value).map(Value.uuid)
         case .undefined, .objectID, .composite:
             throw DecantError(.unsupportedFormat, "attributes of type \(type.modelName) are not stored")

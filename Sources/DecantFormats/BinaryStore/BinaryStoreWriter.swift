@@ -1,17 +1,19 @@
 public import DecantCore
 public import Foundation
 
-/// Writes a Core Data binary store (`NSBinaryStoreType`, section 6 of the formats spec; **experimental**: no Apple
-/// sample was available to check it against).
+/// Writes a Core Data binary store (`NSBinaryStoreType`, section 6 of the formats spec) with Apple's layout, so
+/// that Core Data opens it: the 64-byte header, the `mapData` keyed archive, the `metadata` keyed archive, as
+/// ``BinaryStoreFile/encoded()`` writes them.
 ///
-/// The file is the 64-byte header, then the `mapData` keyed archive, then the `metadata` keyed archive. `mapData` is
-/// an `NSMutableDictionary` from each object's reference data (an `NSNumber`, the store-wide primary key, 1…n) to an
-/// `NSDictionaryMapNode` (superclass `NSStoreMapNode`) with Decant's key names, since Apple's are not known:
-/// `NSEntityName`, `NSReferenceData`, `NSVersionNumber` (1) and `NSAttributeValues`, one slot per persistent property
-/// in ``RecordLayout`` order (attributes by name, then relationships by name), `$null` for nil. Values are archived as
-/// Foundation does: strings, `NSNumber`s, `NSDate`, `NSData`, `NSUUID`, `NSURL`; decimals as their text; a to-one as
-/// the destination's reference data, a to-many as an `NSArray` of them (ordered ones in order). The metadata is the
-/// model version's hashes and digest, `NSStoreType` `Binary` and `NSStoreUUID`.
+/// Each object is an `NSDictionaryMapNode` keyed by its primary key (store-wide, 1…n in the order written):
+/// `NSPrimaryKey64`, `NSEntityName`, `NSAttributeValues` with one slot per property of the entity in Core Data's
+/// order (``BinaryStoreSlots``; relationship, transient and fetched-property slots `NSNull`, nil as `NSNull`), and
+/// `NSRelatedNodes` (relationship name → `NSArray` of one key for a to-one, `NSMutableArray` for a to-many, both
+/// sides of an inverse pair, empty ones left out). Values are archived as Foundation does: strings, `NSNumber`s,
+/// `NSDate`, `NSData`, `NSUUID`, `NSURL`, a transformable value's object graph inline (bytes that are no keyed
+/// archive as `NSData`); decimals as their text (Decant's choice: its codecs do not read `NSDecimalNumber` yet). The
+/// metadata holds the keys a SQLite store's has (`NSStoreType` `Binary`, `NSStoreUUID`, hashes as data, digest,
+/// checksum, identifiers, framework version); the header's counter is the highest key.
 ///
 /// Objects are held in memory until ``finish()``, which writes the store where the writer was told (a job's staging
 /// location), or, made with ``init(creating:model:storeUUID:)``, beside the destination and renames it into place.
@@ -103,17 +105,21 @@ public final class BinaryStoreWriter: RecordWriter {
     }
 
     private func render() throws -> Data {
-        var keys: [ObjectKey: Int] = [:]
+        var keys: [ObjectKey: Int64] = [:]
         for (position, record) in records.enumerated() {
-            guard keys.updateValue(position + 1, forKey: key(record.reference)) == nil else {
+            guard keys.updateValue(Int64(position + 1), forKey: key(record.reference)) == nil else {
                 throw DecantError(
                     .malformedInput, "object \(record.reference) was written twice",
                     at: Location(path: displayPath, entity: record.entity, object: "\(record.reference)"))
             }
         }
-        var layouts: [String: RecordLayout] = [:]
-        for entity in model.entities { layouts[entity.name] = RecordLayout(entity: entity.name, in: model) }
-        func target(_ reference: ObjectReference, of record: Record, _ name: String) throws -> Int {
+        var layouts: [String: (layout: RecordLayout, slots: [BinaryStoreSlots.Slot])] = [:]
+        for entity in model.entities {
+            if let layout = RecordLayout(entity: entity.name, in: model) {
+                layouts[entity.name] = (layout, BinaryStoreSlots.slots(of: entity, in: model))
+            }
+        }
+        func target(_ reference: ObjectReference, of record: Record, _ name: String) throws -> Int64 {
             guard let key = keys[key(reference)] else {
                 throw DecantError(
                     .malformedInput, "\(name) refers to \(reference), which is not among the objects written",
@@ -123,131 +129,61 @@ public final class BinaryStoreWriter: RecordWriter {
             return key
         }
         // To-many relationships carried by their inverse: gathered from the to-one side.
-        var carried: [Int: [String: [Int]]] = [:]
+        var carried: [Int64: [String: [Int64]]] = [:]
         for (position, record) in records.enumerated() {
-            guard let layout = layouts[record.entity] else { continue }
+            guard let layout = layouts[record.entity]?.layout else { continue }
             for (relationship, value) in zip(layout.relationships, record.relationships) {
                 guard case .toOne(let reference?) = value, let inverse = relationship.inverseName else { continue }
                 carried[try target(reference, of: record, relationship.name), default: [:]][inverse, default: []]
-                    .append(position + 1)
+                    .append(Int64(position + 1))
             }
         }
-
-        var archive = KeyedArchiveWriter()
-        let chain = ["NSDictionaryMapNode", "NSStoreMapNode", "NSObject"]
-        var nodeKeys: [PropertyListValue] = []
-        var nodes: [PropertyListValue] = []
+        var nodes: [BinaryStoreFile.Node] = []
+        nodes.reserveCapacity(records.count)
         for (position, record) in records.enumerated() {
-            guard let layout = layouts[record.entity] else {
+            let key = Int64(position + 1)
+            guard let (layout, slots) = layouts[record.entity] else {
                 throw DecantError(
                     .modelMismatch, "the model has no entity \(record.entity)",
                     at: Location(path: displayPath, entity: record.entity))
             }
-            var slots: [PropertyListValue] = []
-            for (value, attribute) in zip(record.values, layout.attributes) {
-                slots.append(Self.archive(value, as: attribute.type, into: &archive))
+            var values: [String: Value] = [:]
+            for (value, attribute) in zip(record.values, layout.attributes) { values[attribute.name] = value }
+            let filled = slots.map { slot -> BinaryStoreValue in
+                guard case .attribute(let attribute) = slot, let value = values[attribute.name] else { return .null }
+                return value == .null ? .null : .value(value)
             }
+            var related: [BinaryStoreFile.Related] = []
             for (relationship, value) in zip(layout.relationships, record.relationships) {
+                let members: [Int64]
                 switch value {
                 case .toOne(let reference):
-                    slots.append(
-                        try reference.map {
-                            archive.addValue(.integer(Int64(try target($0, of: record, relationship.name)))).uid
-                        }
-                            ?? KeyedArchiveWriter.null)
+                    members = try reference.map { [try target($0, of: record, relationship.name)] } ?? []
                 case .toMany(let references):
-                    let members = try references.map {
-                        archive.addValue(.integer(Int64(try target($0, of: record, relationship.name)))).uid
-                    }
-                    slots.append(archive.addArray(members).uid)
+                    members = try references.map { try target($0, of: record, relationship.name) }
                 case .viaInverse:
-                    let members = (carried[position + 1]?[relationship.name] ?? []).map {
-                        archive.addValue(.integer(Int64($0))).uid
-                    }
-                    slots.append(archive.addArray(members).uid)
+                    members = carried[key]?[relationship.name] ?? []
                 }
+                related.append(.init(name: relationship.name, keys: members, isToMany: relationship.isToMany))
             }
-            let node = archive.addObject(
-                className: chain[0], classes: chain,
-                fields: [
-                    "NSEntityName": archive.addString(record.entity).uid,
-                    "NSReferenceData": .integer(Int64(position + 1)),
-                    "NSVersionNumber": .integer(1),
-                    "NSAttributeValues": archive.addArray(slots).uid,
-                ])
-            nodeKeys.append(archive.addValue(.integer(Int64(position + 1))).uid)
-            nodes.append(node.uid)
+            nodes.append(BinaryStoreFile.Node(key: key, entity: record.entity, slots: filled, related: related))
         }
-        let map = archive.addDictionary(keys: nodeKeys, values: nodes, className: "NSMutableDictionary")
-        let mapData = try Self.encode(archive, root: map, topKey: "mapData")
-
-        var meta = KeyedArchiveWriter()
-        let hashes = model.entityVersionHashes
-        let names = hashes.keys.sorted()
-        let hashDictionary = meta.addDictionary(
-            keys: names.map { meta.addString($0).uid },
-            values: names.map { meta.addValue(.data(hashes[$0] ?? Data())).uid })
-        let identifiers = model.versionIdentifiers.map { meta.addString($0).uid }
-        let entries: [(String, PropertyListValue)] = [
-            ("NSPersistenceFrameworkVersion", meta.addValue(.integer(1344)).uid),
-            ("NSStoreModelVersionHashes", hashDictionary.uid),
-            ("NSStoreModelVersionHashesDigest", meta.addString(ObjectModel.versionHashesDigest(of: hashes)).uid),
-            ("NSStoreModelVersionHashesVersion", meta.addValue(.integer(3)).uid),
-            ("NSStoreModelVersionIdentifiers", meta.addArray(identifiers).uid),
-            ("NSStoreType", meta.addString("Binary").uid),
-            ("NSStoreUUID", meta.addString(storeUUID).uid),
-        ]
-        let metadata = meta.addDictionary(
-            keys: entries.map { meta.addString($0.0).uid }, values: entries.map(\.1), className: "NSMutableDictionary")
-        let metadataData = try Self.encode(meta, root: metadata, topKey: "metadata")
-
-        let header = BinaryStoreHeader(
-            metadataLength: metadataData.count, mapDataLength: mapData.count, nextPrimaryKey: records.count + 1)
-        var file = Data(header.bytes)
-        file.append(mapData)
-        file.append(metadataData)
-        return file
-    }
-
-    /// The archive with `$top = {topKey: root}`.
-    private static func encode(_ archive: KeyedArchiveWriter, root: KeyedArchiveWriter.Reference, topKey: String) throws
-        -> Data
-    {
-        guard case .dictionary(var plist) = try archive.propertyList(root: root) else {
-            throw DecantError(.internalError, "the archive is not a dictionary")
-        }
-        plist["$top"] = .dictionary([topKey: root.uid])
-        return BinaryPropertyListWriter().write(.dictionary(plist))
-    }
-
-    /// One attribute value as Foundation archives it; nil as `$null`.
-    private static func archive(_ value: Value, as type: AttributeType, into archive: inout KeyedArchiveWriter)
-        -> PropertyListValue
-    {
-        switch value {
-        case .null, .externalDataReference: return KeyedArchiveWriter.null
-        case .string(let text): return archive.addString(text).uid
-        case .integer(let number): return archive.addValue(.integer(number)).uid
-        case .bool(let flag): return archive.addValue(.bool(flag)).uid
-        case .double(let number): return archive.addValue(.real(number)).uid
-        case .decimal(let decimal): return archive.addString(decimal.description).uid
-        case .date(let date):
-            return archive.addObject(
-                className: "NSDate", fields: ["NS.time": .real(date.timeIntervalSinceReferenceDate)]
-            )
-            .uid
-        case .data(let data), .transformable(let data): return archive.addValue(.data(data)).uid
-        case .uuid(let uuid):
-            return archive.addObject(
-                className: "NSUUID", fields: ["NS.uuidbytes": .data(withUnsafeBytes(of: uuid.uuid) { Data($0) })]
-            ).uid
-        case .uri(let text):
-            return archive.addObject(
-                className: "NSURL",
-                fields: ["NS.base": KeyedArchiveWriter.null, "NS.relative": archive.addString(text).uid]
-            ).uid
+        var plist = StoreMetadata.fresh(for: model, frameworkVersion: Self.frameworkVersion, storeUUID: storeUUID).plist
+        plist["_NSAutoVacuumLevel"] = nil
+        plist["NSStoreType"] = .string("Binary")
+        plist["NSStoreUUID"] = .string(storeUUID)
+        let metadata = plist.map { BinaryStoreFile.MetadataEntry(key: $0.0, value: .plist($0.1)) }
+        let file = BinaryStoreFile(primaryKeyCounter: Int64(records.count), metadata: metadata, nodes: nodes)
+        do {
+            return try file.encoded()
+        } catch var error as DecantError {
+            error.location = error.location ?? Location(path: displayPath)
+            throw error
         }
     }
+
+    /// The `NSPersistenceFrameworkVersion` written (the XML store's and SQLite writer's).
+    static let frameworkVersion = 1344
 }
 
 @available(*, unavailable, message: "a writer owns its pending output; use it from one task")
