@@ -87,6 +87,10 @@ extension DecantCommand {
                     let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
                     let report = try StoreReport(store: url, path: path, bundle: bundle)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
+                case .binaryStore:
+                    let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
+                    let report = try StoreReport(binaryStore: url, path: path, bundle: bundle)
+                    printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
                 }
             }
         }

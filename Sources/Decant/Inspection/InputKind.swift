@@ -12,6 +12,8 @@ public enum InputKind: Sendable, Hashable {
     case mappingModel
     /// A SQLite database (`SQLite format 3` header).
     case sqliteStore
+    /// A Core Data binary store (`CoreData` header).
+    case binaryStore
     /// An NSKeyedArchiver archive of app objects (a binary or XML property list with `$archiver`).
     case keyedArchive
     /// Records in the registered format of this name.
@@ -46,6 +48,8 @@ public enum InputKind: Sendable, Hashable {
         if let format = registry.format(recognizing: probe) {
             if format is SQLiteFormat {
                 self = .sqliteStore
+            } else if format is BinaryStoreFormat {
+                self = .binaryStore
             } else if format is ArchiveFormat {
                 self = Self.holdsAppObjects(url, header: probe.header) ? .keyedArchive : .model
             } else {

@@ -1,8 +1,8 @@
 public import DecantCore
 public import Foundation
 
-/// What `decant inspect` says about a Core Data SQLite store: format, metadata, store UUID, object counts per
-/// entity, and which model version it was written with (or the nearest version and what differs).
+/// What `decant inspect` says about a Core Data SQLite or binary store: format, metadata, store UUID, object counts
+/// per entity, and which model version it was written with (or the nearest version and what differs).
 ///
 /// ```swift
 /// let report = try StoreReport(store: URL(fileURLWithPath: "Notes.sqlite"), bundle: notes)
@@ -29,10 +29,10 @@ public struct StoreReport: Sendable, Codable, Hashable {
     public var kind: String = "store"
     /// The path inspected, as given.
     public var path: String
-    /// `sqlite`.
+    /// `sqlite` or `binary`.
     public var format: String = "sqlite"
-    /// `wal` or `delete`, from the database header.
-    public var journalMode: String
+    /// `wal` or `delete`, from the database header; `nil` for a binary store.
+    public var journalMode: String?
     /// `Z_UUID`.
     public var storeUUID: String
     /// `NSStoreType`.
@@ -83,6 +83,33 @@ public struct StoreReport: Sendable, Codable, Hashable {
         self.entityCounts = try store.objectCounts(model: resolved)
     }
 
+    /// Inspects the binary store (`NSBinaryStoreType`) at `url`, comparing it with `bundle` when given. Without a
+    /// model it still tells everything but the model: metadata, UUID, hashes and objects per entity (each node names
+    /// its entity).
+    /// - Throws: ``DecantError`` `.malformedInput` for a damaged store, naming the byte offset or the node.
+    public init(binaryStore url: URL, path: String? = nil, bundle: ModelBundle?) throws {
+        let file = try BinaryStoreFile(contentsOf: url)
+        let metadata = try file.storeMetadata()
+        self.path = path ?? url.displayPath
+        self.format = "binary"
+        self.journalMode = nil
+        self.storeUUID = metadata.storeUUID
+        self.storeType = metadata.storeType
+        self.frameworkVersion = metadata.frameworkVersion
+        self.versionIdentifiers = metadata.versionIdentifiers
+        let hashes = metadata.entityVersionHashes
+        self.entityVersionHashes = hashes.mapValues { $0.base64EncodedString() }
+        self.hasModelCache = false
+        if let bundle {
+            let match = ModelMatch(storeHashes: hashes, storeIdentifiers: metadata.versionIdentifiers, bundle: bundle)
+            self.model = ModelSummary(
+                source: "bundle", bundle: bundle.name, matchedVersion: match.matched?.versionName,
+                nearestVersion: match.nearest?.versionName, differences: match.differences.map { $0.description },
+                choice: match.choice)
+        }
+        self.entityCounts = Dictionary(grouping: file.nodes) { $0.entity }.mapValues { $0.count }
+    }
+
     /// `wal` when the header's read/write versions are 2 (WAL), else `delete`.
     static func journalMode(of url: URL) -> String {
         let header = (try? FormatProbe.header(of: url, count: 20)) ?? Data()  // the store was just read: "unknown" if not
@@ -92,7 +119,10 @@ public struct StoreReport: Sendable, Codable, Hashable {
 
     /// The report as human-readable text.
     public var text: String {
-        var lines = ["\(path): Core Data SQLite store (\(journalMode) journal)"]
+        var lines = [
+            format == "binary"
+                ? "\(path): Core Data binary store" : "\(path): Core Data SQLite store (\(journalMode ?? "unknown") journal)"
+        ]
         lines.append("  store UUID:        \(storeUUID)")
         lines.append("  framework version: \(frameworkVersion.map(String.init) ?? "unknown")")
         lines.append("  identifiers:       [\(versionIdentifiers.map { "\"\($0)\"" }.joined(separator: ", "))]")
@@ -106,7 +136,10 @@ public struct StoreReport: Sendable, Codable, Hashable {
                 for difference in model.differences { lines.append("    \(difference)") }
             }
         } else {
-            lines.append("  model:             unknown (no Z_MODELCACHE; give the model with --model)")
+            lines.append(
+                format == "binary"
+                    ? "  model:             unknown (a binary store carries no model; give it with --model)"
+                    : "  model:             unknown (no Z_MODELCACHE; give the model with --model)")
         }
         lines.append("  objects:")
         for name in Set(entityVersionHashes.keys).union(entityCounts.keys).sorted() {
