@@ -88,19 +88,36 @@ struct AppleBinaryStoreTests {
         #expect(metadata.plist["CFBundleShortVersionString"] == .string("10.0.9"))
     }
 
-    @Test func applesFileWrittenBackDecodesTheSame() throws {
+    /// The binary stores of both corpora (the sweep below reads each); one today, ScreenFlow's.
+    @Test func theCorporaHoldTheirBinaryStore() {
+        #expect(Fixtures.binaryStores.map(\.lastPathComponent) == ["ScreenFlowDocument.dat"])
+    }
+
+    @Test("every corpus binary store is written back decoding the same", arguments: Fixtures.binaryStores)
+    func writtenBackDecodesTheSame(_ store: URL) throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = try BinaryStoreFile(contentsOf: Self.screenFlow)
+        let file = try BinaryStoreFile(contentsOf: store)
         let copy = folder.appendingPathComponent("Copy.binarystore")
         try file.encoded().write(to: copy)
-        let apple = try Self.decoded(Self.screenFlow)
+        let apple = try Self.decoded(store)
         let decant = try Self.decoded(copy)
         #expect(apple.contains("\"NSDictionaryMapNode\""))
-        #expect(apple.contains("NSColor"))  // an app value's own object graph, kept as archived
         #expect(decant == apple)
+        let report = try StoreReport(binaryStore: store, bundle: nil)
+        #expect(report.entityCounts.values.reduce(0, +) == file.nodes.count)
+        #expect(!report.entityVersionHashes.isEmpty)
         // And Decant reads its own copy as it read Apple's.
         #expect(try BinaryStoreFile(contentsOf: copy) == file)
+    }
+
+    @Test func screenFlowsColourGraphIsKeptAsArchived() throws {
+        #expect(try Self.decoded(Self.screenFlow).contains("NSColor"))
+        let file = try BinaryStoreFile(contentsOf: Self.screenFlow)
+        let graphs = try file.nodes.flatMap(\.slots).compactMap { slot -> ArchivedValue? in
+            if case .archived(let data) = slot { try KeyedArchive(data: data).decodeRootTree() } else { nil }
+        }
+        #expect(graphs.contains { if case .object(className: "NSColor", _) = $0 { true } else { false } })
     }
 
     @Test func inspectTellsWhatTheStoreHoldsWithoutAModel() throws {
