@@ -299,8 +299,11 @@ struct BinaryStoreEncoder {
         case .integer(let number): return writer.addValue(.integer(number)).uid
         case .bool(let flag): return writer.addValue(.bool(flag)).uid
         case .double(let number): return writer.addValue(.real(number)).uid
-        // NSDecimalNumber's archived form is not read by Decant's codecs yet: decimals are kept as their text.
-        case .decimal(let decimal): return writer.addString(decimal.description).uid
+        case .decimal(let decimal):
+            return writer.addObject(
+                className: ArchivedDecimal.className, classes: ArchivedDecimal.classes,
+                fields: try ArchivedDecimal.fields(of: decimal)
+            ).uid
         case .date(let date):
             return writer.addObject(className: "NSDate", fields: ["NS.time": .real(date.timeIntervalSinceReferenceDate)])
                 .uid

@@ -108,6 +108,28 @@ struct BinaryStoreFileTests {
                 == .toOne(ObjectReference(entity: "Parent", id: .primaryKey(1))))
     }
 
+    @Test func decimalsArchiveAsNSDecimalNumberAndBack() throws {
+        for text in ["0", "12.345", "-0.001", "1200", "-3.4", "79228162514264337593543950335", "0.000000000000000000001"] {
+            let decimal = try #require(Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")))
+            let fields = try ArchivedDecimal.fields(of: decimal)
+            let object = ArchivedObject(
+                index: 1, className: ArchivedDecimal.className, classes: ArchivedDecimal.classes, fields: fields,
+                value: .dictionary(fields))
+            #expect(try ArchivedDecimal.decimal(from: object) == decimal, "\(text)")
+        }
+        // 12.345 = 12345 × 10^-3: one 16-bit word, little-endian (0x3039), compact.
+        let fields = try ArchivedDecimal.fields(of: Decimal(string: "12.345") ?? 0)
+        #expect(fields["NS.exponent"] == .integer(-3))
+        #expect(fields["NS.length"] == .integer(1))
+        #expect(fields["NS.negative"] == .bool(false))
+        #expect(fields["NS.compact"] == .bool(true))
+        #expect(fields["NS.mantissa.bo"] == .integer(1))
+        #expect(fields["NS.mantissa"] == .data(Data([0x39, 0x30] + Array(repeating: 0, count: 14))))
+        let broken = ArchivedObject(
+            index: 4, className: ArchivedDecimal.className, classes: [], fields: ["NS.length": .integer(9)], value: .null)
+        #expect(throws: DecantError.self) { try ArchivedDecimal.decimal(from: broken) }
+    }
+
     // MARK: Hostile input
 
     /// Reads `data` without a model; a failure must be a `DecantError` exiting 65 that names the file.

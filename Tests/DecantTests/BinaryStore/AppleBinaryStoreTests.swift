@@ -346,6 +346,15 @@ struct AppleBinaryStoreTests {
         }
         let trees = try archived.map { try KeyedArchive(data: $0).decodeRootTree() }
         #expect(trees.contains { if case .dictionary(let entries) = $0 { entries.count == 2 } else { false } })
+        // A decimal is an NSDecimalNumber, as Foundation archives one.
+        #expect(
+            trees.contains {
+                if case .object(className: "NSDecimalNumberPlaceholder", let fields) = $0 {
+                    fields.contains { $0.name == "NS.mantissa" }
+                } else {
+                    false
+                }
+            })
         #expect(file.nodes.filter { $0.entity == "Item" }.flatMap(\.slots).contains(.plist(.data(Data([9, 9])))))
     }
 }
