@@ -126,7 +126,7 @@ public struct StoreReport: Sendable, Codable, Hashable {
         lines.append("  store UUID:        \(storeUUID)")
         lines.append("  framework version: \(frameworkVersion.map(String.init) ?? "unknown")")
         lines.append("  identifiers:       [\(versionIdentifiers.map { "\"\($0)\"" }.joined(separator: ", "))]")
-        lines.append("  model cache:       \(hasModelCache ? "yes" : "no")")
+        if format != "binary" { lines.append("  model cache:       \(hasModelCache ? "yes" : "no")") }
         if let model {
             if let matched = model.matchedVersion {
                 lines.append("  model:             matches \(model.bundle.map { "\($0) version " } ?? "")\(matched)")
