@@ -45,7 +45,7 @@ extension DecantCommand {
 
                 Core Data's XML store (--to xml, or an .xml file whose root is <database>) reads without --model \
                 (the model the file declares) or with it (the version its hashes match); the binary store (--to \
-                binary) is experimental and reads with --model.
+                binary, Apple's layout) reads with --model.
 
                 A keyed archive (NSKeyedArchiver, binary or XML; read only) needs --model: each object of an app \
                 class becomes an object of the entity --class Class=Entity or --class-mapping names (else the entity \
