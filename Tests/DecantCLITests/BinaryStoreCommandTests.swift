@@ -42,7 +42,8 @@ struct BinaryStoreCommandTests {
         let empty = folder.appendingPathComponent("Empty.binarystore")
         try Data().write(to: empty)
         let store = folder.appendingPathComponent("Lessons.binarystore")
-        let converted = try EndToEndTests.run(["convert", empty.path, store.path, "--model", notes.path, "--to", "binary"])
+        let converted = try EndToEndTests.run(
+            ["convert", empty.path, store.path, "--model", notes.path, "--to", "binary"])
         #expect(converted.status == 0, "\(converted.stderr)")
         let report = try EndToEndTests.run(["inspect", store.path, "--model", notes.path])
         #expect(report.status == 0, "\(report.stderr)")

@@ -121,7 +121,8 @@ public struct StoreReport: Sendable, Codable, Hashable {
     public var text: String {
         var lines = [
             format == "binary"
-                ? "\(path): Core Data binary store" : "\(path): Core Data SQLite store (\(journalMode ?? "unknown") journal)"
+                ? "\(path): Core Data binary store"
+                : "\(path): Core Data SQLite store (\(journalMode ?? "unknown") journal)"
         ]
         lines.append("  store UUID:        \(storeUUID)")
         lines.append("  framework version: \(frameworkVersion.map(String.init) ?? "unknown")")

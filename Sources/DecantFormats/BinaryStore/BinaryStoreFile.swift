@@ -305,8 +305,8 @@ struct BinaryStoreEncoder {
                 fields: try ArchivedDecimal.fields(of: decimal)
             ).uid
         case .date(let date):
-            return writer.addObject(className: "NSDate", fields: ["NS.time": .real(date.timeIntervalSinceReferenceDate)])
-                .uid
+            let time = PropertyListValue.real(date.timeIntervalSinceReferenceDate)
+            return writer.addObject(className: "NSDate", fields: ["NS.time": time]).uid
         case .data(let data): return writer.addValue(.data(data)).uid
         case .transformable(let data):
             // Core Data keeps a transformable value's object graph in the node, not the transformer's bytes.

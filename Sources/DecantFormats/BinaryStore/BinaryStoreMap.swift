@@ -106,7 +106,8 @@ struct BinaryStoreMap {
             throw fail("the \(entity) node has no NSPrimaryKey64", key: "NSPrimaryKey64")
         }
         if let mapKey = try archive.integer(entry.key), mapKey != key {
-            throw fail("the \(entity) node's NSPrimaryKey64 \(key) differs from its map key \(mapKey)", key: "NSPrimaryKey64")
+            throw fail(
+                "the \(entity) node's NSPrimaryKey64 \(key) differs from its map key \(mapKey)", key: "NSPrimaryKey64")
         }
         var slots: [PropertyListValue] = []
         var named: [(key: String, value: PropertyListValue)]?
@@ -115,7 +116,8 @@ struct BinaryStoreMap {
         } else if let attributes = try archive.stringKeyedEntries(forKey: "NSAttributes", in: object) {
             named = attributes
         } else {
-            throw fail("the \(entity) node \(key) has neither NSAttributeValues nor NSAttributes", key: "NSAttributeValues")
+            throw fail(
+                "the \(entity) node \(key) has neither NSAttributeValues nor NSAttributes", key: "NSAttributeValues")
         }
         var related: [BinaryStoreFile.Related] = []
         for (name, value) in try archive.stringKeyedEntries(forKey: "NSRelatedNodes", in: object) ?? [] {
@@ -156,8 +158,8 @@ struct BinaryStoreMap {
         } catch var error as DecantError {
             if let entry = error.location?.object { error.message += " (\(entry))" }
             error.location = Location(
-                path: path, offset: Int(header.mapDataOffset), entity: node.entity, object: "\(node.entity)/p\(node.key)",
-                keyPath: keyPath ?? error.location?.keyPath)
+                path: path, offset: Int(header.mapDataOffset), entity: node.entity,
+                object: "\(node.entity)/p\(node.key)", keyPath: keyPath ?? error.location?.keyPath)
             throw error
         }
     }

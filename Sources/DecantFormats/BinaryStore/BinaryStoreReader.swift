@@ -123,7 +123,11 @@ public final class BinaryStoreReader: RecordReader {
             batch.beginRecord(id: .primaryKey(node.key))
             for attribute in layout.attributes {
                 let raw: PropertyListValue? =
-                    if let named { named[attribute.name] } else { slotOfAttribute[attribute.name].map { node.slots[$0] } }
+                    if let named {
+                        named[attribute.name]
+                    } else {
+                        slotOfAttribute[attribute.name].map { node.slots[$0] }
+                    }
                 let value = try map.inNode(node, keyPath: attribute.name) {
                     try raw.map { try decode($0, as: attribute.type, in: archive) } ?? .null
                 }

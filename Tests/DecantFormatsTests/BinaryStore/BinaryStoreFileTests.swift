@@ -75,7 +75,8 @@ struct BinaryStoreFileTests {
             Record(
                 entity: "Child", id: .primaryKey(2), values: [nil, "b", nil],
                 relationships: [
-                    .toOne(ObjectReference(entity: "Parent", id: .primaryKey(1))), .toMany([]), .toMany([]), .toOne(nil),
+                    .toOne(ObjectReference(entity: "Parent", id: .primaryKey(1))), .toMany([]), .toMany([]),
+                    .toOne(nil),
                 ]))
         try writer.write(children)
         try writer.finish()
@@ -109,7 +110,10 @@ struct BinaryStoreFileTests {
     }
 
     @Test func decimalsArchiveAsNSDecimalNumberAndBack() throws {
-        for text in ["0", "12.345", "-0.001", "1200", "-3.4", "79228162514264337593543950335", "0.000000000000000000001"] {
+        let texts = [
+            "0", "12.345", "-0.001", "1200", "-3.4", "79228162514264337593543950335", "0.000000000000000000001",
+        ]
+        for text in texts {
             let decimal = try #require(Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")))
             let fields = try ArchivedDecimal.fields(of: decimal)
             let object = ArchivedObject(
@@ -126,7 +130,8 @@ struct BinaryStoreFileTests {
         #expect(fields["NS.mantissa.bo"] == .integer(1))
         #expect(fields["NS.mantissa"] == .data(Data([0x39, 0x30] + Array(repeating: 0, count: 14))))
         let broken = ArchivedObject(
-            index: 4, className: ArchivedDecimal.className, classes: [], fields: ["NS.length": .integer(9)], value: .null)
+            index: 4, className: ArchivedDecimal.className, classes: [], fields: ["NS.length": .integer(9)],
+            value: .null)
         #expect(throws: DecantError.self) { try ArchivedDecimal.decimal(from: broken) }
     }
 
@@ -180,7 +185,10 @@ struct BinaryStoreFileTests {
 
     @Test func lengthsPointingOutsideTheFileAreRefused() throws {
         let data = try Data(contentsOf: Self.screenFlow)
-        for (field, value) in [(16, UInt64.max), (24, UInt64.max - 8), (32, 1 << 40), (40, UInt64(data.count)), (16, 10)] {
+        let fields: [(Int, UInt64)] = [
+            (16, UInt64.max), (24, UInt64.max - 8), (32, 1 << 40), (40, UInt64(data.count)), (16, 10),
+        ]
+        for (field, value) in fields {
             var bad = data
             for index in 0..<8 { bad[field + index] = UInt8(truncatingIfNeeded: value >> UInt64(56 - 8 * index)) }
             let error = try #require(throws: DecantError.self, "field \(field) = \(value)") {

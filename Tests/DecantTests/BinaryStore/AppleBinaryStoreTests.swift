@@ -28,7 +28,8 @@ struct AppleBinaryStoreTests {
                         cls = objs[o['$class'].data]
                         name = [cls['$classname']] + cls['$classes']
                         if 'NS.keys' in o:
-                            entries = [[json.dumps(dec(k), sort_keys=True), dec(x)] for k, x in zip(o['NS.keys'], o['NS.objects'])]
+                            entries = [[json.dumps(dec(k), sort_keys=True), dec(x)]
+                                       for k, x in zip(o['NS.keys'], o['NS.objects'])]
                             return {'class': name, 'entries': sorted(entries, key=lambda e: e[0])}
                         return {'class': name, 'fields': {k: dec(x) for k, x in o.items() if k != '$class'}}
                     return dec(o)
@@ -69,7 +70,8 @@ struct AppleBinaryStoreTests {
         #expect(nodes[5]?.related == [BinaryStoreFile.Related(name: "source", keys: [1], isToMany: false)])
         // A date is an archived NSDate; a float32-rounded real keeps its plist type.
         guard case .archived(let date)? = nodes[1]?.slots.first else {
-            Issue.record("MediaSource's first slot is not an archived object: \(String(describing: nodes[1]?.slots.first))")
+            Issue.record(
+                "MediaSource's first slot is not an archived object: \(String(describing: nodes[1]?.slots.first))")
             return
         }
         #expect(try KeyedArchive(data: date).decodeRootTree() == .date(765_406_831.99423))
@@ -271,7 +273,9 @@ struct AppleBinaryStoreTests {
     }()
 
     static func kindsBatches() throws -> [RecordBatch] {
-        func ref(_ entity: String, _ key: Int64) -> ObjectReference { ObjectReference(entity: entity, id: .primaryKey(key)) }
+        func ref(_ entity: String, _ key: Int64) -> ObjectReference {
+            ObjectReference(entity: entity, id: .primaryKey(key))
+        }
         var shapeArchive = KeyedArchiveWriter()
         let shape = shapeArchive.addDictionary(
             keys: [shapeArchive.addString("corners").uid, shapeArchive.addString("name").uid],
@@ -279,9 +283,11 @@ struct AppleBinaryStoreTests {
         let full: [String: Value] = [
             "b16": .integer(-12), "b32": .integer(1 << 20), "b64": .integer(1 << 50),
             "dec": .decimal(Decimal(string: "12.345") ?? 0), "dbl": .double(0.1), "flt": .double(1.5),
-            "str": .string("naïve ✓"), "flag": .bool(true), "when": .date(Date(timeIntervalSinceReferenceDate: 86_400.5)),
-            "blob": .data(Data([0, 1, 2, 255])), "uid": .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F") ?? UUID()),
-            "link": .uri("https://example.com/a?b=c"), "shape": .transformable(try shapeArchive.encodedData(root: shape)),
+            "str": .string("naïve ✓"), "flag": .bool(true),
+            "when": .date(Date(timeIntervalSinceReferenceDate: 86_400.5)), "blob": .data(Data([0, 1, 2, 255])),
+            "uid": .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F") ?? UUID()),
+            "link": .uri("https://example.com/a?b=c"),
+            "shape": .transformable(try shapeArchive.encodedData(root: shape)),
         ]
         var other = full
         other["flag"] = .bool(false)
@@ -302,12 +308,17 @@ struct AppleBinaryStoreTests {
         batches.append(itemBatch)
         var groupBatch = try #require(RecordLayout(entity: "Group", in: kinds)).emptyBatch()
         groupBatch.append(
-            Record(entity: "Group", id: .primaryKey(1), values: ["G"], relationships: [.toMany([ref("Item", 3), ref("Item", 1)])]))
+            Record(
+                entity: "Group", id: .primaryKey(1), values: ["G"],
+                relationships: [.toMany([ref("Item", 3), ref("Item", 1)])]))
         batches.append(groupBatch)
         var tagBatch = try #require(RecordLayout(entity: "Tag", in: kinds)).emptyBatch()
-        tagBatch.append(Record(entity: "Tag", id: .primaryKey(1), values: ["one"], relationships: [.toMany([ref("Item", 1)])]))
         tagBatch.append(
-            Record(entity: "Tag", id: .primaryKey(2), values: [nil], relationships: [.toMany([ref("Item", 1), ref("Item", 3)])]))
+            Record(entity: "Tag", id: .primaryKey(1), values: ["one"], relationships: [.toMany([ref("Item", 1)])]))
+        tagBatch.append(
+            Record(
+                entity: "Tag", id: .primaryKey(2), values: [nil],
+                relationships: [.toMany([ref("Item", 1), ref("Item", 3)])]))
         batches.append(tagBatch)
         return batches
     }
@@ -319,7 +330,8 @@ struct AppleBinaryStoreTests {
         let writer = try SQLiteStoreWriter(creating: store, model: Self.kinds, journalMode: .delete)
         for batch in try Self.kindsBatches() { try writer.write(batch) }
         try writer.finish()
-        let bundle = ModelBundle(name: "Kinds", versions: [Self.kinds], currentVersionName: "Kinds", sourceKind: .xcdatamodeld)
+        let bundle = ModelBundle(
+            name: "Kinds", versions: [Self.kinds], currentVersionName: "Kinds", sourceKind: .xcdatamodeld)
         let (middle, back) = try XMLStoreRoundTripTests.roundTrip(
             store, through: "binary", options: FormatOptions(bundle: bundle))
         let before = try CSVStoreRoundTripTests.records(of: store, model: Self.kinds)

@@ -15,7 +15,9 @@ enum ArchivedDecimal {
     /// The coder keys of `decimal`.
     /// - Throws: `.unsupportedFormat` for NaN or a mantissa beyond 128 bits.
     static func fields(of decimal: Decimal) throws -> PropertyListDictionary {
-        guard !decimal.isNaN else { throw DecantError(.unsupportedFormat, "NaN cannot be archived as an NSDecimalNumber") }
+        guard !decimal.isNaN else {
+            throw DecantError(.unsupportedFormat, "NaN cannot be archived as an NSDecimalNumber")
+        }
         var text = decimal.description
         let negative = text.hasPrefix("-")
         if negative { text.removeFirst() }
@@ -58,7 +60,8 @@ enum ArchivedDecimal {
     /// - Throws: `.malformedInput` when a field is missing or out of range.
     static func decimal(from object: ArchivedObject) throws -> Decimal {
         func fail(_ message: String) -> DecantError {
-            DecantError(.malformedInput, "NSDecimalNumber: \(message)", at: Location(object: "$objects[\(object.index)]"))
+            DecantError(
+                .malformedInput, "NSDecimalNumber: \(message)", at: Location(object: "$objects[\(object.index)]"))
         }
         guard case .integer(let exponent)? = object["NS.exponent"], (-128...127).contains(exponent),
             case .integer(let length)? = object["NS.length"], (0...8).contains(length),
