@@ -82,4 +82,30 @@ struct PropertyListSurveyTests {
         #expect(PropertyListSurvey.propertyName("date_added") == "dateAdded")
         #expect(PropertyListSurvey.propertyName("URL") == "url")
     }
+
+    /// Every `.plist` of the corpus: Apple's keyed archives stay archives (the plist format declines them), and the
+    /// plain ones (`VersionInfo.plist`, which Xcode's momc writes into a `.momd`) are recognised and surveyed.
+    @Test func theCorpusPlistsAreToldApartAndSurveyed() throws {
+        let files = Fixtures.corpusItems { $0.pathExtension == "plist" }
+        var plain = 0
+        for file in files {
+            let data = try Data(contentsOf: file)
+            let recognised = PropertyListFormat().recognizes(try FormatProbe(url: file))
+            if PropertyListFormat.isKeyedArchive(data) {
+                #expect(!recognised, "\(Fixtures.corpusRelativePath(file))")
+                continue
+            }
+            plain += 1
+            #expect(recognised, "\(Fixtures.corpusRelativePath(file))")
+            let survey = try PropertyListSurvey(data: data, path: file.lastPathComponent)
+            #expect(survey.top == "dictionary")
+            if file.lastPathComponent == "VersionInfo.plist" {
+                #expect(survey.topKeys.contains { $0.name == "NSManagedObjectModel_VersionHashes" })
+                // The hashes are data keyed by entity, no archives.
+                #expect(survey.archiveCount == 0)
+            }
+        }
+        #expect(plain >= 2)
+        #expect(files.count > plain)
+    }
 }
