@@ -62,8 +62,14 @@ extension DecantCommand {
             try reportingErrors(verbose: options.verbose, json: options.json) {
                 let url = URL(fileURLWithPath: path)
                 // --from names a record format: the input is read as records of it, whatever its content.
-                let kind = try inputOptions.from.map { $0.lowercased() == "sqlite" ? .sqliteStore : .records($0) }
-                    ?? InputKind(of: url)
+                // A plain property list is described as one (its survey needs no model).
+                let kind = try inputOptions.from.map { name -> InputKind in
+                    switch name.lowercased() {
+                    case "sqlite": .sqliteStore
+                    case "plist": .propertyList
+                    default: .records(name)
+                    }
+                } ?? InputKind(of: url)
                 switch kind {
                 case .model where diagram != nil:
                     let bundle = try loadBundle(path, versionOrder: versionOrder)

@@ -32,6 +32,14 @@ struct PropertyListCommandTests {
         let json = try EndToEndTests.run(["inspect", binary, "--json"])
         #expect(json.status == 0, "\(json.stderr)")
         #expect(try EndToEndTests.validate(json.stdout) == "valid")
+        // Named otherwise, the content tells it; --from plist says it outright.
+        let renamed = folder.appendingPathComponent("Folders.data")
+        try PropertyListFixture.pythonBinary.write(to: renamed)
+        for arguments in [["inspect", renamed.path], ["inspect", renamed.path, "--from", "plist"]] {
+            let run = try EndToEndTests.run(arguments)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("Folders.data: property list (binary)"), "\(run.stdout)")
+        }
     }
 
     @Test(.requiresDecantBinary) func theInspectedMappingConvertsIntoAStore() throws {
