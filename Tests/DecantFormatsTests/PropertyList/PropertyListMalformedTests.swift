@@ -73,6 +73,24 @@ struct PropertyListMalformedTests {
         Self.expectLocatedFailure(Data(bytes))
     }
 
+    @Test func sharedArraysThatWouldExplodeAreRefused() {
+        // A binary "billion laughs": array i holds array i + 1 twice, 40 levels, so 2^40 values from 41 objects.
+        let levels = 40
+        var bytes = Array("bplist00".utf8)
+        var offsets: [UInt8] = []
+        for level in 0..<levels {
+            offsets.append(UInt8(bytes.count))
+            bytes += [0xA2, UInt8(level + 1), UInt8(level + 1)]
+        }
+        offsets.append(UInt8(bytes.count))
+        bytes += [0x10, 0x01]
+        let table = bytes.count
+        bytes += offsets
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, UInt8(levels + 1)] + [0, 0, 0, 0, 0, 0, 0, 0]
+        bytes += [0, 0, 0, 0, 0, 0, 0, UInt8(table)]
+        Self.expectLocatedFailure(Data(bytes))
+    }
+
     @Test func nestingTooDeepIsRefused() {
         let depth = 2000
         let xml =
