@@ -62,7 +62,9 @@ public enum InputKind: Sendable, Hashable {
         } else if let format = registry.format(forExtensionOf: url) {
             // By extension when the content decides nothing: a damaged store still reads as a store, so its error
             // says what SQLite found.
-            self = format is SQLiteFormat ? .sqliteStore : format is PropertyListFormat ? .propertyList : .records(format.name)
+            self =
+                format is SQLiteFormat
+                ? .sqliteStore : format is PropertyListFormat ? .propertyList : .records(format.name)
         } else {
             throw DecantError(
                 .unsupportedFormat,

@@ -63,7 +63,9 @@ public struct PropertyListReport: Sendable, Hashable, Encodable {
         ]
         if !survey.topKeys.isEmpty {
             lines.append("  top-level keys:")
-            for key in survey.topKeys { lines.append("    \(key.name)  \(key.kinds.keys.sorted().joined(separator: ", "))") }
+            for key in survey.topKeys {
+                lines.append("    \(key.name)  \(key.kinds.keys.sorted().joined(separator: ", "))")
+            }
         }
         lines.append("  arrays of dictionaries:")
         if survey.arrays.isEmpty { lines.append("    (none)") }

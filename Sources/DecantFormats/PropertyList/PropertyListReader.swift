@@ -84,7 +84,8 @@ public final class PropertyListReader: EntityNamingReader {
             let place = "\(keyPath)[\(index)]"
             guard let dictionary = element.dictionaryValue else {
                 throw DecantError(
-                    .malformedInput, "expected a dictionary of \(entity), found \(PropertyListSurvey.kind(of: element))",
+                    .malformedInput,
+                    "expected a dictionary of \(entity), found \(PropertyListSurvey.kind(of: element))",
                     at: Location(path: path, entity: entity, object: place))
             }
             _ = try importDictionary(dictionary, entity: entity, keyPath: keyPath, place: place, parent: nil)
@@ -142,7 +143,8 @@ public final class PropertyListReader: EntityNamingReader {
             }
             guard let elements = current.arrayValue else {
                 throw DecantError(
-                    .usage, "--key-path \(keyPath) is \(PropertyListSurvey.kind(of: current)), not an array of dictionaries",
+                    .usage,
+                    "--key-path \(keyPath) is \(PropertyListSurvey.kind(of: current)), not an array of dictionaries",
                     at: Location(path: path, keyPath: keyPath))
             }
             return (keyPath, elements)
@@ -158,7 +160,8 @@ public final class PropertyListReader: EntityNamingReader {
         guard found.count == 1 else {
             throw DecantError(
                 .usage,
-                "the property list holds \(found.count) arrays of dictionaries (\(found.map(\.keyPath).joined(separator: ", "))): "
+                "the property list holds \(found.count) arrays of dictionaries "
+                    + "(\(found.map(\.keyPath).joined(separator: ", "))): "
                     + "choose one with --key-path", at: Location(path: path))
         }
         return first
@@ -266,7 +269,8 @@ public final class PropertyListReader: EntityNamingReader {
                         throw DecantError(
                             .malformedInput,
                             "the relationship \(relationship.name) expects dictionaries, found "
-                                + PropertyListSurvey.kind(of: member), at: Location(path: path, entity: entity, object: memberPlace))
+                                + PropertyListSurvey.kind(of: member),
+                            at: Location(path: path, entity: entity, object: memberPlace))
                     }
                     list.append(
                         try importDictionary(
@@ -393,7 +397,8 @@ public final class PropertyListReader: EntityNamingReader {
         case .integer, .real, .bool, .data: return writer.addValue(value).uid
         case .date(let seconds): return writer.addObject(className: "NSDate", fields: ["NS.time": .real(seconds)]).uid
         case .array(let elements): return writer.addArray(elements.map { archive($0, into: &writer) }).uid
-        case .set(let elements): return writer.addArray(elements.map { archive($0, into: &writer) }, className: "NSSet").uid
+        case .set(let elements):
+            return writer.addArray(elements.map { archive($0, into: &writer) }, className: "NSSet").uid
         case .dictionary(let dictionary):
             let keys = dictionary.keys.map { writer.addString($0).uid }
             let values = dictionary.values.map { archive($0, into: &writer) }

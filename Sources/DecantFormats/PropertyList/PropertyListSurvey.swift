@@ -73,7 +73,8 @@ public struct PropertyListSurvey: Sendable, Hashable, Encodable {
     /// - Throws: ``DecantError`` `.malformedInput` naming the offset, line or value that is wrong.
     public init(data: Data, path: String) throws {
         let value = try PropertyListValue.decode(from: data, path: path)
-        try self.init(value: value, path: path, encoding: BinaryPropertyListReader.isBinaryPropertyList(data) ? "binary" : "xml")
+        let encoding = BinaryPropertyListReader.isBinaryPropertyList(data) ? "binary" : "xml"
+        try self.init(value: value, path: path, encoding: encoding)
     }
 
     /// Surveys a decoded property list.
@@ -94,8 +95,9 @@ public struct PropertyListSurvey: Sendable, Hashable, Encodable {
         self.arrays = walk.order.compactMap { walk.arrays[$0] }.map { array in
             ArrayOfDictionaries(
                 keyPath: array.keyPath, count: array.count, isTopLevel: array.isTopLevel,
-                keys: array.keyOrder.map { Key(name: $0, count: array.keyCounts[$0] ?? 0, kinds: array.kinds[$0] ?? [:]) }
-                    .sorted { $0.name < $1.name })
+                keys: array.keyOrder.map {
+                    Key(name: $0, count: array.keyCounts[$0] ?? 0, kinds: array.kinds[$0] ?? [:])
+                }.sorted { $0.name < $1.name })
         }
         self.archives = walk.archives
         self.archiveCount = walk.archiveCount
