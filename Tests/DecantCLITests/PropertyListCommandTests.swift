@@ -113,7 +113,9 @@ struct PropertyListCommandTests {
         try Data(text.utf8).write(to: URL(fileURLWithPath: xml))
         let run = try EndToEndTests.run(["convert", xml, output.path, "--model", model, "--entity", "Bookmark"])
         #expect(run.status == 65, "\(run.stderr)")
-        #expect(run.stderr.contains("Bookmarks.plist: entity Bookmark, object [0], key Visits: malformed input: "), "\(run.stderr)")
+        #expect(
+            run.stderr.contains("Bookmarks.plist: entity Bookmark, object [0], key Visits: malformed input: "),
+            "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 }

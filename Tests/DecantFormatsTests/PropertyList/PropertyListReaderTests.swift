@@ -28,7 +28,8 @@ struct PropertyListReaderTests {
         #expect(PropertyListTesting.value("visits", of: cafe) == .integer(12))
         // The Data value holds a keyed archive of an NSDate: it decodes to the date.
         #expect(
-            PropertyListTesting.value("lastVisit", of: cafe) == .date(Date(timeIntervalSinceReferenceDate: 700_000_000.5)))
+            PropertyListTesting.value("lastVisit", of: cafe)
+                == .date(Date(timeIntervalSinceReferenceDate: 700_000_000.5)))
         #expect(PropertyListTesting.value("icon", of: cafe) == .data(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A])))
         // An array of strings under a Transformable attribute is archived as an NSArray of NSStrings.
         guard case .transformable(let tags)? = PropertyListTesting.value("tags", of: cafe) else {
@@ -45,7 +46,8 @@ struct PropertyListReaderTests {
         // The nested bookmarks point back at their folder; the folder's side is carried by that inverse.
         let folder = ObjectReference(entity: "Folder", id: .external("Folders[0]"))
         for bookmark in bookmarks {
-            #expect(ArchiveTesting.relationship("folder", of: bookmark, in: PropertyListTesting.model) == .toOne(folder))
+            #expect(
+                ArchiveTesting.relationship("folder", of: bookmark, in: PropertyListTesting.model) == .toOne(folder))
         }
         #expect(ArchiveTesting.relationship("bookmarks", of: folders[0], in: PropertyListTesting.model) == .viaInverse)
     }
@@ -53,7 +55,8 @@ struct PropertyListReaderTests {
     @Test func appleXMLArrayBecomesBookmarksAndUnknownKeysAreReported() throws {
         var options = FormatOptions(bundle: PropertyListTesting.bundle)
         options.entity = "Bookmark"
-        var reader = try PropertyListReader(data: PropertyListTesting.appleXML, path: "Bookmarks.plist", options: options)
+        var reader = try PropertyListReader(
+            data: PropertyListTesting.appleXML, path: "Bookmarks.plist", options: options)
         #expect(reader.entityFromOptions == "Bookmark")
         let bookmarks = try #require(try ArchiveTesting.readAll(&reader)["Bookmark"])
         #expect(bookmarks.count == 2)
@@ -68,7 +71,8 @@ struct PropertyListReaderTests {
                 == .date(Date(timeIntervalSince1970: 1_716_142_446)))
         #expect(PropertyListTesting.value("title", of: bookmarks[1]) == .string("Zoë & Ünïcode"))
         #expect(PropertyListTesting.value("starred", of: bookmarks[1]) == .bool(false))
-        #expect(PropertyListTesting.value("icon", of: bookmarks[1]) == .data(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A])))
+        #expect(
+            PropertyListTesting.value("icon", of: bookmarks[1]) == .data(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A])))
         #expect(PropertyListTesting.value("visits", of: bookmarks[1]) == .null)
         // WebBookmarkUUID fills nothing: reported once, not dropped silently.
         #expect(reader.diagnostics.count == 1)
@@ -80,11 +84,13 @@ struct PropertyListReaderTests {
         let mapping = try PropertyListMapping(
             json: Data(
                 """
-                {"keyPath": null, "arrays": {"": {"entity": "Bookmark", "keys": {"WebBookmarkUUID": null, "URL": "title", "Title": null}}}}
+                {"keyPath": null, "arrays": {"": {"entity": "Bookmark",
+                  "keys": {"WebBookmarkUUID": null, "URL": "title", "Title": null}}}}
                 """.utf8))
         var options = FormatOptions(bundle: PropertyListTesting.bundle)
         mapping.apply(to: &options)
-        var reader = try PropertyListReader(data: PropertyListTesting.appleXML, path: "Bookmarks.plist", options: options)
+        var reader = try PropertyListReader(
+            data: PropertyListTesting.appleXML, path: "Bookmarks.plist", options: options)
         let bookmarks = try #require(try ArchiveTesting.readAll(&reader)["Bookmark"])
         #expect(PropertyListTesting.value("title", of: bookmarks[0]) == .string("https://www.apple.com/"))
         #expect(reader.diagnostics.isEmpty)
@@ -171,7 +177,8 @@ struct PropertyListReaderTests {
     }
 
     @Test func aKeyedArchiveNamedPlistIsReadAsAnArchive() throws {
-        let url = Fixtures.corpus("apple__swift-corelibs-foundation/Tests/Foundation/Resources/NSKeyedUnarchiver-URLTest.plist")
+        let url = Fixtures.corpus(
+            "apple__swift-corelibs-foundation/Tests/Foundation/Resources/NSKeyedUnarchiver-URLTest.plist")
         #expect(PropertyListFormat.isKeyedArchive(try Data(contentsOf: url)))
         #expect(!PropertyListFormat.isKeyedArchive(PropertyListTesting.appleXML))
     }

@@ -46,7 +46,8 @@ struct PropertyListSurveyTests {
         mapping.arrays["Folders.Bookmarks"]?.keys["URLString"] = "url"
         var options = FormatOptions(bundle: PropertyListTesting.bundle)
         mapping.apply(to: &options)
-        var reader = try PropertyListReader(data: PropertyListTesting.pythonBinary, path: "Folders.plist", options: options)
+        var reader = try PropertyListReader(
+            data: PropertyListTesting.pythonBinary, path: "Folders.plist", options: options)
         let records = try ArchiveTesting.readAll(&reader)
         #expect(records["Folder"]?.count == 2)
         #expect(records["Bookmark"].map { $0.map { PropertyListTesting.value("url", of: $0) } }

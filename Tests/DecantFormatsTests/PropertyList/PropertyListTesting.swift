@@ -6,7 +6,9 @@ import Foundation
 /// The plain property-list tests' inputs (``PropertyListFixture``) and helpers.
 enum PropertyListTesting {
     /// Folder ⇄ Bookmark (``PropertyListFixture/entities``).
-    static let model: ObjectModel = (try? PropertyListFixture.model()) ?? ObjectModel(versionName: "unreadable", entities: [])
+    /// (A model that does not read is an empty one, which fails every test that uses it.)
+    static let model: ObjectModel =
+        (try? PropertyListFixture.model()) ?? ObjectModel(versionName: "unreadable", entities: [])
     static let pythonBinary = PropertyListFixture.pythonBinary
     static let appleXML = PropertyListFixture.appleXML
 
