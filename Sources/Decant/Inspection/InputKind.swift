@@ -74,10 +74,11 @@ public enum InputKind: Sendable, Hashable {
         }
     }
 
-    /// What a property list without `$archiver` in its first bytes is: a keyed archive all the same (of app objects,
-    /// or a compiled model or mapping model without its extension), or a plain property list. A file that does not
-    /// decode is a plain property list when named `.plist` (its reader says what is wrong), else taken for a compiled
-    /// model, as before plain property lists were read.
+    /// What a file the plain property-list format claimed is, decoded: a keyed archive all the same (an XML one
+    /// whose first bytes do not name `$archiver`: of app objects, or a compiled model or mapping model without its
+    /// extension), or a plain property list. A file that does not decode is a plain property list when named
+    /// `.plist` (its reader says what is wrong), else taken for a compiled model, as before plain property lists
+    /// were read.
     private static func propertyListKind(_ url: URL, header: Data) -> InputKind {
         let isNamedPlist = url.pathExtension.lowercased() == "plist"
         guard let data = try? Data(contentsOf: url), let propertyList = try? PropertyListValue.decode(from: data) else {
