@@ -16,6 +16,7 @@ extension FormatRegistry {
             JSONFormat(),
             NDJSONFormat(),
             CSVFormat(),
+            PropertyListFormat(),
             ArchiveFormat(),
         ])
     }

@@ -51,6 +51,12 @@ extension DecantCommand {
                 class becomes an object of the entity --class Class=Entity or --class-mapping names (else the entity \
                 named like the class), its coder keys filling the properties they name (exactly, in any case, or \
                 snake_case for camelCase).
+
+                A plain property list (binary or XML; read only) needs --model: the dictionaries of one array (the \
+                top-level one, the only one, or --key-path's) become objects of --entity (else the model's only \
+                entity, else the entity named after the array), their keys filling the properties they name; \
+                dictionaries under a relationship's key become related objects, and Data holding a keyed archive \
+                decodes to its value. --plist-mapping takes the mapping `decant inspect FILE.plist` prints.
                 """
         )
 

@@ -5,7 +5,7 @@ import Foundation
 /// The options of every command that reads records from an input of any format (`convert`, `migrate`, `seed`,
 /// `plan`, `validate`, `inspect`): the input's format, and each format's own settings. Each format takes what
 /// concerns it (``FormatOptions``): `--delimiter` and `--null` CSV, `--date-epoch` plain JSON, `--class` keyed
-/// archives, `--entity` and `--key` every model-less input.
+/// archives, `--key-path` and `--plist-mapping` plain property lists, `--entity` and `--key` every model-less input.
 struct InputFormatOptions: ParsableArguments {
     @Option(name: .long, help: "The input's format (\(FormatRegistry.builtIn.names.joined(separator: ", "))), when its content and extension do not tell it.")
     var from: String?
@@ -41,6 +41,19 @@ struct InputFormatOptions: ParsableArguments {
             "For keyed archives: a JSON class mapping (as `decant inspect ARCHIVE` prints).", valueName: "file"))
     var classMapping: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "For plain property lists: the array of dictionaries to convert, as dictionary keys joined by '.'.",
+            valueName: "key.path"))
+    var keyPath: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "For plain property lists: a JSON mapping (as `decant inspect FILE.plist` prints).", valueName: "file"))
+    var plistMapping: String?
+
     /// The entity names `--entity` gives (comma-separated or repeated).
     var entityNames: [String] {
         entities.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -75,6 +88,8 @@ struct InputFormatOptions: ParsableArguments {
         options.csv.nullMarker = nullMarker
         try ArchiveMapping.options(
             file: classMapping.map { URL(fileURLWithPath: $0) }, classes: classEntities, into: &options)
+        try PropertyListMapping.options(
+            file: plistMapping.map { URL(fileURLWithPath: $0) }, keyPath: keyPath, into: &options)
     }
 
     /// Refuses several `--entity` names where they can only name the entity of the input (every command but

@@ -5,7 +5,7 @@ import Foundation
 extension DecantCommand {
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Describe a model, a store, a mapping model or a keyed archive.",
+            abstract: "Describe a model, a store, a mapping model, a keyed archive or a property list.",
             discussion: """
                 For a model (.xcdatamodeld, .xcdatamodel, .momd, .mom): its versions, the current version, and per \
                 version the identifiers, the model checksum and every entity's version hash (base64) with its \
@@ -29,6 +29,11 @@ extension DecantCommand {
                 For an NSKeyedArchiver archive (binary or XML property list): its classes with their object counts, \
                 the coder keys of its app classes with the kinds of value seen under each, and a starting class \
                 mapping (JSON) to edit and pass to `decant convert --class-mapping`.
+
+                For a plain property list (binary or XML, .plist or told by its content): its top-level shape, the \
+                arrays of dictionaries it holds (key path, count, keys with the kinds of value seen), the values \
+                holding keyed archives decoded in place, and a starting mapping (JSON) to edit and pass to \
+                `decant convert --plist-mapping`.
                 """
         )
 
@@ -57,8 +62,14 @@ extension DecantCommand {
             try reportingErrors(verbose: options.verbose, json: options.json) {
                 let url = URL(fileURLWithPath: path)
                 // --from names a record format: the input is read as records of it, whatever its content.
-                let kind = try inputOptions.from.map { $0.lowercased() == "sqlite" ? .sqliteStore : .records($0) }
-                    ?? InputKind(of: url)
+                // A plain property list is described as one (its survey needs no model).
+                let kind = try inputOptions.from.map { name -> InputKind in
+                    switch name.lowercased() {
+                    case "sqlite": .sqliteStore
+                    case "plist": .propertyList
+                    default: .records(name)
+                    }
+                } ?? InputKind(of: url)
                 switch kind {
                 case .model where diagram != nil:
                     let bundle = try loadBundle(path, versionOrder: versionOrder)
@@ -82,6 +93,9 @@ extension DecantCommand {
                     printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
                 case .keyedArchive:
                     let report = try ArchiveReport(archive: url, path: path)
+                    printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
+                case .propertyList:
+                    let report = try PropertyListReport(propertyList: url, path: path)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
                 case .sqliteStore:
                     let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }

@@ -46,7 +46,7 @@ struct JSONConvertTests {
         // The model version is --model-version: --version is ArgumentParser's, which prints Decant's version.
         #expect(help.contains("--model-version <model-version>"))
         #expect(help.contains("--from <from>"))
-        #expect(help.contains("(sqlite, xml, binary, json, ndjson, csv, archive)"))
+        #expect(help.contains("(sqlite, xml, binary, json, ndjson, csv, plist,"))
         #expect(help.contains("--date-epoch <date-epoch>"))
         #expect(help.contains("--key <key>"))
         #expect(help.contains("Plain JSON holds the objects of one entity"))

@@ -53,4 +53,31 @@ import Testing
         try Data("plain text".utf8).write(to: unknown)
         #expect(throws: DecantError.self) { try InputKind(of: unknown) }
     }
+
+    /// A plain property list is one (issue 20): by content, named `.plist` or not; a keyed archive named `.plist`
+    /// stays an archive, and a damaged `.plist` goes to the property-list reader, which says what is wrong.
+    @Test func plainPropertyListsAreToldFromArchivesAndModels() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let xml = folder.appendingPathComponent("Bookmarks.plist")
+        try Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <array><dict><key>Title</key><string>a</string></dict></array>
+            </plist>
+            """.utf8
+        ).write(to: xml)
+        #expect(try InputKind(of: xml) == .propertyList)
+        let binary = folder.appendingPathComponent("defaults.data")
+        try BinaryPropertyListWriter().write(["Items": [["Title": "a"]]]).write(to: binary)
+        #expect(try InputKind(of: binary) == .propertyList)
+        let damaged = folder.appendingPathComponent("damaged.plist")
+        try Data("bplist00garbage".utf8).write(to: damaged)
+        #expect(try InputKind(of: damaged) == .propertyList)
+        let archive = Fixtures.corpus(
+            "apple__swift-corelibs-foundation/Tests/Foundation/Resources/NSKeyedUnarchiver-ArrayTest.plist")
+        #expect(try InputKind(of: archive) == .keyedArchive)
+    }
 }

@@ -4,7 +4,7 @@ import DecantSQLite
 public import Foundation
 
 /// What a path holds, told by its content: a model (source or compiled), a Core Data SQLite store, a keyed
-/// archive, or records in another registered format (JSON, CSV, XML store, …).
+/// archive, a plain property list, or records in another registered format (JSON, CSV, XML store, …).
 public enum InputKind: Sendable, Hashable {
     /// A model: `.xcdatamodeld`, `.xcdatamodel`, `.momd` or `.mom`.
     case model
@@ -16,6 +16,8 @@ public enum InputKind: Sendable, Hashable {
     case binaryStore
     /// An NSKeyedArchiver archive of app objects (a binary or XML property list with `$archiver`).
     case keyedArchive
+    /// A plain property list (binary or XML) that is no keyed archive, compiled model or mapping model.
+    case propertyList
     /// Records in the registered format of this name.
     case records(String)
 
@@ -52,6 +54,8 @@ public enum InputKind: Sendable, Hashable {
                 self = .binaryStore
             } else if format is ArchiveFormat {
                 self = Self.holdsAppObjects(url, header: probe.header) ? .keyedArchive : .model
+            } else if format is PropertyListFormat {
+                self = Self.propertyListKind(url, header: probe.header)
             } else {
                 self = .records(format.name)
             }
@@ -62,7 +66,9 @@ public enum InputKind: Sendable, Hashable {
         } else if let format = registry.format(forExtensionOf: url) {
             // By extension when the content decides nothing: a damaged store still reads as a store, so its error
             // says what SQLite found.
-            self = format is SQLiteFormat ? .sqliteStore : .records(format.name)
+            self =
+                format is SQLiteFormat
+                ? .sqliteStore : format is PropertyListFormat ? .propertyList : .records(format.name)
         } else {
             throw DecantError(
                 .unsupportedFormat,
@@ -70,6 +76,20 @@ public enum InputKind: Sendable, Hashable {
                     + "--from (\(registry.names.joined(separator: ", ")))",
                 at: Location(path: url.displayPath))
         }
+    }
+
+    /// What a file the plain property-list format claimed is, decoded: a keyed archive all the same (an XML one
+    /// whose first bytes do not name `$archiver`: of app objects, or a compiled model or mapping model without its
+    /// extension), or a plain property list. A file that does not decode is a plain property list when named
+    /// `.plist` (its reader says what is wrong), else taken for a compiled model, as before plain property lists
+    /// were read.
+    private static func propertyListKind(_ url: URL, header: Data) -> InputKind {
+        let isNamedPlist = url.pathExtension.lowercased() == "plist"
+        guard let data = try? Data(contentsOf: url), let propertyList = try? PropertyListValue.decode(from: data) else {
+            return isNamedPlist ? .propertyList : .model
+        }
+        guard propertyList["$archiver"] != nil else { return .propertyList }
+        return holdsAppObjects(url, header: header) ? .keyedArchive : .model
     }
 
     /// Whether a property list is a keyed archive of app objects rather than a compiled model or mapping model
