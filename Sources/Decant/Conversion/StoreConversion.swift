@@ -1,6 +1,7 @@
 public import DecantCore
 public import Foundation
 public import Logging
+import DecantSQLite
 
 /// `decant convert`: copies every object of an input into a new output of the same model version through the
 /// record pipeline, in any pair of registered formats, and reconciles the counts.
@@ -127,10 +128,15 @@ public enum StoreConversion: Sendable {
                 "objects read and written do not reconcile (read \(transfer.read), written \(transfer.written))",
                 at: Location(path: output.displayPath))
         }
+        // A conversion copies objects: a SQLite store's persistent history stays behind, and the report says so.
+        var history: [Diagnostic] = []
+        if source is SQLiteFormat, let survey = try PersistentHistory.survey(storeAt: input) {
+            history.append(PersistentHistory.notCarried(survey, store: input, into: sink.name))
+        }
         return Report(
             inputFormat: source.name, outputFormat: sink.name, modelVersion: model.versionName ?? "Z_MODELCACHE",
             read: transfer.read, written: transfer.written, filteredOut: transfer.filteredOut, output: output.displayPath,
-            warnings: transfer.diagnostics)
+            warnings: transfer.diagnostics + history)
     }
 
     /// `selection` as it applies to `reader`'s input: `--entity` names the entity of an input that does not name it

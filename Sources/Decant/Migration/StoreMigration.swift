@@ -1,6 +1,7 @@
 public import DecantCore
 public import Foundation
 public import Logging
+import DecantSQLite
 
 /// `decant plan` and `decant migrate`: the migration of a whole store, from whatever version of a model bundle it was
 /// written with to the bundle's current version (or a named one), hop by hop through the record pipeline.
@@ -228,7 +229,11 @@ public enum StoreMigration: Sendable {
     public static func plan(store: URL, options: Options, dryRun: Bool = true) throws -> PlanReport {
         let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
         var reader = try source.makeReader(at: store, options: options.readerOptions)
-        let (plan, search) = try options.plan(from: reader.model)
+        var (plan, search) = try options.plan(from: reader.model)
+        // What becomes of the store's persistent history is the plan's to say, whether or not it can run.
+        if source is SQLiteFormat, let history = try PersistentHistory.survey(storeAt: store) {
+            plan.notes += PersistentHistory.notes(history, plan: plan)
+        }
         guard dryRun, plan.isExecutable else {
             return PlanReport(
                 plan: plan, inputFormat: source.name, preflight: nil, objects: [:], mappingSearch: search)
@@ -440,9 +445,10 @@ public enum StoreMigration: Sendable {
             }
             result = migrated
         }
-        guard let result else {
+        guard var result else {
             throw DecantError(.internalError, "no engine ran the migration", at: Location(path: store.displayPath))
         }
+        result.warnings += try carryHistory(of: store, source: source, sink: sink, into: staged.staging, plan: plan)
         var rejectsFile: String?
         if let rejects = options.rejects {
             try writeRejects(result.rejects + result.findings, to: rejects)
@@ -471,6 +477,21 @@ public enum StoreMigration: Sendable {
         } catch let error as DecantError {
             throw error.located(at: Location(path: memory))
         }
+    }
+
+    /// Carries the persistent history of `store` (a SQLite store's `ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`)
+    /// into the migrated store at `output` when it is a SQLite store too, whichever engine wrote it, as Core Data's
+    /// lightweight migration keeps it (``PersistentHistory/carry(from:into:plan:)``); into another format it is not
+    /// carried. Returns a warning for each part not kept: never dropped silently.
+    private static func carryHistory(
+        of store: URL, source: any RecordFormat, sink: any RecordFormat, into output: URL, plan: MigrationPlan
+    ) throws -> [Diagnostic] {
+        guard source is SQLiteFormat else { return [] }
+        if sink is SQLiteFormat {
+            return try PersistentHistory.carry(from: store, into: output, plan: plan)?.diagnostics ?? []
+        }
+        guard let history = try PersistentHistory.survey(storeAt: store) else { return [] }
+        return [PersistentHistory.notCarried(history, store: store, into: sink.name)]
     }
 
     /// What the in-store engine of `sink` answers for the migration of the store `reader` reads into a new store of
