@@ -137,4 +137,33 @@ import Testing
             $0.kind == .persistentHistory && $0.message.contains("is not carried into the sqlite output")
         })
     }
+
+    /// CoreDataPlus's SampleModel2 store, written by Core Data with history on (5,468 changes): a version that adds an
+    /// entity named to come first renumbers every entity, and every change still names its own entity.
+    @Test(arguments: [true, false]) func anAppleStoresHistoryNamesItsEntitiesAfterRenumbering(inStore: Bool) throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Fixtures.copyStore(
+            Fixtures.corpus("alemar11__CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite"),
+            into: folder)
+        var v1 = try ModelBundle.load(modelOrStore: store).versions[0]
+        v1.versionName = "V1"
+        var v2 = v1
+        v2.versionName = "V2"
+        var first = Entity(name: "Aardvark")
+        first.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        v2.entities.insert(first, at: 0)
+        var options = StoreMigration.Options(bundle: MigrationFixtures.bundle("SampleModel2", [v1, v2]))
+        options.runsInStoreWhenPossible = inStore
+        let output = folder.appendingPathComponent("out.sqlite")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        #expect(!report.warnings.contains { $0.kind == .persistentHistory }, "\(report.warnings)")
+        #expect(try Self.query(output, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'") != "1")
+        // Each change, by key, names the same entity (by name) in the migrated store as in Apple's.
+        let names = "SELECT c.Z_PK, p.Z_NAME, c.ZENTITYPK, c.ZCHANGETYPE FROM ACHANGE c JOIN Z_PRIMARYKEY p ON p.Z_ENT = c.ZENTITY ORDER BY c.Z_PK"
+        let before = try Self.query(store, names)
+        #expect(before.split(separator: "\n").count == 5468)
+        #expect(try Self.query(output, names) == before)
+        #expect(try Self.query(output, "SELECT COUNT(*) FROM ATRANSACTION") == Self.query(store, "SELECT COUNT(*) FROM ATRANSACTION"))
+    }
 }
