@@ -74,9 +74,7 @@ public enum PersistentHistory: Sendable {
                 func count(_ table: String) throws -> Int { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
                 var perEntity: [String: Int] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT ZENTITY, COUNT(*) FROM ACHANGE GROUP BY ZENTITY") {
-                    let number = Int.fromDatabaseValue(row[0])
-                    let name = number.flatMap { names[$0] } ?? "#\(number.map(String.init) ?? "null")"
-                    perEntity[name, default: 0] += Int.fromDatabaseValue(row[1]) ?? 0
+                    perEntity[entityName(row[0], names), default: 0] += Int.fromDatabaseValue(row[1]) ?? 0
                 }
                 return Survey(
                     transactions: try count("ATRANSACTION"), changes: try count("ACHANGE"),
@@ -132,6 +130,15 @@ public enum PersistentHistory: Sendable {
         return notes
     }
 
+    /// The entity a change's `ZENTITY` names by the store's `Z_PRIMARYKEY`; a number no row has as `#<number>`, and
+    /// any other value (untrusted: a text, a real, NULL) as `#` and SQLite's rendering of it.
+    static func entityName(_ value: DatabaseValue, _ names: [Int: String]) -> String {
+        if case .int64(let number) = value.storage {
+            return names[Int(number)] ?? "#\(number)"
+        }
+        return "#\(value.description)"
+    }
+
     /// The warning for a run that writes the data of a store whose history `survey` describes into a `format` output
     /// without it (a conversion, a seeding, a migration into another format): the history is not carried.
     public static func notCarried(_ survey: Survey, store: URL, into format: String) -> Diagnostic {
@@ -155,7 +162,8 @@ public enum PersistentHistory: Sendable {
         let sourceNames = Dictionary(
             store.primaryKeys.map { ($0.entityNumber, $0.name) }, uniquingKeysWith: { first, _ in first })
         let lineages = plan.lineages
-        let location = Location(path: destination.displayPath)
+        // A history table SQLite cannot read as declared is the store's: located at the store.
+        let location = Location(path: source.displayPath)
         do {
             let queue = try DatabaseQueue(path: destination.path)
             defer { try? queue.close() }
@@ -206,8 +214,7 @@ public enum PersistentHistory: Sendable {
                         sql: "SELECT ZENTITY, COUNT(*) FROM src.ACHANGE WHERE ZENTITY IS NULL OR ZENTITY NOT IN (\(kept)) "
                             + "GROUP BY ZENTITY")
                     {
-                        let number = Int.fromDatabaseValue(row[0])
-                        let name = number.flatMap { sourceNames[$0] } ?? "#\(number.map(String.init) ?? "null")"
+                        let name = entityName(row[0], sourceNames)
                         let reason: String
                         switch lineages[name] {
                         case .lost(let why)?: reason = why

@@ -166,4 +166,67 @@ import Testing
         #expect(try Self.query(output, names) == before)
         #expect(try Self.query(output, "SELECT COUNT(*) FROM ATRANSACTION") == Self.query(store, "SELECT COUNT(*) FROM ATRANSACTION"))
     }
+
+    /// A V1 store with `sql` run on it (history tables of its own shape).
+    static func mutated(in folder: URL, _ sql: String) throws -> URL {
+        let bundle = Self.bundle()
+        let url = folder.appendingPathComponent("mutated-\(UUID().uuidString).sqlite")
+        let v1 = bundle.versions[0]
+        try MigrationFixtures.writeStore(
+            at: url, model: v1, records: [MigrationFixtures.record("Folder", 1, in: v1, ["name": "Home"])])
+        _ = try PythonOracle.text(
+            "import sqlite3, sys; db = sqlite3.connect(sys.argv[2]); db.executescript(sys.argv[3]); db.commit(); print('ok')",
+            arguments: [url.path, sql])
+        return url
+    }
+
+    @Test func historyTablesOfAnotherShapeStopTheMigrationLocatedAtTheStore() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transaction = "CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER );"
+        let strings = "CREATE TABLE ATRANSACTIONSTRING ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );"
+        let cases: [(String, String)] = [
+            // One table of three.
+            (transaction, "has the persistent-history tables ATRANSACTION but not ATRANSACTIONSTRING, ACHANGE"),
+            // ACHANGE without its entity column.
+            (transaction + strings + "CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER );", "ZENTITY"),
+        ]
+        for (sql, message) in cases {
+            let store = try Self.mutated(in: folder, sql)
+            let before = try Data(contentsOf: store)
+            let output = folder.appendingPathComponent("out.sqlite")
+            for inStore in [true, false] {
+                var options = StoreMigration.Options(bundle: Self.bundle())
+                options.runsInStoreWhenPossible = inStore
+                let error = try #require(throws: DecantError.self) {
+                    try StoreMigration.migrate(store: store, to: .file(output), options: options)
+                }
+                #expect(error.code == .malformedInput && error.code.exitCode == 65, "\(error)")
+                #expect(error.message.contains(message), "\(error.message)")
+                #expect(error.location?.path == store.displayPath)
+                #expect(!FileManager.default.fileExists(atPath: output.path))
+                #expect(try Data(contentsOf: store) == before)
+            }
+            let plan = try #require(throws: DecantError.self) {
+                try StoreMigration.plan(store: store, options: StoreMigration.Options(bundle: Self.bundle()))
+            }
+            #expect(plan.code == .malformedInput)
+        }
+    }
+
+    @Test func aChangeWhoseEntityIsNoNumberIsLeftOutAndNamed() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let ddl = Self.history.split(separator: "\n").filter { $0.hasPrefix("CREATE") }.joined(separator: "\n")
+        let store = try Self.mutated(
+            in: folder, ddl + "\nINSERT INTO ACHANGE VALUES (1, 16001, 1, 0, 'Folder', 1, 1, NULL), (2, 16001, 1, 0, 1, 1, 1, NULL), (3, 16001, 1, 0, 99, 1, 1, NULL);")
+        let output = folder.appendingPathComponent("out.sqlite")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: StoreMigration.Options(bundle: Self.bundle()))
+        let messages = report.warnings.filter { $0.kind == .persistentHistory }.map(\.message)
+        #expect(messages == [
+            "persistent history: the 1 changes of #\"Folder\" are not kept: it is not an entity of History 1",
+            "persistent history: the 1 changes of #99 are not kept: it is not an entity of History 1",
+        ])
+        #expect(try Self.query(output, "SELECT Z_PK, ZENTITY FROM ACHANGE") == "2|2")
+    }
 }
