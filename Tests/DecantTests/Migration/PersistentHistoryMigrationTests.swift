@@ -229,4 +229,22 @@ import Testing
         ])
         #expect(try Self.query(output, "SELECT Z_PK, ZENTITY FROM ACHANGE") == "2|2")
     }
+
+    @Test func seedingKeepsTheHistoryOfTheStoreItMigratesInPlace() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = Self.bundle()
+        let store = try Self.store(in: folder, bundle: bundle)
+        let seed = folder.appendingPathComponent("seed.sqlite")
+        try FileManager.default.copyItem(at: store, to: seed)
+        // The app's store exists at V1: seeding migrates it in place to V2, after a backup.
+        let report = try Seeding.seed(
+            default: seed, store: store, options: FormatOptions(bundle: bundle),
+            migration: StoreMigration.Options(bundle: bundle))
+        #expect(report.action == .migrated)
+        #expect(try Self.query(store, "SELECT Z_PK, ZENTITY FROM ACHANGE ORDER BY Z_PK") == "1|2\n2|3\n3|3\n5|3")
+        #expect(report.warnings.map(\.message).contains {
+            $0 == "persistent history: the 1 changes of Tag are not kept: Tag is removed in History 1 → History 2"
+        })
+    }
 }
