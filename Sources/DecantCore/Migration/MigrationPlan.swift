@@ -296,8 +296,8 @@ public struct MigrationPlan: Sendable, Hashable {
         return MigrationProblem(
             entity: "stage \(stage.from) → \(stage.to)",
             message: "the custom stage runs \(list), which \(closures.count == 1 ? "is" : "are") app code",
-            advice: "write a mapping file for \(stage.from) → \(stage.to) that does what \(closures.count == 1 ? "it does" : "they do") "
-                + "and give it with --mapping",
+            advice: "write a mapping file for \(stage.from) → \(stage.to) that does what "
+                + (closures.count == 1 ? "it does" : "they do") + " and give it with --mapping",
             location: stage.location)
     }
 

@@ -59,7 +59,8 @@ public enum PersistentHistory: Sendable {
     public static func survey(storeAt url: URL) throws -> Survey? {
         let store = try SQLiteStore(contentsOf: url)
         let location = Location(path: url.displayPath)
-        let names = Dictionary(store.primaryKeys.map { ($0.entityNumber, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let names = Dictionary(
+            store.primaryKeys.map { ($0.entityNumber, $0.name) }, uniquingKeysWith: { first, _ in first })
         do {
             return try store.connection.read { db -> Survey? in
                 let present = try tables.filter { try db.tableExists($0) }
@@ -71,7 +72,9 @@ public enum PersistentHistory: Sendable {
                             + tables.filter { !present.contains($0) }.joined(separator: ", "),
                         at: location)
                 }
-                func count(_ table: String) throws -> Int { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
+                func count(_ table: String) throws -> Int {
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
+                }
                 var perEntity: [String: Int] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT ZENTITY, COUNT(*) FROM ACHANGE GROUP BY ZENTITY") {
                     perEntity[entityName(row[0], names), default: 0] += Int.fromDatabaseValue(row[1]) ?? 0
@@ -145,7 +148,8 @@ public enum PersistentHistory: Sendable {
         Diagnostic(
             .persistentHistory,
             "persistent history (ATRANSACTION, ACHANGE, ATRANSACTIONSTRING: \(survey.transactions) transactions, "
-                + "\(survey.changes) changes) is not carried into the \(format) output: the data is, its history is not",
+                + "\(survey.changes) changes) is not carried into the \(format) output: the data is, its history "
+                + "is not",
             at: Location(path: store.displayPath))
     }
 
@@ -189,7 +193,8 @@ public enum PersistentHistory: Sendable {
                     }
                     try db.execute(sql: "INSERT INTO main.ATRANSACTIONSTRING SELECT * FROM src.ATRANSACTIONSTRING")
                     try db.execute(sql: "INSERT INTO main.ATRANSACTION SELECT * FROM src.ATRANSACTION")
-                    // Source entity number → destination entity number, for the entities whose objects keep their keys.
+                    // Source entity number → destination entity number, for the entities whose objects keep their
+                    // keys.
                     var map: [Int: Int] = [:]
                     for (entity, lineage) in lineages {
                         guard case .kept(let target) = lineage, let from = sourceNumbers[entity],
@@ -201,17 +206,23 @@ public enum PersistentHistory: Sendable {
                         String.fromDatabaseValue($0["name"])
                     }
                     let cases = map.keys.sorted().map { "WHEN \($0) THEN \(map[$0] ?? 0)" }.joined(separator: " ")
+                    // Column names come from the file: quoted as identifiers.
+                    func quoted(_ name: String) -> String {
+                        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                    }
                     let selected = columns.map { column in
-                        entityColumns.contains(column) && !map.isEmpty ? "CASE \(column) \(cases) ELSE \(column) END" : column
+                        guard entityColumns.contains(column), !map.isEmpty else { return quoted(column) }
+                        return "CASE \(quoted(column)) \(cases) ELSE \(quoted(column)) END"
                     }
                     let kept = map.keys.sorted().map(String.init).joined(separator: ", ")
                     try db.execute(
-                        sql: "INSERT INTO main.ACHANGE (\(columns.joined(separator: ", "))) SELECT "
+                        sql: "INSERT INTO main.ACHANGE (\(columns.map(quoted).joined(separator: ", "))) SELECT "
                             + "\(selected.joined(separator: ", ")) FROM src.ACHANGE WHERE ZENTITY IN (\(kept))")
                     outcome.keptChanges = db.changesCount
                     for row in try Row.fetchAll(
                         db,
-                        sql: "SELECT ZENTITY, COUNT(*) FROM src.ACHANGE WHERE ZENTITY IS NULL OR ZENTITY NOT IN (\(kept)) "
+                        sql: "SELECT ZENTITY, COUNT(*) FROM src.ACHANGE "
+                            + "WHERE ZENTITY IS NULL OR ZENTITY NOT IN (\(kept)) "
                             + "GROUP BY ZENTITY")
                     {
                         let name = entityName(row[0], sourceNames)
@@ -221,7 +232,8 @@ public enum PersistentHistory: Sendable {
                         case .kept(let target)?: reason = "\(target) has no entity number in the migrated store"
                         case nil: reason = "it is not an entity of \(plan.sourceVersion)"
                         }
-                        outcome.dropped[name] = Outcome.Dropped(count: Int.fromDatabaseValue(row[1]) ?? 0, reason: reason)
+                        let count = Int.fromDatabaseValue(row[1]) ?? 0
+                        outcome.dropped[name] = Outcome.Dropped(count: count, reason: reason)
                     }
                     let names = primaryKeyNames.map { "'\($0)'" }.joined(separator: ", ")
                     try db.execute(
@@ -245,7 +257,8 @@ public enum PersistentHistory: Sendable {
         } catch let error as DecantError {
             throw error
         } catch {
-            throw DatabaseFailure.wrap(error, "cannot carry the persistent history into the migrated store", at: location)
+            throw DatabaseFailure.wrap(
+                error, "cannot carry the persistent history into the migrated store", at: location)
         }
     }
 }
