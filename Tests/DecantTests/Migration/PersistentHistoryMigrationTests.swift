@@ -247,4 +247,19 @@ import Testing
             $0 == "persistent history: the 1 changes of Tag are not kept: Tag is removed in History 1 → History 2"
         })
     }
+
+    @Test func aStoreAtTheDestinationVersionIsCopiedWithItsHistory() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = Self.bundle()
+        let store = try Self.store(in: folder, bundle: bundle)
+        let output = folder.appendingPathComponent("copy.sqlite")
+        let report = try StoreMigration.migrate(
+            store: store, to: .file(output), options: StoreMigration.Options(bundle: bundle, destinationVersion: "History 1"))
+        #expect(report.action == .copied)
+        #expect(report.warnings.isEmpty, "\(report.warnings)")
+        for table in ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING", "Z_PRIMARYKEY"] {
+            #expect(try Self.query(output, "SELECT * FROM \(table) ORDER BY 1") == Self.query(store, "SELECT * FROM \(table) ORDER BY 1"))
+        }
+    }
 }
