@@ -1,7 +1,6 @@
 public import DecantCore
 public import Foundation
 public import Logging
-import DecantSQLite
 
 /// `decant convert`: copies every object of an input into a new output of the same model version through the
 /// record pipeline, in any pair of registered formats, and reconciles the counts.
@@ -128,10 +127,12 @@ public enum StoreConversion: Sendable {
                 "objects read and written do not reconcile (read \(transfer.read), written \(transfer.written))",
                 at: Location(path: output.displayPath))
         }
-        // A conversion copies objects: a SQLite store's persistent history stays behind, and the report says so.
+        // A conversion copies objects: a store's persistent history stays behind, and the report says so.
         var history: [Diagnostic] = []
-        if source is SQLiteFormat, let survey = try PersistentHistory.survey(storeAt: input) {
-            history.append(PersistentHistory.notCarried(survey, store: input, into: sink.name))
+        if let format = source as? any PersistentHistoryFormat,
+            let left = try format.persistentHistoryNotCarried(from: input, into: sink)
+        {
+            history.append(left)
         }
         return Report(
             inputFormat: source.name, outputFormat: sink.name, modelVersion: model.versionName ?? "Z_MODELCACHE",

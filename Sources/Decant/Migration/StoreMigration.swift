@@ -1,7 +1,6 @@
 public import DecantCore
 public import Foundation
 public import Logging
-import DecantSQLite
 
 /// `decant plan` and `decant migrate`: the migration of a whole store, from whatever version of a model bundle it was
 /// written with to the bundle's current version (or a named one), hop by hop through the record pipeline.
@@ -231,8 +230,8 @@ public enum StoreMigration: Sendable {
         var reader = try source.makeReader(at: store, options: options.readerOptions)
         var (plan, search) = try options.plan(from: reader.model)
         // What becomes of the store's persistent history is the plan's to say, whether or not it can run.
-        if source is SQLiteFormat, let history = try PersistentHistory.survey(storeAt: store) {
-            plan.notes += PersistentHistory.notes(history, plan: plan)
+        if let history = source as? any PersistentHistoryFormat {
+            plan.notes += try history.persistentHistoryNotes(ofStoreAt: store, plan: plan)
         }
         guard dryRun, plan.isExecutable else {
             return PlanReport(
@@ -479,19 +478,15 @@ public enum StoreMigration: Sendable {
         }
     }
 
-    /// Carries the persistent history of `store` (a SQLite store's `ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`)
-    /// into the migrated store at `output` when it is a SQLite store too, whichever engine wrote it, as Core Data's
-    /// lightweight migration keeps it (``PersistentHistory/carry(from:into:plan:)``); into another format it is not
-    /// carried. Returns a warning for each part not kept: never dropped silently.
+    /// Carries the persistent history of `store` into the migrated store at `output` when its format keeps one
+    /// (``PersistentHistoryFormat``) and `sink` is that format too, whichever engine wrote it, as Core Data's
+    /// lightweight migration keeps it; into another format it is not carried. Returns a warning for each part not
+    /// kept: never dropped silently.
     private static func carryHistory(
         of store: URL, source: any RecordFormat, sink: any RecordFormat, into output: URL, plan: MigrationPlan
     ) throws -> [Diagnostic] {
-        guard source is SQLiteFormat else { return [] }
-        if sink is SQLiteFormat {
-            return try PersistentHistory.carry(from: store, into: output, plan: plan)?.diagnostics ?? []
-        }
-        guard let history = try PersistentHistory.survey(storeAt: store) else { return [] }
-        return [PersistentHistory.notCarried(history, store: store, into: sink.name)]
+        guard let history = source as? any PersistentHistoryFormat else { return [] }
+        return try history.carryPersistentHistory(from: store, into: output, writtenBy: sink, plan: plan)
     }
 
     /// What the in-store engine of `sink` answers for the migration of the store `reader` reads into a new store of

@@ -9,7 +9,8 @@ import GRDB
 /// A migration into a SQLite store copies the three tables with their own DDL and indexes, and their `Z_PRIMARYKEY`
 /// rows (`CHANGE`, `TRANSACTION`, `TRANSACTIONSTRING`); each change's entity number (`ACHANGE.ZENTITY`) becomes the
 /// destination's number of the entity its object became (``MigrationPlan/lineages``). The changes of an entity whose
-/// objects do not keep their identity (removed, split, given new keys) are not copied, and said so.
+/// objects do not keep their identity (removed, split, given new keys) are not copied, and said so. The migration
+/// reaches it through ``SQLiteFormat``'s ``PersistentHistoryFormat`` (`SQLiteFormat+PersistentHistory.swift`).
 ///
 /// ```swift
 /// if let history = try PersistentHistory.survey(storeAt: store) { print(history.changes) }
@@ -24,17 +25,8 @@ public enum PersistentHistory: Sendable {
     /// The columns of `ACHANGE` that hold an entity number.
     static let entityColumns = ["ZENTITY", "ZCHANGEDENTITY"]
 
-    /// What a store's history holds.
-    public struct Survey: Sendable, Hashable {
-        /// Rows of `ATRANSACTION`.
-        public var transactions: Int
-        /// Rows of `ACHANGE`.
-        public var changes: Int
-        /// Rows of `ATRANSACTIONSTRING`.
-        public var strings: Int
-        /// Changes per entity name (by the store's `Z_PRIMARYKEY`; an unknown number as `#<number>`).
-        public var changesPerEntity: [String: Int]
-    }
+    /// The history tables as messages name them.
+    static let tableNames = ["ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"]
 
     /// What carrying the history into a migrated store did.
     public struct Outcome: Sendable, Hashable {
@@ -56,13 +48,13 @@ public enum PersistentHistory: Sendable {
 
     /// The history the store at `url` holds; nil when it has none of the three tables.
     /// - Throws: `.malformedInput` when the store has some of the tables but not all, or their rows are not readable.
-    public static func survey(storeAt url: URL) throws -> Survey? {
+    public static func survey(storeAt url: URL) throws -> PersistentHistorySurvey? {
         let store = try SQLiteStore(contentsOf: url)
         let location = Location(path: url.displayPath)
         let names = Dictionary(
             store.primaryKeys.map { ($0.entityNumber, $0.name) }, uniquingKeysWith: { first, _ in first })
         do {
-            return try store.connection.read { db -> Survey? in
+            return try store.connection.read { db -> PersistentHistorySurvey? in
                 let present = try tables.filter { try db.tableExists($0) }
                 guard !present.isEmpty else { return nil }
                 guard present.count == tables.count else {
@@ -79,8 +71,8 @@ public enum PersistentHistory: Sendable {
                 for row in try Row.fetchAll(db, sql: "SELECT ZENTITY, COUNT(*) FROM ACHANGE GROUP BY ZENTITY") {
                     perEntity[entityName(row[0], names), default: 0] += Int.fromDatabaseValue(row[1]) ?? 0
                 }
-                return Survey(
-                    transactions: try count("ATRANSACTION"), changes: try count("ACHANGE"),
+                return PersistentHistorySurvey(
+                    tables: tableNames, transactions: try count("ATRANSACTION"), changes: try count("ACHANGE"),
                     strings: try count("ATRANSACTIONSTRING"), changesPerEntity: perEntity)
             }
         } catch let error as DecantError {
@@ -92,11 +84,11 @@ public enum PersistentHistory: Sendable {
 
     /// What `plan` keeps of a history `survey` describes, in words for `decant plan`: kept into a SQLite store (entity
     /// numbers remapped), the changes of entities whose objects lose their identity not, nothing into another format.
-    public static func notes(_ survey: Survey, plan: MigrationPlan) -> [String] {
+    public static func notes(_ survey: PersistentHistorySurvey, plan: MigrationPlan) -> [String] {
         let counts =
             "\(survey.transactions) transactions, \(survey.changes) changes, \(survey.strings) strings"
         var notes = [
-            "persistent history (ATRANSACTION, ACHANGE, ATRANSACTIONSTRING: \(counts)): kept in a SQLite output, as "
+            "persistent history (\(survey.tables.joined(separator: ", ")): \(counts)): kept in a SQLite output, as "
                 + "Core Data's lightweight migration keeps it, each change's entity number (ACHANGE.ZENTITY) that of "
                 + "the entity its object becomes; not carried into another format (data only)"
         ]
@@ -140,17 +132,6 @@ public enum PersistentHistory: Sendable {
             return names[Int(number)] ?? "#\(number)"
         }
         return "#\(value.description)"
-    }
-
-    /// The warning for a run that writes the data of a store whose history `survey` describes into a `format` output
-    /// without it (a conversion, a seeding, a migration into another format): the history is not carried.
-    public static func notCarried(_ survey: Survey, store: URL, into format: String) -> Diagnostic {
-        Diagnostic(
-            .persistentHistory,
-            "persistent history (ATRANSACTION, ACHANGE, ATRANSACTIONSTRING: \(survey.transactions) transactions, "
-                + "\(survey.changes) changes) is not carried into the \(format) output: the data is, its history "
-                + "is not",
-            at: Location(path: store.displayPath))
     }
 
     /// Copies the history of the store at `source` into the finished, not yet published store at `destination` that
@@ -261,9 +242,4 @@ public enum PersistentHistory: Sendable {
                 error, "cannot carry the persistent history into the migrated store", at: location)
         }
     }
-}
-
-extension Diagnostic.Kind {
-    /// Persistent history (`ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`) that a run does not carry into its output.
-    public static let persistentHistory = Diagnostic.Kind(rawValue: "persistent-history")
 }
