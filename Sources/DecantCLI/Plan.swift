@@ -16,7 +16,10 @@ extension DecantCommand {
                 and notes mappings no hop of this store uses.
 
                 Exits 1 when the plan cannot run, with the reason per entity and property and what to write in a \
-                mapping file instead, or the policy class or function (app code) an Xcode mapping model needs. --json prints the document described by schemas/plan.schema.json. --diagram \
+                mapping file instead, or the policy class or function (app code) an Xcode mapping model needs, or the \
+                willMigrate/didMigrate closures (file and line) of a custom stage of a SwiftData migration plan, whose \
+                stages give the hops; a mapping file for that hop (--mapping) stands for them. The notes say what \
+                becomes of the store's persistent history. --json prints the document described by schemas/plan.schema.json. --diagram \
                 mermaid|dot draws the hops and per hop the entity mappings, changed properties and destructive changes.
                 """
         )

@@ -127,10 +127,17 @@ public enum StoreConversion: Sendable {
                 "objects read and written do not reconcile (read \(transfer.read), written \(transfer.written))",
                 at: Location(path: output.displayPath))
         }
+        // A conversion copies objects: a store's persistent history stays behind, and the report says so.
+        var history: [Diagnostic] = []
+        if let format = source as? any PersistentHistoryFormat,
+            let left = try format.persistentHistoryNotCarried(from: input, into: sink)
+        {
+            history.append(left)
+        }
         return Report(
             inputFormat: source.name, outputFormat: sink.name, modelVersion: model.versionName ?? "Z_MODELCACHE",
             read: transfer.read, written: transfer.written, filteredOut: transfer.filteredOut, output: output.displayPath,
-            warnings: transfer.diagnostics)
+            warnings: transfer.diagnostics + history)
     }
 
     /// `selection` as it applies to `reader`'s input: `--entity` names the entity of an input that does not name it

@@ -53,6 +53,39 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         public var entities: [Entity]
         /// What stops this hop.
         public var problems: [MigrationProblem]
+        /// The stage of the model's own migration plan this hop runs (a SwiftData `MigrationStage`).
+        public var stage: Stage?
+    }
+
+    /// A stage of the model's own migration plan (``DecantCore/VersionStage``).
+    public struct Stage: Sendable, Hashable, Codable {
+        /// One closure of a custom stage.
+        public struct Closure: Sendable, Hashable, Codable {
+            /// `willMigrate` or `didMigrate`.
+            public var name: String
+            /// Where it is declared.
+            public var location: Location?
+        }
+
+        /// `lightweight` or `custom`.
+        public var kind: String
+        /// Where the source declares the stage.
+        public var location: Location?
+        /// A custom stage's closures (app code Decant does not run).
+        public var closures: [Closure]
+
+        /// The document of `stage`.
+        init(_ stage: VersionStage) {
+            switch stage.kind {
+            case .lightweight:
+                kind = "lightweight"
+                closures = []
+            case .custom(let given):
+                kind = "custom"
+                closures = given.map { Closure(name: $0.name, location: $0.location) }
+            }
+            location = stage.location
+        }
     }
 
     /// What a dry run found.
@@ -176,9 +209,21 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                             }
                     )
                 },
-                problems: hop.problems
+                problems: hop.problems,
+                stage: hop.stage.map(Stage.init)
             )
         }
+    }
+
+    /// A hop's stage as a line of text: its kind and declaration, and for a custom stage its closures and what stands
+    /// for them (the hop's mapping file) or that nothing does.
+    private static func text(of stage: Stage, file: String?) -> String {
+        var line = "stage: \(stage.kind)" + (stage.location.map { " (\($0))" } ?? "")
+        guard stage.kind == "custom" else { return line }
+        guard !stage.closures.isEmpty else { return line + ", without closures: runs as a lightweight stage" }
+        let closures = stage.closures.map { $0.name + ($0.location.map { " at \($0)" } ?? "") }
+        line += ": " + closures.joined(separator: ", ") + " (app code, not run)"
+        return line + (file.map { "; \($0) stands for it" } ?? "; no mapping file stands for it")
     }
 
     /// The plan as text, for people: a summary (``text(verbose:)`` without `verbose`).
@@ -220,6 +265,7 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                 "hop \(number + 1): \(hop.source) → \(hop.destination) "
                     + "(\(hop.inferred ? "inferred" : "explicit: \(hop.file ?? "")"))"
             )
+            if let stage = hop.stage { lines.append("  " + Self.text(of: stage, file: hop.file)) }
             let kinds = Dictionary(grouping: hop.entities, by: \.kind).mapValues(\.count)
             lines.append(
                 "  entities: \(kinds["copy", default: 0]) copied, \(kinds["transform", default: 0]) transformed, "

@@ -228,7 +228,11 @@ public enum StoreMigration: Sendable {
     public static func plan(store: URL, options: Options, dryRun: Bool = true) throws -> PlanReport {
         let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
         var reader = try source.makeReader(at: store, options: options.readerOptions)
-        let (plan, search) = try options.plan(from: reader.model)
+        var (plan, search) = try options.plan(from: reader.model)
+        // What becomes of the store's persistent history is the plan's to say, whether or not it can run.
+        if let history = source as? any PersistentHistoryFormat {
+            plan.notes += try history.persistentHistoryNotes(ofStoreAt: store, plan: plan)
+        }
         guard dryRun, plan.isExecutable else {
             return PlanReport(
                 plan: plan, inputFormat: source.name, preflight: nil, objects: [:], mappingSearch: search)
@@ -440,9 +444,10 @@ public enum StoreMigration: Sendable {
             }
             result = migrated
         }
-        guard let result else {
+        guard var result else {
             throw DecantError(.internalError, "no engine ran the migration", at: Location(path: store.displayPath))
         }
+        result.warnings += try carryHistory(of: store, source: source, sink: sink, into: staged.staging, plan: plan)
         var rejectsFile: String?
         if let rejects = options.rejects {
             try writeRejects(result.rejects + result.findings, to: rejects)
@@ -471,6 +476,17 @@ public enum StoreMigration: Sendable {
         } catch let error as DecantError {
             throw error.located(at: Location(path: memory))
         }
+    }
+
+    /// Carries the persistent history of `store` into the migrated store at `output` when its format keeps one
+    /// (``PersistentHistoryFormat``) and `sink` is that format too, whichever engine wrote it, as Core Data's
+    /// lightweight migration keeps it; into another format it is not carried. Returns a warning for each part not
+    /// kept: never dropped silently.
+    private static func carryHistory(
+        of store: URL, source: any RecordFormat, sink: any RecordFormat, into output: URL, plan: MigrationPlan
+    ) throws -> [Diagnostic] {
+        guard let history = source as? any PersistentHistoryFormat else { return [] }
+        return try history.carryPersistentHistory(from: store, into: output, writtenBy: sink, plan: plan)
     }
 
     /// What the in-store engine of `sink` answers for the migration of the store `reader` reads into a new store of

@@ -26,6 +26,9 @@ public struct MigrationPlan: Sendable, Hashable {
         public var file: String?
         /// What stops this hop.
         public var problems: [MigrationProblem]
+        /// The stage of the model's own migration plan (a SwiftData `MigrationStage`) this hop runs, when the bundle
+        /// declares stages (``ModelBundle/stages``).
+        public var stage: VersionStage? = nil
 
         /// Whether the hop is wholly inferred.
         public var isInferred: Bool { file == nil }
@@ -161,6 +164,7 @@ public struct MigrationPlan: Sendable, Hashable {
     )
         throws
     {
+        try Self.checkStages(of: bundle)
         let hashes = source.entityVersionHashes
         let match = ModelMatch(storeHashes: hashes, storeIdentifiers: source.versionIdentifiers, bundle: bundle)
         let known = bundle.index(of: source).flatMap { bundle.versions[$0].entityVersionHashes == hashes ? $0 : nil }
@@ -228,7 +232,11 @@ public struct MigrationPlan: Sendable, Hashable {
         let walked = try Self.hopByHop(bundle: bundle, from: start, to: end, mappings: mappings, models: mappingModels)
         self.hops = walked.hops
         self.notes = walked.notes
-        guard walked.hops.contains(where: { !$0.problems.isEmpty }), !walked.usesFiles else { return }
+        // A bundle's own stages are its path, as SwiftData's staged migration runs them: a stage that cannot run is
+        // not skipped by a single step around it (that would skip a custom stage's app code).
+        guard bundle.stages.isEmpty, walked.hops.contains(where: { !$0.problems.isEmpty }), !walked.usesFiles else {
+            return
+        }
         // A hop cannot run: Core Data's automatic migration would infer one step straight to the destination. No
         // mapping served the walk, so none serves this step (one made for exactly these two versions would have).
         let step = Self.singleStep(bundle: bundle, from: start, to: end, mappings: [], models: [])
@@ -239,6 +247,58 @@ public struct MigrationPlan: Sendable, Hashable {
         self.notes = Self.unusedNotes(
             mappings: mappings, usedFiles: [], models: mappingModels, usedModels: [], hops: [step.hop])
         self.path = .singleStep(reason: "hop \(failed.name) cannot be inferred because \(because)")
+    }
+
+    /// Checks the stages `bundle` declares (``ModelBundle/stages``): each goes forward between two of its versions,
+    /// and no two start at the same version.
+    /// - Throws: `.malformedInput` located at the stage's declaration for a stage that names a version the bundle
+    ///   does not have, goes backwards or to its own version, or starts where another one does.
+    static func checkStages(of bundle: ModelBundle) throws {
+        let names = bundle.versions.compactMap(\.versionName).joined(separator: ", ")
+        var starts: [Int: VersionStage] = [:]
+        for stage in bundle.stages {
+            let what = "the migration stage \(stage.from) → \(stage.to)"
+            for name in [stage.from, stage.to] where bundle.index(ofVersionNamed: name) == nil {
+                throw DecantError(
+                    .malformedInput,
+                    "\(what) names \(name), which is not a version of \(bundle.name) (its versions: \(names)); "
+                        + "list \(name) among the plan's schemas, or name one of those",
+                    at: stage.location)
+            }
+            guard let from = bundle.index(ofVersionNamed: stage.from), let to = bundle.index(ofVersionNamed: stage.to),
+                to > from
+            else {
+                throw DecantError(
+                    .malformedInput,
+                    "\(what) does not go forward: in the plan's schemas (\(names)) \(stage.to) does not come after "
+                        + "\(stage.from)",
+                    at: stage.location)
+            }
+            if let earlier = starts[from] {
+                throw DecantError(
+                    .malformedInput,
+                    "\(what) starts at the same version as the stage \(earlier.from) → \(earlier.to)"
+                        + (earlier.location.map { " (\($0))" } ?? "") + "; keep one",
+                    at: stage.location)
+            }
+            starts[from] = stage
+        }
+    }
+
+    /// The problem of a hop that runs a custom stage without a mapping file: its `willMigrate` / `didMigrate` closures
+    /// are app code, named with where they are declared. Nil for a lightweight stage, or a custom one without
+    /// closures (it runs as a lightweight one).
+    static func customStageProblem(_ stage: VersionStage) -> MigrationProblem? {
+        guard case .custom(let closures) = stage.kind, !closures.isEmpty else { return nil }
+        let named = closures.map { closure in closure.name + (closure.location.map { " (\($0))" } ?? "") }
+        let list =
+            named.count == 1 ? named[0] : named.dropLast().joined(separator: ", ") + " and " + (named.last ?? "")
+        return MigrationProblem(
+            entity: "stage \(stage.from) → \(stage.to)",
+            message: "the custom stage runs \(list), which \(closures.count == 1 ? "is" : "are") app code",
+            advice: "write a mapping file for \(stage.from) → \(stage.to) that does what "
+                + (closures.count == 1 ? "it does" : "they do") + " and give it with --mapping",
+            location: stage.location)
     }
 
     /// Throws `.usage` when two mappings (files or models) start at the same version of `bundle`: they claim the
@@ -279,12 +339,17 @@ public struct MigrationPlan: Sendable, Hashable {
         var usedModels: Set<Int> = []
         var hops: [Hop] = []
         var position = start
+        var stageNotes: [String] = []
         while position < end {
+            // The model's own stage from here (checked: at most one, forward, between versions of the bundle).
+            let stage = bundle.stages.first { index(of: $0.from) == position }
             if let modelIndex = mappingModels.firstIndex(where: { index(of: $0.sourceVersion) == position }),
                 let target = index(of: mappingModels[modelIndex].destinationVersion), target > position, target <= end
             {
                 usedModels.insert(modelIndex)
-                hops.append(Self.hop(bundle.versions[position], bundle.versions[target], model: mappingModels[modelIndex]))
+                var hop = Self.hop(bundle.versions[position], bundle.versions[target], model: mappingModels[modelIndex])
+                hop.stage = stage
+                hops.append(hop)
                 position = target
                 continue
             }
@@ -304,13 +369,32 @@ public struct MigrationPlan: Sendable, Hashable {
                 used.insert(fileIndex)
                 next = target
                 explicit = file
+            } else if let stage, let target = index(of: stage.to) {
+                if target <= end {
+                    next = target
+                } else {
+                    stageNotes.append(
+                        "the stage \(stage.from) → \(stage.to) goes past the destination "
+                            + "\(bundle.versions[end].versionName ?? "?"): the hop from \(stage.from) is inferred")
+                }
+            } else if !bundle.stages.isEmpty {
+                stageNotes.append(
+                    "no stage of \(bundle.name)'s migration plan starts at \(bundle.versions[position].versionName ?? "?"): "
+                        + "the hop to \(bundle.versions[next].versionName ?? "?") is inferred (lightweight)")
             }
-            hops.append(Self.inferredHop(bundle.versions[position], bundle.versions[next], explicit: explicit))
+            var hop = Self.inferredHop(bundle.versions[position], bundle.versions[next], explicit: explicit)
+            if let stage, index(of: stage.to) == next || explicit != nil {
+                hop.stage = stage
+                // A custom stage's closures are app code: a mapping file for the hop stands for them, else the hop
+                // cannot run (as a mapping model's migration policy that no app code answers).
+                if explicit == nil, let problem = Self.customStageProblem(stage) { hop.problems.append(problem) }
+            }
+            hops.append(hop)
             position = next
         }
         let notes = Self.unusedNotes(
             mappings: mappings, usedFiles: used, models: mappingModels, usedModels: usedModels, hops: hops)
-        return (hops, !used.isEmpty || !usedModels.isEmpty, notes)
+        return (hops, !used.isEmpty || !usedModels.isEmpty, stageNotes + notes)
     }
 
     /// Core Data's single step from version `start` to version `end` of `bundle`: a mapping model or file made for
