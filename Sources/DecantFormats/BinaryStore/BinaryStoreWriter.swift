@@ -246,6 +246,12 @@ public final class BinaryStoreWriter: RecordWriter {
                 className: "NSURL",
                 fields: ["NS.base": KeyedArchiveWriter.null, "NS.relative": archive.addString(text).uid]
             ).uid
+        case .composite(let elements):
+            // As Core Data hands a composite out: a dictionary keyed by element name.
+            let names = elements.keys.sorted()
+            let keys = names.map { archive.addString($0).uid }
+            let values = names.map { Self.archive(elements[$0] ?? .null, as: .undefined, into: &archive) }
+            return archive.addDictionary(keys: keys, values: values).uid
         }
     }
 }

@@ -9,42 +9,7 @@ import Testing
 /// complete `NSAttributeDescription`s; SwiftData's userInfo values (`EnumType` a Boolean, `enum` an array).
 @Suite("Composite attributes in archived models")
 struct CompositeArchiveTests {
-    /// One entity with each composite shape SwiftData writes (12.5), and a fetch index (12.7).
-    static var model: ObjectModel {
-        var trip = Entity(name: "Trip")
-        trip.className = "Trip"
-        trip.uniquenessConstraints = [["name"]]
-        trip.fetchIndexes = [FetchIndex(name: "SwiftDataIndexOnBinaryname", elements: [.init(property: "name")])]
-        var composites: [CompositeType] = []
-        func composite(_ name: String, optional: Bool, _ elements: [Attribute], info: [String: UserInfoValue]) {
-            composites.append(CompositeType(name: "Trip.\(name)", attributes: elements))
-            var attribute = Attribute(name: name, type: .composite, isOptional: optional)
-            attribute.compositeName = "Trip.\(name)"
-            attribute.valueClassName = "NSDictionary"
-            attribute.userInfo = info
-            trip.attributes.append(attribute)
-        }
-        trip.attributes.append(Attribute(name: "name", type: .string))
-        trip.attributes.append(Attribute(name: "id", type: .uuid))
-        // A String-backed enum: one element named like the property.
-        composite("mode", optional: false, [Attribute(name: "mode", type: .string, isOptional: true)], info: ["EnumType": .bool(true)])
-        // A payload-free enum without raw values: one String element per case.
-        composite(
-            "season", optional: true, ["spring", "summer", "autumn"].map { Attribute(name: $0, type: .string, isOptional: true) },
-            info: ["EnumType": .bool(true), "enum": .array(["spring", "summer", "autumn"])])
-        // A struct whose member `id` clashes with the entity's own `id` column.
-        composite(
-            "place", optional: true,
-            [
-                Attribute(name: "id", type: .uuid, isOptional: true), Attribute(name: "city", type: .string, isOptional: true),
-                Attribute(name: "latitude", type: .double, isOptional: true),
-                Attribute(name: "stops", type: .binary, isOptional: true),
-            ], info: [:])
-        trip.attributes.sort { $0.name < $1.name }  // as a decoded archive lists them
-        var model = ObjectModel(entities: [trip], versionIdentifiers: ["1.0.0"])
-        model.composites = composites
-        return model
-    }
+    static var model: ObjectModel { CompositeFixtures.trip }
 
     @Test func compositesRoundTripWithTheirElementsUserInfoAndHashes() throws {
         let model = Self.model
