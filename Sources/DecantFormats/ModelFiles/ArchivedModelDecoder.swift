@@ -82,7 +82,9 @@ public enum ArchivedModelDecoder: Sendable {
             // Each archived composite attribute carries its elements inline; its type is named after the entity
             // and attribute that declare it (inherited copies folded away above leave theirs unused).
             let used = Set(entities.flatMap { $0.attributes.compactMap(\.compositeName) })
-            model.composites = decoded.flatMap(\.composites).filter { used.contains($0.name) }
+            model.composites = decoded.flatMap(\.composites).filter { type in
+                used.contains { type.name == $0 || type.name.hasPrefix($0 + ".") }
+            }
             model.versionIdentifiers = try (archive.elements(forKey: "NSVersionIdentifiers", in: root) ?? [])
                 .compactMap { try archive.string($0) }.sorted()
             model.configurations = try configurations(root)
@@ -205,10 +207,9 @@ public enum ArchivedModelDecoder: Sendable {
                 if property.isKind(of: "NSAttributeDescription") {
                     var attribute = try attribute(property)
                     if attribute.type == .composite || property.isKind(of: "NSCompositeAttributeDescription") {
-                        let composite = CompositeType(
-                            name: "\(entityName).\(attribute.name)", attributes: try compositeElements(of: property, attribute.name))
-                        attribute.compositeName = composite.name
-                        composites.append(composite)
+                        let types = try compositeTypes(of: property, named: "\(entityName).\(attribute.name)", attribute.name)
+                        attribute.compositeName = types.first?.name
+                        composites += types
                     }
                     entity.attributes.append(attribute)
                 } else if property.isKind(of: "NSRelationshipDescription") {
@@ -225,10 +226,13 @@ public enum ArchivedModelDecoder: Sendable {
             return (entity, composites)
         }
 
-        /// The elements of an `NSCompositeAttributeDescription` (`NSCompositeElements`: an array of complete
-        /// `NSAttributeDescription`s, 12.1), in archive order. A composite element that is itself a composite
-        /// is refused: no store shows how Core Data lays one out.
-        func compositeElements(of object: ArchivedObject, _ name: String) throws -> [Attribute] {
+        /// The composite type of an `NSCompositeAttributeDescription` (its `NSCompositeElements`: an array of
+        /// complete `NSAttributeDescription`s, 12.1, in archive order) named `typeName`, followed by the types of
+        /// elements that are composites themselves (Xcode lets a composite hold one; named `typeName.element`,
+        /// at most 8 levels deep). An empty composite is kept, as Xcode writes one.
+        func compositeTypes(of object: ArchivedObject, named typeName: String, _ name: String, depth: Int = 0) throws
+            -> [CompositeType]
+        {
             guard object.isKind(of: "NSCompositeAttributeDescription"),
                 try archive.integer(forKey: "NSAttributeType", in: object) == Int64(AttributeType.composite.rawValue)
             else {
@@ -237,8 +241,14 @@ public enum ArchivedModelDecoder: Sendable {
                         + "\(try archive.integer(forKey: "NSAttributeType", in: object).map(String.init) ?? "none"); a "
                         + "composite is an NSCompositeAttributeDescription of type 2100", object, key: name)
             }
-            guard let values = try archive.elements(forKey: "NSCompositeElements", in: object) else { throw fail("composite attribute \(name) has no NSCompositeElements", object, key: name) }
+            guard depth < 8 else {
+                throw fail("composite attribute \(name) nests composites more than 8 levels deep", object, key: name)
+            }
+            guard let values = try archive.elements(forKey: "NSCompositeElements", in: object) else {
+                throw fail("composite attribute \(name) has no NSCompositeElements", object, key: name)
+            }
             var elements: [Attribute] = []
+            var nested: [CompositeType] = []
             for value in values {
                 guard let element = try archive.object(for: value), element.isKind(of: "NSAttributeDescription") else {
                     let found = try archive.object(for: value)?.className ?? "a plain value"
@@ -246,19 +256,19 @@ public enum ArchivedModelDecoder: Sendable {
                         "composite attribute \(name): an element of NSCompositeElements is \(found), expected an "
                             + "NSAttributeDescription", object, key: "\(name).NSCompositeElements")
                 }
-                let decoded = try attribute(element)
-                if decoded.type == .composite || element.isKind(of: "NSCompositeAttributeDescription") {
-                    throw fail(
-                        "composite attribute \(name): element \(decoded.name) is itself a composite, which Decant does "
-                            + "not read (no store shows how Core Data lays one out)", element, key: "\(name).\(decoded.name)")
-                }
+                var decoded = try attribute(element)
                 guard !elements.contains(where: { $0.name == decoded.name }) else {
                     throw fail("composite attribute \(name) has two elements named \(decoded.name)", element, key: name)
                 }
+                if decoded.type == .composite || element.isKind(of: "NSCompositeAttributeDescription") {
+                    let inner = try compositeTypes(
+                        of: element, named: "\(typeName).\(decoded.name)", "\(name).\(decoded.name)", depth: depth + 1)
+                    decoded.compositeName = inner.first?.name
+                    nested += inner
+                }
                 elements.append(decoded)
             }
-            guard !elements.isEmpty else { throw fail("composite attribute \(name) has no elements", object, key: name) }
-            return elements
+            return [CompositeType(name: typeName, attributes: elements)] + nested
         }
 
         /// Arrays of arrays of property names (each name a string or a property object).

@@ -194,6 +194,7 @@ struct SchemaBuilder {
     /// A composite's columns (12.5): one per element, in element order, named `Z` + the upper-cased element name
     /// alone, from the hierarchy's name generator (a clash gets the numeric suffix: a second `ZID` is `ZID1`). A
     /// raw-value enum's single element carries the property's name; a payload-free enum has one element per case.
+    /// An element of a type with no column (undefined, object ID) is refused.
     private mutating func compositeColumns(of attribute: Attribute, in entityName: String, root: String) throws {
         guard let composite = model.composites.first(where: { $0.name == attribute.compositeName }) else {
             throw DecantError(
@@ -202,7 +203,9 @@ struct SchemaBuilder {
                     + "which the model does not define", at: Location(entity: entityName, keyPath: attribute.name))
         }
         var columns: [StoreSchema.ElementColumn] = []
-        for element in composite.attributes {
+        // An element that is itself a composite (Xcode allows one; SwiftData never writes one, 12.5) gets no column,
+        // as a composite had none before: how Core Data lays it out is not known.
+        for element in composite.attributes where element.type != .composite {
             guard let (type, group) = Self.columnType(of: element.type) else {
                 throw DecantError(
                     .malformedInput,

@@ -122,8 +122,7 @@ struct CompositeArchiveTests {
         ("elements not an array", "expected"),
         ("a string element", "expected an NSAttributeDescription"),
         ("a relationship element", "expected an NSAttributeDescription"),
-        ("a nested composite", "is itself a composite"),
-        ("no elements", "has no elements"),
+        ("composites nested 9 deep", "more than 8 levels deep"),
         ("duplicate element", "two elements named city"),
         ("plain class, type 2100", "composite only by half"),
         ("composite class, type 700", "composite only by half"),
@@ -140,9 +139,18 @@ struct CompositeArchiveTests {
             case "a string element": return writer.addArray([writer.addString("city").uid]).uid
             case "a relationship element":
                 return writer.addArray([Self.element(&writer, "city", className: "NSRelationshipDescription")]).uid
-            case "a nested composite":
-                return writer.addArray([Self.element(&writer, "inner", type: 2100, className: "NSCompositeAttributeDescription")]).uid
-            case "no elements": return writer.addArray([]).uid
+            case "composites nested 9 deep":
+                var inner = writer.addArray([]).uid
+                for level in 0..<9 {
+                    let name = writer.addString("level\(level)").uid
+                    let object = writer.addObject(
+                        className: "NSCompositeAttributeDescription",
+                        classes: ["NSCompositeAttributeDescription", "NSAttributeDescription", "NSPropertyDescription", "NSObject"],
+                        fields: ["NSPropertyName": name, "NSAttributeType": .integer(2100), "NSCompositeElements": inner]
+                    ).uid
+                    inner = writer.addArray([object]).uid
+                }
+                return inner
             case "duplicate element":
                 let first = Self.element(&writer, "city")
                 let second = Self.element(&writer, "city")
@@ -157,6 +165,19 @@ struct CompositeArchiveTests {
         #expect(error.message.contains(expected), "\(damage): \(error.message)")
         #expect(error.location?.path == "Trip.mom")
         #expect(error.location?.object != nil, "\(damage): \(error)")
+    }
+
+    /// Xcode lets a composite hold a composite, and a composite be empty (phimage/MomXML's model): both read back.
+    @Test func nestedAndEmptyCompositesRoundTrip() throws {
+        let model = try #require(
+            try ModelBundle.load(from: Fixtures.corpus("phimage__MomXML/Tests/Model.xcdatamodeld")).version(named: "Model"))
+        let decoded = try ArchivedModelDecoder.decode(ArchivedModelEncoder.encode(model))
+        #expect(decoded.entityVersionHashes == model.entityVersionHashes)
+        let member = try #require(decoded.entity(named: "Produit")?.attributes.first { $0.name == "attribute1" })
+        let outer = try #require(decoded.composites.first { $0.name == member.compositeName })
+        #expect(outer.attributes.map(\.name) == ["one", "two", "three"])
+        let inner = try #require(decoded.composites.first { $0.name == outer.attributes[2].compositeName })
+        #expect(inner.attributes.isEmpty)
     }
 
     @Test func aCompositeNamingAMissingTypeIsNotEncoded() throws {

@@ -49,6 +49,14 @@ struct CompositeStoreTests {
         #expect(trip.compositeColumns["place"]?.map(\.column) == ["ZID1", "ZCITY"])
     }
 
+    /// A composite inside a composite (Xcode allows one; phimage/MomXML's model) gets no column, as before.
+    @Test func aNestedCompositeElementHasNoColumn() throws {
+        let model = try #require(
+            try ModelBundle.load(from: Fixtures.corpus("phimage__MomXML/Tests/Model.xcdatamodeld")).version(named: "Model"))
+        let produit = try #require(try StoreSchema(model: model).entity(named: "Produit"))
+        #expect(produit.compositeColumns["attribute1"]?.map(\.element.name) == ["one", "two"])
+    }
+
     static func writeTrips(to url: URL) throws {
         let model = CompositeFixtures.trip
         let writer = try SQLiteStoreWriter(creating: url, model: model, journalMode: .delete)
