@@ -218,6 +218,8 @@ public final class SQLiteStoreReader: SelectingRecordReader {
         let attributeSources: [(column: Int32?, external: Bool)]
         /// Per layout attribute: a composite's elements and their columns in the SELECT (nil: not a composite).
         let compositeSources: [[(name: String, type: AttributeType, column: Int32)]?]
+        /// Per layout attribute: whether it is optional (a required composite with no element value reads as `[:]`).
+        let optional: [Bool]
         let sql: String
         var statement: Statement?
         var sources: [RelationshipSource] = []
@@ -253,6 +255,7 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                 }
             }
             self.compositeSources = compositeSources
+            self.optional = layout.attributes.map(\.isOptional)
             var sources: [RelationshipSource] = []
             for planned in plan.relationships {
                 let relationship = planned.relationship
@@ -340,7 +343,7 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                 for index in 0..<attributeCount {
                     let source = attributeSources[index]
                     if let elements = compositeSources[index] {
-                        appendComposite(handle, elements, to: &batch)
+                        appendComposite(handle, elements, optional: optional[index], to: &batch)
                         continue
                     }
                     guard let column = source.column else {
@@ -377,9 +380,10 @@ public final class SQLiteStoreReader: SelectingRecordReader {
         }
 
         /// A composite's value from its element columns: a dictionary of the non-NULL elements, each typed by its
-        /// element; nil when every element column is NULL (as Core Data stores a nil composite).
+        /// element. When every element column is NULL: nil for an optional composite (Core Data stores a nil one
+        /// so), an empty dictionary for a required one (SwiftData's `= Tags()` of nil members is stored so too).
         private func appendComposite(
-            _ handle: OpaquePointer, _ elements: [(name: String, type: AttributeType, column: Int32)],
+            _ handle: OpaquePointer, _ elements: [(name: String, type: AttributeType, column: Int32)], optional: Bool,
             to batch: inout RecordBatch
         ) {
             var values: [String: Value] = [:]
@@ -424,7 +428,7 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                     continue
                 }
             }
-            if values.isEmpty { batch.appendNull() } else { batch.append(.composite(values), as: .composite) }
+            if values.isEmpty && optional { batch.appendNull() } else { batch.append(.composite(values), as: .composite) }
         }
 
         private func appendColumn(

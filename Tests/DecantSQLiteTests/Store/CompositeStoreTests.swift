@@ -57,6 +57,29 @@ struct CompositeStoreTests {
         #expect(produit.compositeColumns["attribute1"]?.map(\.element.name) == ["one", "two"])
     }
 
+    /// All element columns NULL: a required composite reads as an empty dictionary (as SwiftData's `= Tags()` of nil
+    /// members is stored), an optional one as nil.
+    @Test func aRequiredCompositeWithNoElementValueIsAnEmptyDictionary() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("Trips.sqlite")
+        let model = CompositeFixtures.trip
+        let layout = try #require(RecordLayout(entity: "Trip", in: model))
+        let values: [String: Value] = ["name": "Nowhere", "id": .uuid(UUID()), "mode": .composite([:])]
+        let writer = try SQLiteStoreWriter(creating: url, model: model, journalMode: .delete)
+        var batch = layout.emptyBatch()
+        batch.append(Record(entity: "Trip", id: .primaryKey(1), values: layout.attributes.map { values[$0.name] ?? .null }))
+        try writer.write(batch)
+        try writer.finish()
+        #expect(try Self.rows("SELECT ZMODE, ZCITY FROM ZTRIP", in: url) == [["NULL", "NULL"]])
+        let reader = try SQLiteStoreReader(store: try SQLiteStore(contentsOf: url), model: model)
+        var read = layout.emptyBatch()
+        #expect(try reader.nextBatch(into: &read))
+        let record = read.record(at: 0)
+        #expect(record.values[try #require(layout.attributeIndex("mode"))] == .composite([:]))
+        #expect(record.values[try #require(layout.attributeIndex("place"))] == .null)
+    }
+
     static func writeTrips(to url: URL) throws {
         let model = CompositeFixtures.trip
         let writer = try SQLiteStoreWriter(creating: url, model: model, journalMode: .delete)
