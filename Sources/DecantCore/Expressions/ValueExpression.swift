@@ -198,6 +198,10 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         case .uuid(let uuid): return "'\(uuid.uuidString)'"
         case .data(let data), .transformable(let data): return "'\(data.base64EncodedString())'"
         case .externalDataReference(let name): return "'\(name)'"
+        case .composite(let elements):
+            // A dictionary literal: the elements in name order.
+            let entries = elements.keys.sorted().map { "'\($0)': " + literalText(elements[$0] ?? .null) }
+            return "{" + entries.joined(separator: ", ") + "}"
         }
     }
 }

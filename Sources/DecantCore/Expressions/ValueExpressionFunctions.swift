@@ -286,6 +286,7 @@ extension Value {
         case .date(let date): ValueExpressionFunctions.isoFormatter.string(from: date)
         case .uuid(let uuid): uuid.uuidString
         case .data(let data), .transformable(let data): data.base64EncodedString()
+        case .composite: ValueExpression.literalText(self)
         }
     }
 

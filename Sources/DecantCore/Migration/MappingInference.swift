@@ -379,6 +379,22 @@ public enum MappingInference: Sendable {
                     return PropertyMapping(name: attribute.name, expression: nil, change: change)
                 }
             }
+            if sourceAttribute.type == .composite, attribute.type == .composite,
+                let changed = changedCompositeElement(from: sourceAttribute, to: attribute)
+            {
+                // Elements added (nil) or removed (dropped) carry over as attributes do; an element whose type
+                // changes beyond a widening is no more inferred than such an attribute is.
+                if reportProblems {
+                    problems.append(
+                        MigrationProblem(
+                            entity: entity, property: attribute.name,
+                            message: "composite element \(attribute.name).\(changed.name): \(changed.from.modelName) → "
+                                + "\(changed.to.modelName) is not a change Core Data infers",
+                            advice: "in a mapping file, give \(entity): attributes: \(attribute.name) an expression, or keep "
+                                + "the element's type"))
+                }
+                return PropertyMapping(name: attribute.name, expression: nil, change: change)
+            }
             if sourceAttribute.isOptional && !attribute.isOptional {
                 if let literal = attribute.defaultLiteral {
                     expression = .binary(.coalesce, expression, .literal(literal))
@@ -386,6 +402,21 @@ public enum MappingInference: Sendable {
                 }
             }
             return PropertyMapping(name: attribute.name, expression: expression, change: change)
+        }
+
+        /// The first element (by name) that both composites have, whose type changes other than by a widening.
+        private func changedCompositeElement(from sourceAttribute: Attribute, to attribute: Attribute)
+            -> (name: String, from: AttributeType, to: AttributeType)?
+        {
+            let before = source.composites.first { $0.name == sourceAttribute.compositeName }?.attributes ?? []
+            let after = destination.composites.first { $0.name == attribute.compositeName }?.attributes ?? []
+            for element in after.sorted(by: { $0.name < $1.name }) {
+                guard let old = before.first(where: { $0.name == element.name }), old.type != element.type,
+                    !Rules.widenings.contains([old.type, element.type])
+                else { continue }
+                return (element.name, old.type, element.type)
+            }
+            return nil
         }
 
         /// The expression to suggest for a type change.

@@ -108,6 +108,7 @@ extension RecordLayout {
         case (.uuid, .uuid): return value
         case (.uri, .uri): return value
         case (.uri, .string(let text)): return .uri(text)
+        case (.composite, .composite): return value
         default: return nil
         }
     }
@@ -127,6 +128,7 @@ extension RecordLayout {
         case .uri(let text): "the URI \(text)"
         case .transformable(let data): "\(data.count) bytes of a transformable value"
         case .externalDataReference(let name): "the external data reference \(name)"
+        case .composite(let elements): "a composite value of \(elements.count) elements"
         }
     }
 }

@@ -258,6 +258,7 @@ public struct RecordBatch: Sendable {
         case .data(let data), .transformable(let data): appendBlob(data)
         case .uuid(let uuid): appendBlob(withUnsafeBytes(of: uuid.uuid) { Array($0) })
         case .externalDataReference(let name): appendExternalDataReference(name)
+        case .composite(let elements): appendBlob(CompositeValueCoding.encode(elements))
         }
     }
 
@@ -382,6 +383,7 @@ public struct RecordBatch: Sendable {
             case .uuid where data.count == 16:
                 return .uuid(data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
             case .transformable: return .transformable(data)
+            case .composite: return CompositeValueCoding.decode(data).map(Value.composite) ?? .data(data)
             default: return .data(data)
             }
         }

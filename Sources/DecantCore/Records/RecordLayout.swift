@@ -12,6 +12,9 @@ public struct RecordLayout: Sendable, Hashable {
     public let attributes: [Attribute]
     /// Persistent relationships, inherited ones included, sorted by name.
     public let relationships: [Relationship]
+    /// The composite type of each composite attribute, by attribute name: its elements, which a composite's value
+    /// (``Value/composite(_:)``) is keyed by.
+    public let composites: [String: CompositeType]
 
     /// The layout of an entity of `model`; `nil` if the model has no such entity.
     public init?(entity name: String, in model: ObjectModel) {
@@ -20,6 +23,13 @@ public struct RecordLayout: Sendable, Hashable {
         self.entityName = name
         self.attributes = attributes.filter { !$0.isTransient }.sorted { $0.name < $1.name }
         self.relationships = relationships.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+        var composites: [String: CompositeType] = [:]
+        for attribute in self.attributes where attribute.type == .composite {
+            if let type = model.composites.first(where: { $0.name == attribute.compositeName }) {
+                composites[attribute.name] = type
+            }
+        }
+        self.composites = composites
     }
 
     /// The position of an attribute in ``attributes``.

@@ -32,6 +32,9 @@ public enum Value: Sendable, Hashable {
     /// An externally stored binary value whose file was missing from the input, kept as a reference to that file
     /// name (`--missing-external-data keep`); a Core Data SQLite output stores the same reference.
     case externalDataReference(String)
+    /// A composite attribute's value (iOS 17+, SwiftData's Codable structs and enums): its elements' values keyed by
+    /// element name, as Core Data hands it out (an `NSDictionary`). An element without a value is absent or null.
+    case composite([String: Value])
 
     /// Whether this is ``null``.
     public var isNull: Bool {

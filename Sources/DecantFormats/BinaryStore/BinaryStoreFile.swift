@@ -316,6 +316,13 @@ struct BinaryStoreEncoder {
             return writer.addObject(
                 className: "NSUUID", fields: ["NS.uuidbytes": .data(withUnsafeBytes(of: uuid.uuid) { Data($0) })]
             ).uid
+        case .composite:
+            // Composites (iOS 17) come from SwiftData, whose stores are SQLite; no binary store holding one has been
+            // seen, so its encoding is unknown, and Decant does not guess it.
+            throw DecantError(
+                .unsupportedFormat,
+                "a binary store cannot hold composite attribute values (SwiftData keeps them in SQLite stores); "
+                    + "write a SQLite store or JSON instead")
         case .uri(let text):
             let relative = writer.addString(text).uid
             return writer.addObject(

@@ -25,6 +25,18 @@ struct CSVColumns {
     /// The `_id` column.
     let idColumn: Int?
 
+    /// Why CSV holds no composite attribute: a composite is a dictionary of typed elements, and a nil composite and
+    /// one whose elements are all nil would read alike from empty cells; JSON and NDJSON keep it as a nested object.
+    static func compositeRefusal(entity: String, attribute: String, at location: Location) -> DecantError {
+        var place = location
+        place.entity = entity
+        place.keyPath = attribute
+        return DecantError(
+            .unsupportedFormat,
+            "\(entity).\(attribute) is a composite attribute, which CSV does not hold: convert to or from JSON or NDJSON, "
+                + "where a composite is a nested object of its elements", at: place)
+    }
+
     /// Maps the header `names` of an entity file onto `layout`.
     /// - Throws: `.malformedInput` naming the column for an unknown, ambiguous or repeated header, or a to-many
     ///   relationship (whose members belong in a join file).
@@ -68,7 +80,12 @@ struct CSVColumns {
             targets.append(target)
             switch target {
             case .id: idColumn = column
-            case .attribute(let index): attributeColumns[index] = column
+            case .attribute(let index):
+                if layout.attributes[index].type == .composite {
+                    throw Self.compositeRefusal(
+                        entity: layout.entityName, attribute: layout.attributes[index].name, at: location(column))
+                }
+                attributeColumns[index] = column
             case .toOne(let index): relationshipColumns[index] = column
             }
         }

@@ -121,6 +121,9 @@ public final class CSVWriter: RecordWriter {
         guard batch.count > 0 else { return }
         let layout = batch.layout
         let name = layout.entityName
+        if let composite = layout.attributes.first(where: { $0.type == .composite }) {
+            throw CSVColumns.compositeRefusal(entity: name, attribute: composite.name, at: Location(path: displayPath))
+        }
         if isSingleFile {
             if let singleEntity, singleEntity != name {
                 throw DecantError(

@@ -360,12 +360,51 @@ public final class JSONRecordWriter: RecordWriter {
             output.append("{\"externalDataReference\":")
             output.appendString(try string(of: cell, in: batch))
             output.append("}")
+        case (.composite, .blob):
+            // A nested object of the elements that have a value, in element-name order.
+            guard let elements = batch.withBytes(of: cell, { CompositeValueCoding.decode($0) }) else {
+                throw Mismatch(problem: "bytes that are not a composite value")
+            }
+            try appendComposite(elements, to: &output)
         case (.uuid, .blob) where cell.length == 16:
             let uuid = batch.withBytes(of: cell) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
             output.appendString(uuid.uuidString)
         default:
             throw Mismatch(problem: Self.describe(cell.kind))
         }
+    }
+
+    /// A composite's elements as a JSON object, each value in the form its attribute type has in a document.
+    private static func appendComposite(_ elements: [String: Value], to output: inout JSONOutput) throws(Mismatch) {
+        output.append("{")
+        var first = true
+        for name in elements.keys.sorted() {
+            guard let value = elements[name], !value.isNull else { continue }
+            if !first { output.append(",") }
+            first = false
+            output.appendString(name)
+            output.append(":")
+            switch value {
+            case .null: output.append("null")
+            case .integer(let integer): output.appendInteger(integer)
+            case .double(let real): output.appendDouble(real)
+            case .decimal(let decimal): output.appendString(decimal.description)
+            case .string(let text), .uri(let text): output.appendString(text)
+            case .bool(let flag): output.append(flag ? "true" : "false")
+            case .date(let date): appendDate(date.timeIntervalSinceReferenceDate, to: &output)
+            case .data(let data), .transformable(let data):
+                output.append("\"")
+                output.appendRaw(data.base64EncodedString())
+                output.append("\"")
+            case .uuid(let uuid): output.appendString(uuid.uuidString)
+            case .externalDataReference(let name):
+                output.append("{\"externalDataReference\":")
+                output.appendString(name)
+                output.append("}")
+            case .composite(let inner): try appendComposite(inner, to: &output)
+            }
+        }
+        output.append("}")
     }
 
     private static func appendDate(_ seconds: Double, to output: inout JSONOutput) {

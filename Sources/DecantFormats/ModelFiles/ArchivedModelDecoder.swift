@@ -53,7 +53,7 @@ public enum ArchivedModelDecoder: Sendable {
             guard root.isKind(of: "NSManagedObjectModel") else {
                 throw fail("expected an NSManagedObjectModel at the root, found \(root.className ?? "a plain value")", root)
             }
-            var decoded: [(entity: Entity, ownNames: Set<String>?)] = []
+            var decoded: [(entity: Entity, composites: [CompositeType])] = []
             for entry in try archive.stringKeyedEntries(forKey: "NSEntities", in: root) ?? [] {
                 guard let object = try archive.object(for: entry.value) else { continue }
                 guard object.isKind(of: "NSEntityDescription") else {
@@ -79,6 +79,12 @@ public enum ArchivedModelDecoder: Sendable {
                 entities[index].fetchedProperties.removeAll { inherited.contains($0.name) }
             }
             var model = ObjectModel(entities: entities.sorted { $0.name < $1.name })
+            // Each archived composite attribute carries its elements inline; its type is named after the entity
+            // and attribute that declare it (inherited copies folded away above leave theirs unused).
+            let used = Set(entities.flatMap { $0.attributes.compactMap(\.compositeName) })
+            model.composites = decoded.flatMap(\.composites).filter { type in
+                used.contains { type.name == $0 || type.name.hasPrefix($0 + ".") }
+            }
             model.versionIdentifiers = try (archive.elements(forKey: "NSVersionIdentifiers", in: root) ?? [])
                 .compactMap { try archive.string($0) }.sorted()
             model.configurations = try configurations(root)
@@ -177,7 +183,7 @@ public enum ArchivedModelDecoder: Sendable {
             return try archive.string(forKey: "NSEntityName", in: object)
         }
 
-        func entity(_ object: ArchivedObject) throws -> (entity: Entity, ownNames: Set<String>?) {
+        func entity(_ object: ArchivedObject) throws -> (entity: Entity, composites: [CompositeType]) {
             guard let entityName = try archive.string(forKey: "NSEntityName", in: object) else {
                 throw fail("entity without NSEntityName", object, key: "NSEntityName")
             }
@@ -194,11 +200,18 @@ public enum ArchivedModelDecoder: Sendable {
             entity.fetchIndexes = try (archive.elements(forKey: "NSFetchIndexDescriptions", in: object) ?? []).compactMap {
                 try fetchIndex($0)
             }
+            var composites: [CompositeType] = []
             for entry in try archive.stringKeyedEntries(forKey: "NSProperties", in: object) ?? [] {
                 guard let property = try archive.object(for: entry.value) else { continue }
                 if property.isKind(of: "_NSPropertyDescriptionProxy") { continue }
                 if property.isKind(of: "NSAttributeDescription") {
-                    entity.attributes.append(try attribute(property))
+                    var attribute = try attribute(property)
+                    if attribute.type == .composite || property.isKind(of: "NSCompositeAttributeDescription") {
+                        let types = try compositeTypes(of: property, named: "\(entityName).\(attribute.name)", attribute.name)
+                        attribute.compositeName = types.first?.name
+                        composites += types
+                    }
+                    entity.attributes.append(attribute)
                 } else if property.isKind(of: "NSRelationshipDescription") {
                     entity.relationships.append(try relationship(property))
                 } else if property.isKind(of: "NSFetchedPropertyDescription") {
@@ -210,7 +223,52 @@ public enum ArchivedModelDecoder: Sendable {
             entity.attributes.sort { $0.name < $1.name }
             entity.relationships.sort { $0.name < $1.name }
             entity.fetchedProperties.sort { $0.name < $1.name }
-            return (entity, nil)
+            return (entity, composites)
+        }
+
+        /// The composite type of an `NSCompositeAttributeDescription` (its `NSCompositeElements`: an array of
+        /// complete `NSAttributeDescription`s, 12.1, in archive order) named `typeName`, followed by the types of
+        /// elements that are composites themselves (Xcode lets a composite hold one; named `typeName.element`,
+        /// at most 8 levels deep). An empty composite is kept, as Xcode writes one.
+        func compositeTypes(of object: ArchivedObject, named typeName: String, _ name: String, depth: Int = 0) throws
+            -> [CompositeType]
+        {
+            guard object.isKind(of: "NSCompositeAttributeDescription"),
+                try archive.integer(forKey: "NSAttributeType", in: object) == Int64(AttributeType.composite.rawValue)
+            else {
+                throw fail(
+                    "attribute \(name) is a composite only by half: class \(object.className ?? "?") with NSAttributeType "
+                        + "\(try archive.integer(forKey: "NSAttributeType", in: object).map(String.init) ?? "none"); a "
+                        + "composite is an NSCompositeAttributeDescription of type 2100", object, key: name)
+            }
+            guard depth < 8 else {
+                throw fail("composite attribute \(name) nests composites more than 8 levels deep", object, key: name)
+            }
+            guard let values = try archive.elements(forKey: "NSCompositeElements", in: object) else {
+                throw fail("composite attribute \(name) has no NSCompositeElements", object, key: name)
+            }
+            var elements: [Attribute] = []
+            var nested: [CompositeType] = []
+            for value in values {
+                guard let element = try archive.object(for: value), element.isKind(of: "NSAttributeDescription") else {
+                    let found = try archive.object(for: value)?.className ?? "a plain value"
+                    throw fail(
+                        "composite attribute \(name): an element of NSCompositeElements is \(found), expected an "
+                            + "NSAttributeDescription", object, key: "\(name).NSCompositeElements")
+                }
+                var decoded = try attribute(element)
+                guard !elements.contains(where: { $0.name == decoded.name }) else {
+                    throw fail("composite attribute \(name) has two elements named \(decoded.name)", element, key: name)
+                }
+                if decoded.type == .composite || element.isKind(of: "NSCompositeAttributeDescription") {
+                    let inner = try compositeTypes(
+                        of: element, named: "\(typeName).\(decoded.name)", "\(name).\(decoded.name)", depth: depth + 1)
+                    decoded.compositeName = inner.first?.name
+                    nested += inner
+                }
+                elements.append(decoded)
+            }
+            return [CompositeType(name: typeName, attributes: elements)] + nested
         }
 
         /// Arrays of arrays of property names (each name a string or a property object).

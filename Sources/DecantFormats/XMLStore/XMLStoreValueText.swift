@@ -91,7 +91,7 @@ enum XMLStoreValueText {
     /// store cannot hold.
     static func text(of value: Value) -> String? {
         switch value {
-        case .null, .externalDataReference: return nil
+        case .null, .externalDataReference, .composite: return nil
         case .string(let text), .uri(let text): return text
         case .integer(let number): return String(number)
         case .bool(let flag): return flag ? "1" : "0"

@@ -467,7 +467,7 @@ public struct InStoreMigration: Sendable {
                 return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
             case .uuid(let uuid):
                 return "X'" + withUnsafeBytes(of: uuid.uuid) { $0.map { String(format: "%02X", $0) }.joined() } + "'"
-            case .decimal, .externalDataReference:
+            case .decimal, .externalDataReference, .composite:
                 return nil
             }
         }
@@ -523,6 +523,9 @@ public struct InStoreMigration: Sendable {
             let columns = try ColumnPlan(layout: layout, schema: destinationSchema)
             if let unstored = columns.unstored.first {
                 throw Obstacle("\(name).\(unstored.attribute.name) has no column in a SQLite store")
+            }
+            if let composite = columns.composites.first {
+                throw Obstacle("\(name).\(composite.attribute.name) is a composite, whose elements the record stream carries")
             }
             let table = mapping.tableName
             let ownRows = "FROM \(table) AS t WHERE t.Z_ENT = \(mapping.number)"

@@ -19,6 +19,17 @@ public struct ColumnPlan: Sendable, Hashable {
         public var column: String
     }
 
+    /// One composite attribute: its position in the layout and the columns of its elements (12.5). Its value is a
+    /// ``Value/composite(_:)`` keyed by element name; a row whose element columns are all NULL reads as null.
+    public struct CompositeColumns: Sendable, Hashable {
+        /// The position in ``RecordLayout/attributes``.
+        public var position: Int
+        /// The composite attribute.
+        public var attribute: Attribute
+        /// Its elements' columns, in element order.
+        public var elements: [StoreSchema.ElementColumn]
+    }
+
     /// One relationship: its position in ``RecordLayout/relationships`` and its storage (`nil`: none, for a
     /// relationship the schema does not store).
     public struct RelationshipColumn: Sendable, Hashable {
@@ -34,7 +45,9 @@ public struct ColumnPlan: Sendable, Hashable {
     public let mapping: StoreSchema.EntityMapping
     /// Attributes with a column, in layout order.
     public let attributes: [AttributeColumn]
-    /// Attributes of the layout that have no column (types with no SQLite layout, such as composites): the reader
+    /// Composite attributes, in layout order, each stored across its element columns.
+    public let composites: [CompositeColumns]
+    /// Attributes of the layout that have no column (types with no SQLite layout): the reader
     /// yields nil for them and the writer reports values it cannot store.
     public let unstored: [AttributeColumn]
     /// Every relationship of the layout, in layout order.
@@ -51,8 +64,11 @@ public struct ColumnPlan: Sendable, Hashable {
         self.mapping = mapping
         var stored: [AttributeColumn] = []
         var unstored: [AttributeColumn] = []
+        var composites: [CompositeColumns] = []
         for (position, attribute) in layout.attributes.enumerated() {
-            if let column = mapping.attributeColumns[attribute.name] {
+            if let elements = mapping.compositeColumns[attribute.name] {
+                composites.append(CompositeColumns(position: position, attribute: attribute, elements: elements))
+            } else if let column = mapping.attributeColumns[attribute.name] {
                 stored.append(AttributeColumn(position: position, attribute: attribute, column: column))
             } else {
                 unstored.append(AttributeColumn(position: position, attribute: attribute, column: ""))
@@ -60,6 +76,7 @@ public struct ColumnPlan: Sendable, Hashable {
         }
         self.attributes = stored
         self.unstored = unstored
+        self.composites = composites
         self.relationships = layout.relationships.enumerated().map { position, relationship in
             RelationshipColumn(
                 position: position, relationship: relationship, storage: mapping.relationships[relationship.name])

@@ -26,6 +26,7 @@ struct SchemaBuilder {
     private var pendingColumns: [String: [(column: StoreSchema.Column, group: Int)]] = [:]
     private var uniqueConstraints: [String: [[String]]] = [:]
     private var attributeColumns: [PropertyKey: String] = [:]
+    private var compositeColumns: [PropertyKey: [StoreSchema.ElementColumn]] = [:]
     private var foreignKeys: [PropertyKey: ForeignKey] = [:]
     private var storage: [PropertyKey: Storage] = [:]
     private var extraEntries: [String: Int] = [:]
@@ -159,6 +160,10 @@ struct SchemaBuilder {
         let entity = try entity(name)
         let table = tableNames[root] ?? root
         for attribute in entity.attributes.filter({ !$0.isTransient }).sorted(by: { SchemaNaming.literalLess($0.name, $1.name) }) {
+            if attribute.type == .composite, attribute.derivation == nil {
+                try compositeColumns(of: attribute, in: name, root: root)
+                continue
+            }
             guard let (type, group) = Self.columnType(of: attribute.type) else { continue }
             let column = addColumn(base: "Z" + SchemaNaming.asciiUppercased(attribute.name), type: type, group: group, root: root)
             attributeColumns[PropertyKey(entity: name, name: attribute.name)] = column
@@ -184,6 +189,33 @@ struct SchemaBuilder {
                 uniqueConstraints[root, default: []].append(columns)
             }
         }
+    }
+
+    /// A composite's columns (12.5): one per element, in element order, named `Z` + the upper-cased element name
+    /// alone, from the hierarchy's name generator (a clash gets the numeric suffix: a second `ZID` is `ZID1`). A
+    /// raw-value enum's single element carries the property's name; a payload-free enum has one element per case.
+    /// An element of a type with no column (undefined, object ID) is refused.
+    private mutating func compositeColumns(of attribute: Attribute, in entityName: String, root: String) throws {
+        guard let composite = model.composites.first(where: { $0.name == attribute.compositeName }) else {
+            throw DecantError(
+                .malformedInput,
+                "composite attribute \(attribute.name) names composite type \(attribute.compositeName ?? "(none)"), "
+                    + "which the model does not define", at: Location(entity: entityName, keyPath: attribute.name))
+        }
+        var columns: [StoreSchema.ElementColumn] = []
+        // An element that is itself a composite (Xcode allows one; SwiftData never writes one, 12.5) gets no column,
+        // as a composite had none before: how Core Data lays it out is not known.
+        for element in composite.attributes where element.type != .composite {
+            guard let (type, group) = Self.columnType(of: element.type) else {
+                throw DecantError(
+                    .malformedInput,
+                    "element \(element.name) of composite attribute \(attribute.name) is of type \(element.type), which "
+                        + "has no column in a SQLite store", at: Location(entity: entityName, keyPath: "\(attribute.name).\(element.name)"))
+            }
+            let column = addColumn(base: "Z" + SchemaNaming.asciiUppercased(element.name), type: type, group: group, root: root)
+            columns.append(StoreSchema.ElementColumn(element: element, column: column))
+        }
+        compositeColumns[PropertyKey(entity: entityName, name: attribute.name)] = columns
     }
 
     private func destinationName(of relationship: Relationship, in entityName: String) throws -> String {
@@ -355,10 +387,15 @@ struct SchemaBuilder {
         numbering.map { name in
             let entity = entitiesByName[name]
             var attributeColumns: [String: String] = [:]
+            var elementColumns: [String: [StoreSchema.ElementColumn]] = [:]
             var relationshipStorage: [String: Storage] = [:]
             if let entity {
                 let (attributes, relationships) = model.properties(of: entity)
                 for attribute in attributes {
+                    if let declaring = declaringEntity(of: attribute.name, from: name),
+                       let columns = compositeColumns[PropertyKey(entity: declaring, name: attribute.name)] {
+                        elementColumns[attribute.name] = columns
+                    }
                     guard let declaring = declaringEntity(of: attribute.name, from: name),
                           let column = self.attributeColumns[PropertyKey(entity: declaring, name: attribute.name)]
                     else { continue }
@@ -375,7 +412,7 @@ struct SchemaBuilder {
             return StoreSchema.EntityMapping(
                 name: name, number: number(name), superNumber: entity?.parentName.map { number($0) } ?? 0,
                 tableName: tableNames[root] ?? root, hierarchyNumbers: preorder(from: name).map { number($0) },
-                attributeColumns: attributeColumns, relationships: relationshipStorage)
+                attributeColumns: attributeColumns, compositeColumns: elementColumns, relationships: relationshipStorage)
         }
     }
 

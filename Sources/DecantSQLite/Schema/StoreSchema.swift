@@ -69,8 +69,19 @@ extension StoreSchema {
         public var hierarchyNumbers: [Int]
         /// Column of each non-transient attribute, inherited ones included, by attribute name.
         public var attributeColumns: [String: String]
+        /// The element columns of each non-transient composite attribute, inherited ones included, by attribute
+        /// name (such an attribute has no entry in ``attributeColumns``).
+        public var compositeColumns: [String: [ElementColumn]]
         /// Storage of each non-transient relationship, inherited ones included, by relationship name.
         public var relationships: [String: RelationshipStorage]
+    }
+
+    /// The column of one element of a composite attribute (12.5).
+    public struct ElementColumn: Sendable, Hashable {
+        /// The element (an attribute of the composite type).
+        public var element: Attribute
+        /// The column holding it.
+        public var column: String
     }
 
     /// Where a relationship's values live.

@@ -216,6 +216,10 @@ public final class SQLiteStoreReader: SelectingRecordReader {
         /// Per layout attribute: its column in the SELECT (nil: the table has no column for it), and whether it
         /// allows external storage.
         let attributeSources: [(column: Int32?, external: Bool)]
+        /// Per layout attribute: a composite's elements and their columns in the SELECT (nil: not a composite).
+        let compositeSources: [[(name: String, type: AttributeType, column: Int32)]?]
+        /// Per layout attribute: whether it is optional (a required composite with no element value reads as `[:]`).
+        let optional: [Bool]
         let sql: String
         var statement: Statement?
         var sources: [RelationshipSource] = []
@@ -242,6 +246,16 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                 columns.append(stored.column)
             }
             self.attributeSources = attributeSources
+            var compositeSources = [[(name: String, type: AttributeType, column: Int32)]?](
+                repeating: nil, count: layout.attributes.count)
+            for composite in plan.composites {
+                compositeSources[composite.position] = composite.elements.map { element in
+                    columns.append(element.column)
+                    return (element.element.name, element.element.type, Int32(columns.count - 1))
+                }
+            }
+            self.compositeSources = compositeSources
+            self.optional = layout.attributes.map(\.isOptional)
             var sources: [RelationshipSource] = []
             for planned in plan.relationships {
                 let relationship = planned.relationship
@@ -328,6 +342,10 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                 batch.beginRecord(primaryKey: primaryKey)
                 for index in 0..<attributeCount {
                     let source = attributeSources[index]
+                    if let elements = compositeSources[index] {
+                        appendComposite(handle, elements, optional: optional[index], to: &batch)
+                        continue
+                    }
                     guard let column = source.column else {
                         batch.appendNull()
                         continue
@@ -359,6 +377,58 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                 batch.endRecord()
             }
             return true
+        }
+
+        /// A composite's value from its element columns: a dictionary of the non-NULL elements, each typed by its
+        /// element. When every element column is NULL: nil for an optional composite (Core Data stores a nil one
+        /// so), an empty dictionary for a required one (SwiftData's `= Tags()` of nil members is stored so too).
+        private func appendComposite(
+            _ handle: OpaquePointer, _ elements: [(name: String, type: AttributeType, column: Int32)], optional: Bool,
+            to batch: inout RecordBatch
+        ) {
+            var values: [String: Value] = [:]
+            for element in elements {
+                guard let value = sqlite3_column_value(handle, element.column) else { continue }
+                switch sqlite3_value_type(value) {
+                case SQLITE_INTEGER:
+                    let integer = sqlite3_value_int64(value)
+                    switch element.type {
+                    case .boolean: values[element.name] = .bool(integer != 0)
+                    case .double, .float: values[element.name] = .double(Double(integer))
+                    case .date: values[element.name] = .date(Date(timeIntervalSinceReferenceDate: Double(integer)))
+                    case .decimal: values[element.name] = .decimal(Decimal(integer))
+                    default: values[element.name] = .integer(integer)
+                    }
+                case SQLITE_FLOAT:
+                    let real = sqlite3_value_double(value)
+                    switch element.type {
+                    case .date: values[element.name] = .date(Date(timeIntervalSinceReferenceDate: real))
+                    case .boolean: values[element.name] = .bool(real != 0)
+                    case .integer16, .integer32, .integer64:
+                        values[element.name] = real.rounded() == real && abs(real) < 9.2e18 ? .integer(Int64(real)) : .double(real)
+                    default: values[element.name] = .double(real)
+                    }
+                case SQLITE_TEXT:
+                    let text = sqlite3_value_text(value).map { String(cString: $0) } ?? ""
+                    switch element.type {
+                    case .uri: values[element.name] = .uri(text)
+                    case .decimal: values[element.name] = Decimal(string: text).map(Value.decimal) ?? .string(text)
+                    default: values[element.name] = .string(text)
+                    }
+                case SQLITE_BLOB:
+                    let count = Int(sqlite3_value_bytes(value))
+                    let data = count == 0 ? Data() : Data(bytes: sqlite3_value_blob(value), count: count)
+                    switch element.type {
+                    case .uuid where data.count == 16:
+                        values[element.name] = .uuid(data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
+                    case .transformable: values[element.name] = .transformable(data)
+                    default: values[element.name] = .data(data)
+                    }
+                default:
+                    continue
+                }
+            }
+            if values.isEmpty && optional { batch.appendNull() } else { batch.append(.composite(values), as: .composite) }
         }
 
         private func appendColumn(

@@ -385,6 +385,12 @@ public final class SQLiteStoreWriter: RecordWriter {
             var external: Bool
         }
 
+        /// A composite cell (``CompositeValueCoding`` bytes) bound to its elements' parameters (12.5).
+        struct CompositeBinding {
+            var cell: Int
+            var elements: [(name: String, type: AttributeType, parameter: Int32)]
+        }
+
         /// A to-one cell bound to its key parameter and, when the destination has sub-entities, its entity parameter.
         struct ToOneBinding {
             var cell: Int
@@ -412,6 +418,7 @@ public final class SQLiteStoreWriter: RecordWriter {
         let chunk: Int
         let parameterCount: Int32
         var attributeBindings: [AttributeBinding] = []
+        var compositeBindings: [CompositeBinding] = []
         var toOneBindings: [ToOneBinding] = []
         var memberTargets: [(cell: Int, target: MemberTarget)] = []
         unowned let writer: SQLiteStoreWriter
@@ -436,6 +443,14 @@ public final class SQLiteStoreWriter: RecordWriter {
                         cell: stored.position, parameter: Int32(columns.count),
                         asReal: [.double, .float, .date].contains(stored.attribute.type),
                         external: stored.attribute.allowsExternalBinaryDataStorage))
+            }
+            for composite in plan.composites {
+                var elements: [(name: String, type: AttributeType, parameter: Int32)] = []
+                for element in composite.elements {
+                    columns.append(element.column)
+                    elements.append((element.element.name, element.element.type, Int32(columns.count)))
+                }
+                compositeBindings.append(CompositeBinding(cell: composite.position, elements: elements))
             }
             let attributeCount = layout.attributes.count
             var targets: [(cell: Int, target: MemberTarget)] = []
@@ -545,6 +560,9 @@ public final class SQLiteStoreWriter: RecordWriter {
                             for binding in attributeBindings {
                                 bind(cells[base + binding.cell], binding, first: first, to: handle, arena: arena)
                             }
+                            for binding in compositeBindings {
+                                bindComposite(cells[base + binding.cell], binding, first: first, to: handle, arena: arena)
+                            }
                             for binding in toOneBindings {
                                 try bindReference(
                                     cells[base + binding.cell], binding: binding, owner: key, first: first,
@@ -609,6 +627,55 @@ public final class SQLiteStoreWriter: RecordWriter {
                 sqlite3_bind_blob(handle, parameter, start, cell.length, nil)
             default:
                 sqlite3_bind_null(handle, parameter)
+            }
+        }
+
+        /// Binds a composite's elements to their columns: each element's value from the cell's dictionary, null
+        /// for an element it lacks, and every element null for a nil composite.
+        private func bindComposite(
+            _ cell: RecordBatch.Cell, _ binding: CompositeBinding, first: Int32, to handle: OpaquePointer,
+            arena: UnsafeRawBufferPointer
+        ) {
+            var elements: [String: Value] = [:]
+            if cell.kind == .blob {
+                let bytes = UnsafeRawBufferPointer(rebasing: arena[Int(cell.integer)..<Int(cell.integer) + Int(cell.length)])
+                elements = CompositeValueCoding.decode(bytes) ?? [:]
+            }
+            for element in binding.elements {
+                let parameter = first + element.parameter
+                let isReal = [.double, .float, .date].contains(element.type)
+                switch elements[element.name] ?? .null {
+                case .null, .composite:
+                    sqlite3_bind_null(handle, parameter)
+                case .integer(let integer):
+                    if isReal { sqlite3_bind_double(handle, parameter, Double(integer)) } else {
+                        sqlite3_bind_int64(handle, parameter, integer)
+                    }
+                case .bool(let flag):
+                    sqlite3_bind_int64(handle, parameter, flag ? 1 : 0)
+                case .double(let real):
+                    if !isReal, real.rounded() == real, abs(real) < 9.2e18 {
+                        sqlite3_bind_int64(handle, parameter, Int64(real))
+                    } else {
+                        sqlite3_bind_double(handle, parameter, real)
+                    }
+                case .decimal(let decimal):
+                    sqlite3_bind_double(handle, parameter, NSDecimalNumber(decimal: decimal).doubleValue)
+                case .date(let date):
+                    sqlite3_bind_double(handle, parameter, date.timeIntervalSinceReferenceDate)
+                case .string(let text), .uri(let text), .externalDataReference(let text):
+                    sqlite3_bind_text(handle, parameter, text, -1, sqliteTransient)
+                case .data(let data), .transformable(let data):
+                    if data.isEmpty {
+                        sqlite3_bind_zeroblob(handle, parameter, 0)
+                    } else {
+                        data.withUnsafeBytes { _ = sqlite3_bind_blob(handle, parameter, $0.baseAddress, Int32($0.count), sqliteTransient) }
+                    }
+                case .uuid(let uuid):
+                    withUnsafeBytes(of: uuid.uuid) {
+                        _ = sqlite3_bind_blob(handle, parameter, $0.baseAddress, 16, sqliteTransient)
+                    }
+                }
             }
         }
 

@@ -79,7 +79,7 @@ struct DocumentObjectDecoder {
             switch slot {
             case .attribute(let index)?:
                 do {
-                    cells[index] = try values.cell(for: member.node.value, type: layout.attributes[index].type)
+                    cells[index] = try values.cell(for: member.node.value, attribute: layout.attributes[index], in: layout)
                 } catch {
                     let attribute = layout.attributes[index]
                     throw DecantError(

@@ -144,7 +144,7 @@ struct PlainObjectImporter {
             if case .attribute(let index) = target {
                 let attribute = layout.attributes[index]
                 do {
-                    cells[index] = try values.cell(for: member.node.value, attribute: attribute)
+                    cells[index] = try values.cell(for: member.node.value, attribute: attribute, in: layout)
                 } catch {
                     throw DecantError(
                         .malformedInput,

@@ -28,6 +28,76 @@ struct AttributeDecoder {
         try cell(for: value, type: attribute.type)
     }
 
+    /// The cell `value` gives `attribute` of `layout`: a composite's from an object of its elements (see
+    /// ``compositeCell(for:attribute:composite:)``), any other's by its type.
+    func cell(for value: JSONValue, attribute: Attribute, in layout: RecordLayout) throws(ValueMismatch) -> CellValue {
+        guard attribute.type == .composite else { return try cell(for: value, type: attribute.type) }
+        return try compositeCell(for: value, attribute: attribute, composite: layout.composites[attribute.name])
+    }
+
+    /// A composite's value: null, or an object whose keys are element names (each at most once; an element left
+    /// out has no value), each read as its element's type; kept as ``CompositeValueCoding`` bytes.
+    func compositeCell(for value: JSONValue, attribute: Attribute, composite: CompositeType?) throws(ValueMismatch)
+        -> CellValue
+    {
+        if case .null = value { return .null }
+        guard let composite else {
+            throw ValueMismatch(expected: "a value of composite type \(attribute.compositeName ?? "(none)"), which the model lacks")
+        }
+        let names = composite.attributes.map(\.name)
+        guard let members = value.members else {
+            throw ValueMismatch(
+                expected: "an object of its elements (\(names.joined(separator: ", "))), found \(value.kindDescription)")
+        }
+        var elements: [String: Value] = [:]
+        for member in members {
+            guard let element = composite.attributes.first(where: { $0.name == member.key }) else {
+                throw ValueMismatch(expected: "only its elements (\(names.joined(separator: ", "))), found the key \(member.key)")
+            }
+            guard elements[member.key] == nil else { throw ValueMismatch(expected: "the element \(member.key) once, found it twice") }
+            let cell: CellValue
+            do { cell = try self.cell(for: member.node.value, type: element.type) } catch {
+                throw ValueMismatch(expected: "for its element \(element.name) \(error.expected)")
+            }
+            elements[member.key] = Self.value(of: cell, type: element.type)
+        }
+        return .blob(Data(CompositeValueCoding.encode(elements)))
+    }
+
+    /// A cell read for an element of `type`, as a ``Value``.
+    static func value(of cell: CellValue, type: AttributeType) -> Value {
+        switch cell {
+        case .null: return .null
+        case .integer(let integer):
+            switch type {
+            case .boolean: return .bool(integer != 0)
+            case .double, .float: return .double(Double(integer))
+            case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(integer)))
+            case .decimal: return .decimal(Decimal(integer))
+            default: return .integer(integer)
+            }
+        case .real(let real):
+            switch type {
+            case .date: return .date(Date(timeIntervalSinceReferenceDate: real))
+            case .decimal: return real.isFinite ? .decimal(Decimal(real)) : .double(real)
+            default: return .double(real)
+            }
+        case .text(let text):
+            switch type {
+            case .uri: return .uri(text)
+            case .decimal: return Decimal(string: text).map(Value.decimal) ?? .string(text)
+            default: return .string(text)
+            }
+        case .blob(let data):
+            switch type {
+            case .uuid where data.count == 16: return .uuid(data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
+            case .transformable: return .transformable(data)
+            default: return .data(data)
+            }
+        case .externalData(let name): return .externalDataReference(name)
+        }
+    }
+
     /// The cell `value` gives an attribute of `type`.
     func cell(for value: JSONValue, type: AttributeType) throws(ValueMismatch) -> CellValue {
         if case .null = value { return .null }
