@@ -1,5 +1,5 @@
 public import DecantCore
-public import Foundation
+import Foundation
 
 /// Models with composite attributes of every shape SwiftData writes (`coredata-formats.md` 12.5), for the tests of
 /// archives, SQLite stores, formats and commands.

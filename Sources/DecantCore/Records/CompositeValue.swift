@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// How a ``RecordBatch`` keeps a composite attribute's value (``Value/composite(_:)``) in one blob cell: the
 /// element values in element-name order, each as its name and a tagged value. Only batches read these bytes; no

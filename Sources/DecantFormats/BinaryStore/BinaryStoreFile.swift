@@ -228,6 +228,8 @@ extension Value {
         case .date(let date): return .date(date.timeIntervalSinceReferenceDate)
         case .data(let data), .transformable(let data): return .data(data)
         case .uuid(let uuid): return .string(uuid.uuidString)
+        case .composite(let elements):
+            return .dictionary(PropertyListDictionary(elements.sorted { $0.key < $1.key }.map { ($0.key, $0.value.propertyListValue) }))
         }
     }
 }
