@@ -57,7 +57,7 @@ extension ObjectModel {
         guard let entity = entity(named: entityName) else { return nil }
         let (attributes, relationships) = properties(of: entity)
         if let attribute = attributes.first(where: { $0.name == name }) {
-            return VersionHashing.hash(of: attribute)
+            return versionHash(of: attribute)
         }
         if let relationship = relationships.first(where: { $0.name == name }) {
             return VersionHashing.hash(of: relationship, isOwnInverse: isOwnInverse(relationship, in: entity))
@@ -76,7 +76,7 @@ extension ObjectModel {
         let (attributes, relationships) = properties(of: entity)
         var propertyHashes: [(name: String, hash: Data)] = []
         for attribute in attributes where !attribute.isTransient {
-            propertyHashes.append((attribute.name, VersionHashing.hash(of: attribute)))
+            propertyHashes.append((attribute.name, versionHash(of: attribute)))
         }
         for relationship in relationships where !relationship.isTransient {
             let own = isOwnInverse(relationship, in: entity)
@@ -90,6 +90,14 @@ extension ObjectModel {
         let hash = Data(hasher.finalize())
         memo[entity.name] = hash
         return hash
+    }
+
+    /// An attribute's hash; a composite attribute's is the composite rule (12.9) over the elements of the
+    /// composite type it names (none when the model lacks that type).
+    private func versionHash(of attribute: Attribute) -> Data {
+        guard attribute.type == .composite, attribute.derivation == nil else { return VersionHashing.hash(of: attribute) }
+        let composite = composites.first { $0.name == attribute.compositeName }
+        return VersionHashing.hash(ofCompositeElements: composite?.attributes ?? [])
     }
 
     /// Whether a relationship is its own inverse, judged on the top-most ancestor that declares it.
@@ -135,6 +143,15 @@ package enum VersionHashing {
         hasher.update(data: littleEndian(UInt32(truncatingIfNeeded: attribute.type.rawValue)))
         if attribute.allowsExternalBinaryDataStorage { hasher.update(data: [1]) }
         if attribute.preservesValueInHistoryOnDeletion { hasher.update(data: [1]) }
+        return Data(hasher.finalize())
+    }
+
+    /// A composite attribute's hash (8, 12.9): SHA-256 over its elements' attribute hashes (8.2, each with its
+    /// own name, optional flag and type) in element-name order. Nothing of the composite itself (its name,
+    /// flags or type 2100) is fed.
+    package static func hash(ofCompositeElements elements: [Attribute]) -> Data {
+        var hasher = SHA256()
+        for element in elements.sorted(by: { precedes($0.name, $1.name) }) { hasher.update(data: hash(of: element)) }
         return Data(hasher.finalize())
     }
 

@@ -53,7 +53,7 @@ public enum ArchivedModelDecoder: Sendable {
             guard root.isKind(of: "NSManagedObjectModel") else {
                 throw fail("expected an NSManagedObjectModel at the root, found \(root.className ?? "a plain value")", root)
             }
-            var decoded: [(entity: Entity, ownNames: Set<String>?)] = []
+            var decoded: [(entity: Entity, composites: [CompositeType])] = []
             for entry in try archive.stringKeyedEntries(forKey: "NSEntities", in: root) ?? [] {
                 guard let object = try archive.object(for: entry.value) else { continue }
                 guard object.isKind(of: "NSEntityDescription") else {
@@ -79,6 +79,10 @@ public enum ArchivedModelDecoder: Sendable {
                 entities[index].fetchedProperties.removeAll { inherited.contains($0.name) }
             }
             var model = ObjectModel(entities: entities.sorted { $0.name < $1.name })
+            // Each archived composite attribute carries its elements inline; its type is named after the entity
+            // and attribute that declare it (inherited copies folded away above leave theirs unused).
+            let used = Set(entities.flatMap { $0.attributes.compactMap(\.compositeName) })
+            model.composites = decoded.flatMap(\.composites).filter { used.contains($0.name) }
             model.versionIdentifiers = try (archive.elements(forKey: "NSVersionIdentifiers", in: root) ?? [])
                 .compactMap { try archive.string($0) }.sorted()
             model.configurations = try configurations(root)
@@ -177,7 +181,7 @@ public enum ArchivedModelDecoder: Sendable {
             return try archive.string(forKey: "NSEntityName", in: object)
         }
 
-        func entity(_ object: ArchivedObject) throws -> (entity: Entity, ownNames: Set<String>?) {
+        func entity(_ object: ArchivedObject) throws -> (entity: Entity, composites: [CompositeType]) {
             guard let entityName = try archive.string(forKey: "NSEntityName", in: object) else {
                 throw fail("entity without NSEntityName", object, key: "NSEntityName")
             }
@@ -194,11 +198,19 @@ public enum ArchivedModelDecoder: Sendable {
             entity.fetchIndexes = try (archive.elements(forKey: "NSFetchIndexDescriptions", in: object) ?? []).compactMap {
                 try fetchIndex($0)
             }
+            var composites: [CompositeType] = []
             for entry in try archive.stringKeyedEntries(forKey: "NSProperties", in: object) ?? [] {
                 guard let property = try archive.object(for: entry.value) else { continue }
                 if property.isKind(of: "_NSPropertyDescriptionProxy") { continue }
                 if property.isKind(of: "NSAttributeDescription") {
-                    entity.attributes.append(try attribute(property))
+                    var attribute = try attribute(property)
+                    if attribute.type == .composite || property.isKind(of: "NSCompositeAttributeDescription") {
+                        let composite = CompositeType(
+                            name: "\(entityName).\(attribute.name)", attributes: try compositeElements(of: property, attribute.name))
+                        attribute.compositeName = composite.name
+                        composites.append(composite)
+                    }
+                    entity.attributes.append(attribute)
                 } else if property.isKind(of: "NSRelationshipDescription") {
                     entity.relationships.append(try relationship(property))
                 } else if property.isKind(of: "NSFetchedPropertyDescription") {
@@ -210,7 +222,43 @@ public enum ArchivedModelDecoder: Sendable {
             entity.attributes.sort { $0.name < $1.name }
             entity.relationships.sort { $0.name < $1.name }
             entity.fetchedProperties.sort { $0.name < $1.name }
-            return (entity, nil)
+            return (entity, composites)
+        }
+
+        /// The elements of an `NSCompositeAttributeDescription` (`NSCompositeElements`: an array of complete
+        /// `NSAttributeDescription`s, 12.1), in archive order. A composite element that is itself a composite
+        /// is refused: no store shows how Core Data lays one out.
+        func compositeElements(of object: ArchivedObject, _ name: String) throws -> [Attribute] {
+            guard object.isKind(of: "NSCompositeAttributeDescription"),
+                try archive.integer(forKey: "NSAttributeType", in: object) == Int64(AttributeType.composite.rawValue)
+            else {
+                throw fail(
+                    "attribute \(name) is a composite only by half: class \(object.className ?? "?") with NSAttributeType "
+                        + "\(try archive.integer(forKey: "NSAttributeType", in: object).map(String.init) ?? "none"); a "
+                        + "composite is an NSCompositeAttributeDescription of type 2100", object, key: name)
+            }
+            guard let values = try archive.elements(forKey: "NSCompositeElements", in: object) else { throw fail("composite attribute \(name) has no NSCompositeElements", object, key: name) }
+            var elements: [Attribute] = []
+            for value in values {
+                guard let element = try archive.object(for: value), element.isKind(of: "NSAttributeDescription") else {
+                    let found = try archive.object(for: value)?.className ?? "a plain value"
+                    throw fail(
+                        "composite attribute \(name): an element of NSCompositeElements is \(found), expected an "
+                            + "NSAttributeDescription", object, key: "\(name).NSCompositeElements")
+                }
+                let decoded = try attribute(element)
+                if decoded.type == .composite || element.isKind(of: "NSCompositeAttributeDescription") {
+                    throw fail(
+                        "composite attribute \(name): element \(decoded.name) is itself a composite, which Decant does "
+                            + "not read (no store shows how Core Data lays one out)", element, key: "\(name).\(decoded.name)")
+                }
+                guard !elements.contains(where: { $0.name == decoded.name }) else {
+                    throw fail("composite attribute \(name) has two elements named \(decoded.name)", element, key: name)
+                }
+                elements.append(decoded)
+            }
+            guard !elements.isEmpty else { throw fail("composite attribute \(name) has no elements", object, key: name) }
+            return elements
         }
 
         /// Arrays of arrays of property names (each name a string or a property object).

@@ -51,7 +51,7 @@ public enum ArchivedModelEncoder: Sendable {
             case .dictionary(let entries): return userInfo(entries)
             }
         }
-        func common(_ property: PropertyCommon, entity: String, extraFlags: Int64 = 0) -> PropertyListDictionary {
+        func common(_ property: PropertyCommon, entity: String?, extraFlags: Int64 = 0) -> PropertyListDictionary {
             var flags: Int64 = 1 | 0b11_0000 | extraFlags
             if property.isOptional { flags |= 0b10 }
             if property.isReadOnly { flags |= 0b100 }
@@ -73,6 +73,51 @@ public enum ArchivedModelEncoder: Sendable {
             return fields
         }
 
+        /// An attribute's class chain and fields. A composite is an `NSCompositeAttributeDescription` (type 2100,
+        /// value class `NSDictionary`) whose `NSCompositeElements` are complete `NSAttributeDescription`s (12.1).
+        func attributeObject(_ attribute: Attribute, entity: String?) throws -> (String, [String], PropertyListDictionary) {
+            var fields = common(attribute.common, entity: entity)
+            fields["NSAttributeType"] = .integer(Int64(attribute.type.rawValue))
+            fields["NSAttributeValueClassName"] = string(attribute.valueClassName ?? valueClassName(attribute.type))
+            fields["NSValueTransformerName"] = string(attribute.valueTransformerName)
+            fields["NSDefaultValue"] = defaultValue(attribute, writer: &writer)
+            var flagsKey: Int64 = 0
+            if attribute.allowsExternalBinaryDataStorage { flagsKey |= 0b100 }
+            if attribute.preservesValueInHistoryOnDeletion { flagsKey |= 0b1_0000 }
+            fields["NSFlagsKey"] = .integer(flagsKey)
+            var className = "NSAttributeDescription"
+            var classes = ["NSAttributeDescription", "NSPropertyDescription", "NSObject"]
+            if let derivation = attribute.derivation {
+                className = "NSDerivedAttributeDescription"
+                classes.insert(className, at: 0)
+                // The expression is kept as its format text in a key-path expression, which is what the
+                // version hash is computed from.
+                fields["NSDerivationExpression"] = writer.addObject(
+                    className: "NSKeyPathExpression",
+                    classes: ["NSKeyPathExpression", "NSFunctionExpression", "NSExpression", "NSObject"],
+                    fields: ["NSExpressionType": .integer(3), "NSKeyPath": string(derivation.expression)]
+                ).uid
+            } else if attribute.type == .composite {
+                guard let composite = model.composites.first(where: { $0.name == attribute.compositeName }) else {
+                    throw DecantError(
+                        .malformedInput,
+                        "composite attribute \(attribute.name) names composite type \(attribute.compositeName ?? "(none)"), "
+                            + "which the model does not define",
+                        at: Location(entity: entity, keyPath: attribute.name))
+                }
+                className = "NSCompositeAttributeDescription"
+                classes.insert(className, at: 0)
+                fields["NSAttributeValueClassName"] = string(attribute.valueClassName ?? "NSDictionary")
+                var elements: [PropertyListValue] = []
+                for element in composite.attributes {
+                    let (elementClass, elementClasses, elementFields) = try attributeObject(element, entity: nil)
+                    elements.append(writer.addObject(className: elementClass, classes: elementClasses, fields: elementFields).uid)
+                }
+                fields["NSCompositeElements"] = writer.addArray(elements).uid
+            }
+            return (className, classes, fields)
+        }
+
         for entity in model.entities {
             guard let entityReference = entityReferences[entity.name], let own = propertyReferences[entity.name]
             else { continue }
@@ -80,28 +125,7 @@ public enum ArchivedModelEncoder: Sendable {
             var propertyValues: [PropertyListValue] = []
             for attribute in entity.attributes {
                 guard let target = own[attribute.name] else { continue }
-                var fields = common(attribute.common, entity: entity.name)
-                fields["NSAttributeType"] = .integer(Int64(attribute.type.rawValue))
-                fields["NSAttributeValueClassName"] = string(attribute.valueClassName ?? valueClassName(attribute.type))
-                fields["NSValueTransformerName"] = string(attribute.valueTransformerName)
-                fields["NSDefaultValue"] = defaultValue(attribute, writer: &writer)
-                var flagsKey: Int64 = 0
-                if attribute.allowsExternalBinaryDataStorage { flagsKey |= 0b100 }
-                if attribute.preservesValueInHistoryOnDeletion { flagsKey |= 0b1_0000 }
-                fields["NSFlagsKey"] = .integer(flagsKey)
-                var className = "NSAttributeDescription"
-                var classes = ["NSAttributeDescription", "NSPropertyDescription", "NSObject"]
-                if let derivation = attribute.derivation {
-                    className = "NSDerivedAttributeDescription"
-                    classes.insert(className, at: 0)
-                    // The expression is kept as its format text in a key-path expression, which is what the
-                    // version hash is computed from.
-                    fields["NSDerivationExpression"] = writer.addObject(
-                        className: "NSKeyPathExpression",
-                        classes: ["NSKeyPathExpression", "NSFunctionExpression", "NSExpression", "NSObject"],
-                        fields: ["NSExpressionType": .integer(3), "NSKeyPath": string(derivation.expression)]
-                    ).uid
-                }
+                let (className, classes, fields) = try attributeObject(attribute, entity: entity.name)
                 writer.setObject(target, className: className, classes: classes, fields: fields)
                 propertyKeys.append(string(attribute.name))
                 propertyValues.append(target.uid)
