@@ -168,7 +168,7 @@ extension SwiftModelBuilder {
                 Attribute(name: $0, type: .float, isOptional: false)
             }
             return register(
-                CompositeType(name: "Color.Resolved", attributes: elements), property: property, shape: shape,
+                CompositeType(name: "Color.Resolved", attributes: elements), property: property, shape: shape, entity: entity,
                 composites: &composites, order: &compositeOrder)
         case .builtin(let name):
             var attribute = Attribute(
@@ -184,16 +184,21 @@ extension SwiftModelBuilder {
             }
             let composite = try compositeType(decl, property: property.name, spot: property.spot, what: what)
             var attribute = register(
-                composite.type, property: property, shape: shape, composites: &composites, order: &compositeOrder)
+                composite.type, property: property, shape: shape, entity: entity, composites: &composites,
+                order: &compositeOrder)
             attribute.userInfo = composite.userInfo
             return attribute
         }
     }
 
+    /// Adds the composite type of `entity.property`, named `Entity.attribute` as the archived models' reader names
+    /// each composite (every composite attribute its own type, as SwiftData archives them).
     private func register(
-        _ composite: CompositeType, property: StoredProperty, shape: TypeShape, composites: inout [String: CompositeType],
-        order: inout [String]
+        _ composite: CompositeType, property: StoredProperty, shape: TypeShape, entity: String,
+        composites: inout [String: CompositeType], order: inout [String]
     ) -> Attribute {
+        var composite = composite
+        composite.name = "\(entity).\(property.name)"
         if composites[composite.name] == nil { order.append(composite.name) }
         composites[composite.name] = composite
         var attribute = Attribute(name: property.name, type: .composite, isOptional: shape.isOptional)
