@@ -22,7 +22,7 @@ public enum SwiftSourceModelReader: Sendable {
         if !isDirectory.boolValue { return url.pathExtension == "swift" }
         let bundleExtensions: Set<String> = ["xcdatamodeld", "xcdatamodel", "momd", "xcmappingmodel"]
         guard !bundleExtensions.contains(url.pathExtension.lowercased()) else { return false }
-        return (try? swiftFiles(in: url).isEmpty == false) ?? false
+        return (try? swiftFiles(in: url, first: true).isEmpty == false) ?? false
     }
 
     /// The Swift files a path names, or nil when it names no Swift source: a `.swift` file, a folder holding any
@@ -62,7 +62,9 @@ public enum SwiftSourceModelReader: Sendable {
         return try SwiftSchemaReader(index: index).bundle(name: name)
     }
 
-    static func swiftFiles(in folder: URL) throws -> [URL] {
+    /// The `.swift` files below `folder`, sorted; with `first`, only the first one found (enough to tell a folder of
+    /// Swift source).
+    static func swiftFiles(in folder: URL, first: Bool = false) throws -> [URL] {
         guard let enumerator = FileManager.default.enumerator(
             at: folder, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
         else {
@@ -74,7 +76,10 @@ public enum SwiftSourceModelReader: Sendable {
                 enumerator.skipDescendants()
                 continue
             }
-            if file.pathExtension == "swift" { files.append(file) }
+            if file.pathExtension == "swift" {
+                files.append(file)
+                if first { break }
+            }
         }
         let prefix = folder.path.hasSuffix("/") ? folder.path : folder.path + "/"
         // Named as the user named the folder, in a stable order.
