@@ -180,22 +180,23 @@ struct SwiftSourceIndex {
     }
 
     /// Resolves a (possibly dotted) name as Swift looks it up: the innermost enclosing scope first.
-    func resolve(_ name: String, from scope: [String]) -> Resolution {
-        var scope = scope
+    func resolve(_ name: String, from scope: [String], depth: Int = 0) -> Resolution {
+        guard depth < 16 else { return .unknown }
+        var inner = scope
         while true {
-            let qualified = (scope + [name]).joined(separator: ".")
+            let qualified = (inner + [name]).joined(separator: ".")
             if let decl = types[qualified] { return .type(decl) }
             if let alias = aliases[qualified] { return .alias(alias) }
             if let spot = conditionalNames[qualified] { return .conditional(spot) }
-            if scope.isEmpty { break }
-            scope.removeLast()
+            if inner.isEmpty { break }
+            inner.removeLast()
         }
         // A dotted name whose first part is an alias (`Models.Note` where `Models = V2`).
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
-        if parts.count == 2, case .alias(let alias) = resolve(parts[0], from: scope),
+        if parts.count == 2, case .alias(let alias) = resolve(parts[0], from: scope, depth: depth + 1),
             let target = alias.target.as(IdentifierTypeSyntax.self)
         {
-            return resolve(target.name.text + "." + parts[1], from: alias.scope)
+            return resolve(target.name.text + "." + parts[1], from: alias.scope, depth: depth + 1)
         }
         return .unknown
     }

@@ -45,6 +45,18 @@ import Testing
             @Model final class Note { var title: A; init() {} }
             """)
         Self.expectLocated(loop, line: 3, saying: ["alias chain"])
+        // A member of an alias to itself: refused as undeclared, not followed for ever.
+        let memberLoop = try SwiftSource.refusal("""
+            typealias A = A
+            @Model final class Note { var title: A.B; init() {} }
+            """)
+        Self.expectLocated(memberLoop, line: 2, saying: ["'A.B'", "not declared"])
+        let member = try SwiftSource.model("""
+            typealias Current = V2
+            enum V2 { enum Kind: String, Codable { case a } }
+            @Model final class Note { var kind: Current.Kind; init() {} }
+            """)
+        #expect(member.entity(named: "Note")?.attributes.first?.type == .composite)
         let foreign = try SwiftSource.refusal("""
             typealias Identifier = Tagged<Note, String>
             @Model final class Note { var id: Identifier; init() {} }
