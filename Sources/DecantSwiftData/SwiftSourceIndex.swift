@@ -83,6 +83,12 @@ struct SwiftSourceIndex {
                 throw DecantError(.malformedInput, "not a Swift source file: the bytes are not UTF-8 text",
                                   at: Location(path: url.displayPath))
             }
+            if let deep = NestingScan.firstTooDeep(in: text) {
+                throw DecantError(
+                    .malformedInput,
+                    "the Swift source nests brackets more than \(NestingScan.limit) levels deep, more than Swift's " +
+                        "parser takes", at: Location(path: url.displayPath, line: deep.line, column: deep.column))
+            }
             let tree = Parser.parse(source: text)
             let file = SwiftSourceFile(path: url.displayPath, tree: tree,
                                        converter: SourceLocationConverter(fileName: url.displayPath, tree: tree))
@@ -242,5 +248,73 @@ extension AttributeSyntax {
     var argumentList: LabeledExprListSyntax? {
         if case .argumentList(let list)? = arguments { return list }
         return nil
+    }
+}
+
+/// A scan for nesting deeper than swift-syntax parses (`maximumNestingLevel`, 256): its look-ahead for types
+/// recurses once per bracket without that bound, so `[[[…]]]` twenty thousand deep would run out of stack. Brackets
+/// in string literals and comments are not counted; `<` counts only right after a name (`Array<`).
+enum NestingScan {
+    static let limit = 256
+
+    static func firstTooDeep(in text: String) -> (line: Int, column: Int)? {
+        var depth = 0
+        var line = 1
+        var column = 0
+        var previous: UInt8 = 0
+        var inString = false
+        var inLineComment = false
+        var blockComments = 0
+        var escaped = false
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            let next = index + 1 < bytes.count ? bytes[index + 1] : 0
+            column += 1
+            defer {
+                previous = byte
+                index += 1
+            }
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 0
+                inLineComment = false
+                inString = false  // single-line literals end here; multi-line ones only hide fewer brackets
+                continue
+            }
+            if inLineComment { continue }
+            if blockComments > 0 {
+                if byte == UInt8(ascii: "*") && next == UInt8(ascii: "/") { blockComments -= 1; index += 1 }
+                else if byte == UInt8(ascii: "/") && next == UInt8(ascii: "*") { blockComments += 1; index += 1 }
+                continue
+            }
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true }
+                else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "/") where next == UInt8(ascii: "/"): inLineComment = true
+            case UInt8(ascii: "/") where next == UInt8(ascii: "*"):
+                blockComments += 1
+                index += 1
+            case UInt8(ascii: "("), UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+            case UInt8(ascii: "<") where isNameByte(previous):
+                depth += 1
+            case UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ">"):
+                depth = max(0, depth - 1)
+            default: break
+            }
+            if depth > limit { return (line, column) }
+        }
+        return nil
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte >= 0x80
     }
 }

@@ -189,6 +189,28 @@ import Testing
         }
     }
 
+    /// Brackets nested deeper than Swift's parser takes stop with the line, before swift-syntax's look-ahead (which
+    /// recurses once per bracket) runs out of stack; brackets in strings and comments are not counted.
+    @Test func deepNestingIsRefusedNotACrash() throws {
+        let deep = 20_000
+        for source in [
+            "@Model final class N {\n var x: " + String(repeating: "[", count: deep) + "Int"
+                + String(repeating: "]", count: deep) + "\n init() {} }",
+            "@Model final class N {\n var x: " + String(repeating: "Optional<", count: deep) + "Int"
+                + String(repeating: ">", count: deep) + "\n}",
+            "let y =\n " + String(repeating: "(", count: deep) + "1" + String(repeating: ")", count: deep),
+        ] {
+            let error = try SwiftSource.refusal(source)
+            #expect(error.code == .malformedInput && error.location?.line == 2, "\(error)")
+            #expect(error.message.contains("nests"), "\(error)")
+        }
+        let quoted = try SwiftSource.model("""
+            // \(String(repeating: "(", count: 300))
+            @Model final class N { var x = "\(String(repeating: "[", count: 300))"; init() {} }
+            """)
+        #expect(quoted.entity(named: "N")?.attributes.first?.defaultValue?.count == 300)
+    }
+
     /// Every vector cut short at many points, and with bytes flipped, reads or is refused with exit 65 and a file:
     /// never a crash or a hang.
     @Test(arguments: ["Crafting", "CocktailsVersioned"])
