@@ -266,6 +266,7 @@ enum NestingScan {
         var inLineComment = false
         var blockComments = 0
         var escaped = false
+        var interpolations: [Int] = []
         let bytes = Array(text.utf8)
         var index = 0
         while index < bytes.count {
@@ -281,6 +282,7 @@ enum NestingScan {
                 column = 0
                 inLineComment = false
                 inString = false  // single-line literals end here; multi-line ones only hide fewer brackets
+                interpolations.removeAll()
                 continue
             }
             if inLineComment { continue }
@@ -290,8 +292,26 @@ enum NestingScan {
                 continue
             }
             if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true }
-                else if byte == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                    if byte == UInt8(ascii: "(") {
+                        // An interpolation is code: counted, back in the string at its closing parenthesis.
+                        interpolations.append(depth)
+                        depth += 1
+                        inString = false
+                    }
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                if depth > limit { return (line, column) }
+                continue
+            }
+            if byte == UInt8(ascii: ")"), let open = interpolations.last, depth - 1 == open {
+                interpolations.removeLast()
+                depth = open
+                inString = true
                 continue
             }
             switch byte {

@@ -199,6 +199,8 @@ import Testing
             "@Model final class N {\n var x: " + String(repeating: "Optional<", count: deep) + "Int"
                 + String(repeating: ">", count: deep) + "\n}",
             "let y =\n " + String(repeating: "(", count: deep) + "1" + String(repeating: ")", count: deep),
+            "let z =\n \"\\(" + String(repeating: "[", count: deep) + "Int" + String(repeating: "]", count: deep)
+                + ".self)\"",
         ] {
             let error = try SwiftSource.refusal(source)
             #expect(error.code == .malformedInput && error.location?.line == 2, "\(error)")
