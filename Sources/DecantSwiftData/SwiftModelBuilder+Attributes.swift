@@ -82,7 +82,7 @@ struct PropertyOptions {
         case "spotlight"?: spotlight = true
         case "ephemeral"?: ephemeral = true
         default:
-            throw builder.refusal("@Attribute option '\(expression.trimmedDescription)' is not one Decant knows", spot)
+            throw builder.refusal("@Attribute option '\(expression.shortText)' is not one Decant knows", spot)
         }
     }
 
@@ -99,14 +99,14 @@ struct PropertyOptions {
             case "deny"?: options.deleteRule = .deny
             case "noAction"?: options.deleteRule = .noAction
             default:
-                throw builder.refusal("deleteRule '\(expression.trimmedDescription)' is not one of SwiftData's", spot)
+                throw builder.refusal("deleteRule '\(expression.shortText)' is not one of SwiftData's", spot)
             }
         case "inverse"?:
             guard let keyPath = expression.as(KeyPathExprSyntax.self), let root = keyPath.root,
                 let property = SwiftModelBuilder.keyPathProperty(expression)
             else {
                 throw builder.refusal(
-                    "inverse '\(expression.trimmedDescription)': expected a key path such as \\Folder.notes", spot)
+                    "inverse '\(expression.shortText)': expected a key path such as \\Folder.notes", spot)
             }
             options.inverse = (root.trimmedDescription, property)
         case "minimumModelCount"?: options.minimum = try Self.integer(expression, builder: builder, spot: spot)
@@ -114,7 +114,7 @@ struct PropertyOptions {
         case "originalName"?: originalName = try Self.string(argument, builder: builder, spot: spot)
         case "hashModifier"?: hashModifier = try Self.string(argument, builder: builder, spot: spot)
         case nil:
-            throw builder.refusal("@Relationship option '\(expression.trimmedDescription)' is not one Decant knows", spot)
+            throw builder.refusal("@Relationship option '\(expression.shortText)' is not one Decant knows", spot)
         case let label?:
             throw builder.refusal("@Relationship's argument \(label): is not one Decant knows", spot)
         }
@@ -138,7 +138,7 @@ struct PropertyOptions {
         guard let literal = expression.as(IntegerLiteralExprSyntax.self),
             let value = Int(literal.literal.text.replacingOccurrences(of: "_", with: "")), value >= 0
         else {
-            throw builder.refusal("expected a whole number, found '\(expression.trimmedDescription)'", spot)
+            throw builder.refusal("expected a whole number, found '\(expression.shortText)'", spot)
         }
         return value
     }

@@ -71,7 +71,7 @@ struct SwiftModelBuilder {
         } else if let member = type.as(MemberTypeSyntax.self), member.genericArgumentClause == nil {
             spelling = member.trimmedDescription
         } else {
-            throw refusal("Decant cannot read the type of \(what) ('\(type.trimmedDescription)')", spot)
+            throw refusal("Decant cannot read the type of \(what) ('\(type.shortText)')", spot)
         }
         if spelling == "Optional" || spelling == "Swift.Optional", generic.count == 1 {
             return try optionalShape(generic[0], scope: scope, spot: spot, what: what, depth: depth)
@@ -80,7 +80,7 @@ struct SwiftModelBuilder {
             return try arrayShape(generic[0], scope: scope, spot: spot, what: what, depth: depth)
         }
         if !generic.isEmpty {
-            throw refusal("\(what) has a generic type ('\(type.trimmedDescription)') SwiftData does not store", spot)
+            throw refusal("\(what) has a generic type ('\(type.shortText)') SwiftData does not store", spot)
         }
         switch index.resolve(spelling, from: scope) {
         case .type(let decl):
@@ -147,7 +147,7 @@ struct SwiftModelBuilder {
             }
         }
         throw refusal(
-            "Decant cannot tell the type of \(what) from its initial value '\(value.trimmedDescription.prefix(60))'; " +
+            "Decant cannot tell the type of \(what) from its initial value '\(value.shortText)'; " +
                 "add a type annotation", spot)
     }
 
@@ -219,7 +219,7 @@ struct SwiftModelBuilder {
             var pending: [StoredProperty] = []
             for binding in variable.bindings {
                 guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else {
-                    throw refusal("a property pattern Decant cannot read ('\(binding.pattern.trimmedDescription)')",
+                    throw refusal("a property pattern Decant cannot read ('\(binding.pattern.shortText)')",
                                   spot)
                 }
                 if let accessors = binding.accessorBlock, Self.isComputed(accessors) { continue }
@@ -256,12 +256,12 @@ struct SwiftModelBuilder {
     private func keyPathGroups(_ arguments: LabeledExprListSyntax, spot: SourceSpot) throws -> [[String]] {
         try arguments.map { argument in
             guard let array = argument.expression.as(ArrayExprSyntax.self) else {
-                throw refusal("expected an array of key paths, found '\(argument.expression.trimmedDescription)'",
+                throw refusal("expected an array of key paths, found '\(argument.expression.shortText)'",
                               spot)
             }
             return try array.elements.map { element in
                 guard let name = Self.keyPathProperty(element.expression) else {
-                    throw refusal("expected a key path such as \\.name, found '\(element.expression.trimmedDescription)'",
+                    throw refusal("expected a key path such as \\.name, found '\(element.expression.shortText)'",
                                   spot)
                 }
                 return name

@@ -90,6 +90,16 @@ struct SwiftSourceIndex {
                         "parser takes", at: Location(path: url.displayPath, line: deep.line, column: deep.column))
             }
             let tree = Parser.parse(source: text)
+            // Before anything walks the tree recursively (the location converter does).
+            if let deep = DepthScan.firstTooDeep(in: tree) {
+                let before = Array(text.utf8).prefix(deep.position.utf8Offset)
+                let line = before.count { $0 == UInt8(ascii: "\n") } + 1
+                let column = before.count - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+                throw DecantError(
+                    .malformedInput,
+                    "the Swift source nests expressions more than \(DepthScan.limit) levels deep; Decant reads model " +
+                        "source, not generated code of this shape", at: Location(path: url.displayPath, line: line, column: column))
+            }
             let file = SwiftSourceFile(path: url.displayPath, tree: tree,
                                        converter: SourceLocationConverter(fileName: url.displayPath, tree: tree))
             if tree.hasError, let bad = SyntaxErrorFinder.first(in: tree) {
@@ -336,5 +346,34 @@ enum NestingScan {
     private static func isNameByte(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte >= 0x80
+    }
+}
+
+/// The syntax tree's depth, measured without recursion: every walk over a tree deeper than a few thousand levels
+/// (a chain of 200,000 `.b` member accesses, which swift-syntax parses without recursing) would run out of stack.
+enum DepthScan {
+    static let limit = 2_000
+
+    static func firstTooDeep(in tree: SourceFileSyntax) -> Syntax? {
+        var stack: [(node: Syntax, depth: Int)] = [(Syntax(tree), 0)]
+        while let (node, depth) = stack.popLast() {
+            if depth > limit { return node }
+            for child in node.children(viewMode: .all) { stack.append((child, depth + 1)) }
+        }
+        return nil
+    }
+}
+
+extension SyntaxProtocol {
+    /// The node's text on one line, at most 60 characters, for messages.
+    var shortText: String {
+        var text = ""
+        for token in tokens(viewMode: .sourceAccurate) {
+            if !text.isEmpty, token.leadingTrivia.contains(where: \.isWhitespace) { text += " " }
+            text += token.text
+            if !token.trailingTrivia.isEmpty { text += " " }
+            if text.count > 60 { return String(text.prefix(60)) + "…" }
+        }
+        return text.trimmingCharacters(in: .whitespaces)
     }
 }

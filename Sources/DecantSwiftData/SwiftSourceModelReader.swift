@@ -287,7 +287,7 @@ struct SwiftSchemaReader {
             {
                 guard let value = staticMember(reference.baseName.text, of: plan)?.as(ExprSyntax.self) else {
                     throw builder.refusal(
-                        "the stage '\(element.expression.trimmedDescription)' is not a static member of " +
+                        "the stage '\(element.expression.shortText)' is not a static member of " +
                             "\(plan.simpleName) with a value Decant can read",
                         SourceSpot(file: file, node: Syntax(element)))
                 }
@@ -298,7 +298,7 @@ struct SwiftSchemaReader {
                 let kind = call.calledExpression.as(MemberAccessExprSyntax.self)?.declName.baseName.text,
                 kind == "lightweight" || kind == "custom"
             else {
-                throw builder.refusal("expected .lightweight(…) or .custom(…), found '\(expression.trimmedDescription)'",
+                throw builder.refusal("expected .lightweight(…) or .custom(…), found '\(expression.shortText)'",
                                       spot)
             }
             var from: TypeDecl?
@@ -318,7 +318,7 @@ struct SwiftSchemaReader {
                     closures.append(VersionStage.CustomClosure(
                         name: label ?? "", location: file.location(of: argument.expression)))
                 default:
-                    throw builder.refusal("MigrationStage argument '\(argument.trimmedDescription)' is not one Decant knows",
+                    throw builder.refusal("MigrationStage argument '\(argument.shortText)' is not one Decant knows",
                                           spot)
                 }
             }

@@ -201,10 +201,13 @@ import Testing
             "let y =\n " + String(repeating: "(", count: deep) + "1" + String(repeating: ")", count: deep),
             "let z =\n \"\\(" + String(repeating: "[", count: deep) + "Int" + String(repeating: "]", count: deep)
                 + ".self)\"",
+            // No brackets, but a syntax tree 200,000 levels deep.
+            "let w =\n a" + String(repeating: ".b", count: 200_000),
         ] {
             let error = try SwiftSource.refusal(source)
             #expect(error.code == .malformedInput && error.location?.line == 2, "\(error)")
             #expect(error.message.contains("nests"), "\(error)")
+            #expect(error.message.count < 400)
         }
         let quoted = try SwiftSource.model("""
             // \(String(repeating: "(", count: 300))
