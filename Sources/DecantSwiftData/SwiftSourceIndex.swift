@@ -277,6 +277,7 @@ enum NestingScan {
         var blockComments = 0
         var escaped = false
         var interpolations: [Int] = []
+        var lineStart = true
         let bytes = Array(text.utf8)
         var index = 0
         while index < bytes.count {
@@ -290,6 +291,7 @@ enum NestingScan {
             if byte == UInt8(ascii: "\n") {
                 line += 1
                 column = 0
+                lineStart = true
                 inLineComment = false
                 inString = false  // single-line literals end here; multi-line ones only hide fewer brackets
                 interpolations.removeAll()
@@ -324,6 +326,13 @@ enum NestingScan {
                 inString = true
                 continue
             }
+            let atLineStart = lineStart
+            if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { lineStart = false }
+            if byte == UInt8(ascii: "#") && atLineStart {
+                // `#if` blocks nest as brackets do for the parser.
+                if directive("if", at: index + 1, in: bytes) { depth += 1 }
+                if directive("endif", at: index + 1, in: bytes) { depth = max(0, depth - 1) }
+            }
             switch byte {
             case UInt8(ascii: "\""): inString = true
             case UInt8(ascii: "/") where next == UInt8(ascii: "/"): inLineComment = true
@@ -341,6 +350,13 @@ enum NestingScan {
             if depth > limit { return (line, column) }
         }
         return nil
+    }
+
+    /// Whether `word` is written at `index`, not followed by more of a name.
+    private static func directive(_ word: String, at index: Int, in bytes: [UInt8]) -> Bool {
+        let word = Array(word.utf8)
+        guard index + word.count <= bytes.count, Array(bytes[index..<index + word.count]) == word else { return false }
+        return index + word.count == bytes.count || !isNameByte(bytes[index + word.count])
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {

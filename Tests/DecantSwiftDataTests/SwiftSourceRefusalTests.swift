@@ -209,6 +209,15 @@ import Testing
             #expect(error.message.contains("nests"), "\(error)")
             #expect(error.message.count < 400)
         }
+        // #if blocks nest for the parser as brackets do: the 257th stops it, at its line.
+        let conditions = "let v = 1\n" + String(repeating: "#if A\n", count: 5_000)
+            + String(repeating: "#endif\n", count: 5_000)
+        for source in [conditions] {
+            let error = try SwiftSource.refusal(source)
+            #expect(error.code == .malformedInput && error.location?.line == 258, "\(error)")
+            #expect(error.message.contains("nests"), "\(error)")
+            #expect(error.message.count < 400)
+        }
         let quoted = try SwiftSource.model("""
             // \(String(repeating: "(", count: 300))
             @Model final class N { var x = "\(String(repeating: "[", count: 300))"; init() {} }
