@@ -76,6 +76,22 @@ extension SwiftModelBuilder {
         var uniques: [[String]] = []
         for property in properties {
             let what = "\(decl.simpleName).\(property.name)"
+            let options = try PropertyOptions(property.attributes, builder: self, spot: property.spot)
+            if let transformer = options.transformer {
+                // `.transformable(by:)`: the transformer stores the value, whatever its type (often another
+                // module's, such as UIColor); only its optionality counts.
+                guard let type = property.type else {
+                    throw refusal("\(what) is transformable but has no type annotation", property.spot)
+                }
+                let optional = type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self)
+                var attribute = Attribute(name: property.name, type: .transformable, isOptional: optional)
+                attribute.valueTransformerName = transformer
+                attribute.renamingIdentifier = options.originalName ?? property.name
+                attribute.versionHashModifier = options.hashModifier
+                if options.unique { uniques.append([property.name]) }
+                entity.attributes.append(attribute)
+                continue
+            }
             let shape: TypeShape
             if let type = property.type {
                 shape = try self.shape(of: type, scope: decl.scope + [decl.simpleName], spot: property.spot, what: what)
@@ -84,7 +100,6 @@ extension SwiftModelBuilder {
             } else {
                 throw refusal("\(what) has neither a type annotation nor an initial value", property.spot)
             }
-            let options = try PropertyOptions(property.attributes, builder: self, spot: property.spot)
             if case .declared(let destination) = shape.element, destination.isModel {
                 pending.append(try relationship(
                     property, shape: shape, destination: destination, options: options,
@@ -104,10 +119,6 @@ extension SwiftModelBuilder {
             attribute.allowsCloudEncryption = options.allowsCloudEncryption
             attribute.isIndexedBySpotlight = options.spotlight
             if options.ephemeral { attribute.isTransient = true }
-            if let transformer = options.transformer {
-                attribute.type = .transformable
-                attribute.valueTransformerName = transformer
-            }
             if options.unique { uniques.append([property.name]) }
             entity.attributes.append(attribute)
         }

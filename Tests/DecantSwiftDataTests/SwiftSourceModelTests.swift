@@ -95,6 +95,21 @@ import Testing
         #expect(tag.uniquenessConstraints == [["name"]])
     }
 
+    @Test func transformableTakesAnyTypeThroughItsTransformer() throws {
+        let model = try SwiftSource.model("""
+            import UIKit
+            @Model final class Swatch {
+                @Attribute(.transformable(by: ColorTransformer.self)) var color: UIColor?
+                @Attribute(.transformable(by: "PointTransformer")) var point: CGPoint
+                init() { point = .zero }
+            }
+            """)
+        let swatch = try #require(model.entity(named: "Swatch"))
+        #expect(swatch.attributes.map(\.type) == [.transformable, .transformable])
+        #expect(swatch.attributes.map(\.valueTransformerName) == ["ColorTransformer", "PointTransformer"])
+        #expect(swatch.attributes.map(\.isOptional) == [true, false])
+    }
+
     @Test func uniqueAndIndexMacros() throws {
         let model = try SwiftSource.model("""
             @Model class Trip {
