@@ -127,8 +127,11 @@ struct PropertyOptions {
         return segment.content.text
     }
 
-    private static func string(_ argument: LabeledExprSyntax, builder: SwiftModelBuilder, spot: SourceSpot) throws -> String {
-        guard let literal = argument.expression.as(StringLiteralExprSyntax.self), let value = Self.literal(literal) else {
+    private static func string(_ argument: LabeledExprSyntax, builder: SwiftModelBuilder, spot: SourceSpot) throws
+        -> String
+    {
+        guard let literal = argument.expression.as(StringLiteralExprSyntax.self), let value = Self.literal(literal)
+        else {
             throw builder.refusal("\(argument.label?.text ?? "argument"): expected a string literal", spot)
         }
         return value
@@ -155,8 +158,9 @@ extension SwiftModelBuilder {
         case .builtin(let name) where shape.isArray:
             guard name == "String" || name == "Data", !shape.isArrayElementOptional else {
                 throw refusal(
-                    "\(what) is an array of \(name); SwiftData's stores have shown only [String] and [Data] as " +
-                        "top-level arrays (coredata-formats.md 12.3), so Decant does not guess how this one is stored",
+                    "\(what) is an array of \(name); SwiftData's stores have shown only [String] and [Data] as "
+                        + "top-level arrays (coredata-formats.md 12.3), so Decant does not guess how this one is "
+                        + "stored",
                     property.spot)
             }
             var attribute = Attribute(name: property.name, type: .transformable, isOptional: shape.isOptional)
@@ -168,7 +172,8 @@ extension SwiftModelBuilder {
                 Attribute(name: $0, type: .float, isOptional: false)
             }
             return register(
-                CompositeType(name: "Color.Resolved", attributes: elements), property: property, shape: shape, entity: entity,
+                CompositeType(name: "Color.Resolved", attributes: elements), property: property, shape: shape,
+                entity: entity,
                 composites: &composites, order: &compositeOrder)
         case .builtin(let name):
             var attribute = Attribute(
@@ -178,9 +183,9 @@ extension SwiftModelBuilder {
         case .declared(let decl):
             guard !shape.isArray else {
                 throw refusal(
-                    "\(what) is an array of \(decl.qualifiedName) values; whether SwiftData stores a top-level array " +
-                        "of Codable values as Binary or Transformable is not known (coredata-formats.md 12.5), so " +
-                        "Decant does not guess", property.spot)
+                    "\(what) is an array of \(decl.qualifiedName) values; whether SwiftData stores a top-level array "
+                        + "of Codable values as Binary or Transformable is not known (coredata-formats.md 12.5), so "
+                        + "Decant does not guess", property.spot)
             }
             let composite = try compositeType(decl, property: property.name, spot: property.spot, what: what)
             var attribute = register(
@@ -230,12 +235,13 @@ extension SwiftModelBuilder {
         _ decl: TypeDecl, property: String, spot: SourceSpot, what: String
     ) throws -> (type: CompositeType, userInfo: [String: UserInfoValue]) {
         let conformances = index.conformances(of: decl)
-        let codable = conformances.contains { $0 == "Codable" || $0 == "Swift.Codable" }
+        let codable =
+            conformances.contains { $0 == "Codable" || $0 == "Swift.Codable" }
             || (conformances.contains("Encodable") && conformances.contains("Decodable"))
         guard decl.kind == .enumType || decl.kind == .structType, codable else {
             throw refusal(
-                "the type \(decl.qualifiedName) of \(what) is neither a @Model class nor a Codable enum or struct, " +
-                    "so SwiftData cannot store it", spot)
+                "the type \(decl.qualifiedName) of \(what) is neither a @Model class nor a Codable enum or struct, "
+                    + "so SwiftData cannot store it", spot)
         }
         if decl.kind == .structType {
             return (try structComposite(decl, what: what), [:])
@@ -243,40 +249,47 @@ extension SwiftModelBuilder {
         var cases: [String] = []
         for member in decl.members {
             if member.decl.is(IfConfigDeclSyntax.self) {
-                throw refusal("#if among the cases of \(decl.qualifiedName): Decant cannot tell which branch the " +
-                              "app is built with", SourceSpot(file: decl.spot.file, node: Syntax(member.decl)))
+                throw refusal(
+                    "#if among the cases of \(decl.qualifiedName): Decant cannot tell which branch the "
+                        + "app is built with", SourceSpot(file: decl.spot.file, node: Syntax(member.decl)))
             }
             guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
             for element in caseDecl.elements {
                 if element.parameterClause != nil {
                     throw refusal(
-                        "the enum \(decl.qualifiedName) of \(what) has a case with associated values " +
-                            "(\(element.name.text)); how SwiftData stores those is not known (coredata-formats.md " +
-                            "12.5), so Decant does not guess",
+                        "the enum \(decl.qualifiedName) of \(what) has a case with associated values "
+                            + "(\(element.name.text)); how SwiftData stores those is not known (coredata-formats.md "
+                            + "12.5), so Decant does not guess",
                         SourceSpot(file: decl.spot.file, node: Syntax(caseDecl)))
                 }
                 cases.append(element.name.text.replacingOccurrences(of: "`", with: ""))
             }
         }
         let rawTypes: [String: AttributeType] = ["String": .string, "Int": .integer64]
-        let knownRaw = ["Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double",
-                        "Float", "Character"]
+        let knownRaw = [
+            "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double",
+            "Float", "Character",
+        ]
         if let raw = decl.inherited.first(where: { rawTypes[$0] != nil || knownRaw.contains($0) }) {
             guard let type = rawTypes[raw] else {
                 throw refusal(
-                    "the enum \(decl.qualifiedName) of \(what) has raw type \(raw); SwiftData's stores have shown only " +
-                        "String and Int raw values (coredata-formats.md 12.5), so Decant does not guess", decl.spot)
+                    "the enum \(decl.qualifiedName) of \(what) has raw type \(raw); SwiftData's stores have shown only "
+                        + "String and Int raw values (coredata-formats.md 12.5), so Decant does not guess", decl.spot)
             }
             let element = Attribute(name: property, type: type, isOptional: true)
-            return (CompositeType(name: "\(decl.qualifiedName)(\(property))", attributes: [element]),
-                    ["EnumType": .bool(true)])
+            return (
+                CompositeType(name: "\(decl.qualifiedName)(\(property))", attributes: [element]),
+                ["EnumType": .bool(true)]
+            )
         }
         guard !cases.isEmpty else {
             throw refusal("the enum \(decl.qualifiedName) of \(what) has no cases", decl.spot)
         }
         let elements = cases.map { Attribute(name: $0, type: .string, isOptional: true) }
-        return (CompositeType(name: decl.qualifiedName, attributes: elements),
-                ["EnumType": .bool(true), "enum": .array(cases.map { .string($0) })])
+        return (
+            CompositeType(name: decl.qualifiedName, attributes: elements),
+            ["EnumType": .bool(true), "enum": .array(cases.map { .string($0) })]
+        )
     }
 
     /// A Codable struct: one optional element per stored property, arrays of Codable values as Binary (12.5).
@@ -304,10 +317,10 @@ extension SwiftModelBuilder {
                 elements.append(Attribute(name: member.name, type: Self.builtins[name] ?? .undefined, isOptional: true))
             default:
                 throw refusal(
-                    "\(memberWhat) is a '\(member.type?.trimmedDescription ?? "value")' inside a struct stored as a " +
-                        "composite; SwiftData's stores have shown only plain values and arrays of Codable values " +
-                        "there (coredata-formats.md 12.5: structs, enums and dates inside structs are not known), so " +
-                        "Decant does not guess", member.spot)
+                    "\(memberWhat) is a '\(member.type?.trimmedDescription ?? "value")' inside a struct stored as a "
+                        + "composite; SwiftData's stores have shown only plain values and arrays of Codable values "
+                        + "there (coredata-formats.md 12.5: structs, enums and dates inside structs are not known), so "
+                        + "Decant does not guess", member.spot)
             }
         }
         return CompositeType(name: decl.qualifiedName, attributes: elements)

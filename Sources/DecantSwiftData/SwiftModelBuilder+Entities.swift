@@ -15,9 +15,9 @@ extension SwiftModelBuilder {
             guard built[decl.qualifiedName] == nil else { continue }
             if let other = members[decl.simpleName], other.qualifiedName != decl.qualifiedName {
                 throw refusal(
-                    "two @Model classes of one schema are both named \(decl.simpleName) (\(other.qualifiedName) at " +
-                        "\(other.spot.location) and \(decl.qualifiedName)); SwiftData names entities by the simple " +
-                        "class name", decl.spot)
+                    "two @Model classes of one schema are both named \(decl.simpleName) (\(other.qualifiedName) at "
+                        + "\(other.spot.location) and \(decl.qualifiedName)); SwiftData names entities by the simple "
+                        + "class name", decl.spot)
             }
             members[decl.simpleName] = decl
             let entity = try entity(of: decl, composites: &composites, compositeOrder: &compositeOrder)
@@ -52,21 +52,23 @@ extension SwiftModelBuilder {
             case .type(let parent) = index.resolve(superclass, from: decl.scope), parent.isModel
         {
             throw refusal(
-                "@Model class \(decl.qualifiedName) inherits from @Model class \(parent.qualifiedName); no SwiftData " +
-                    "store with model inheritance has been sampled (coredata-formats.md 12.2), so Decant does not guess",
+                "@Model class \(decl.qualifiedName) inherits from @Model class \(parent.qualifiedName); no SwiftData "
+                    + "store with model inheritance has been sampled (coredata-formats.md 12.2), so Decant does "
+                    + "not guess",
                 decl.spot)
         }
         for element in decl.attributes {
             guard let attribute = element.as(AttributeSyntax.self) else {
-                throw refusal("#if among the attributes of \(decl.qualifiedName): Decant cannot tell which branch " +
-                              "the app is built with", decl.spot)
+                throw refusal(
+                    "#if among the attributes of \(decl.qualifiedName): Decant cannot tell which branch "
+                        + "the app is built with", decl.spot)
             }
             switch attribute.name {
             case "Model", "available", "MainActor", "objc", "preconcurrency": break
             default:
                 throw refusal(
-                    "the attribute @\(attribute.name) on @Model class \(decl.qualifiedName) is not SwiftData's; " +
-                        "Decant cannot expand other macros", decl.spot)
+                    "the attribute @\(attribute.name) on @Model class \(decl.qualifiedName) is not SwiftData's; "
+                        + "Decant cannot expand other macros", decl.spot)
             }
         }
         var entity = Entity(name: decl.simpleName)
@@ -101,9 +103,10 @@ extension SwiftModelBuilder {
                 throw refusal("\(what) has neither a type annotation nor an initial value", property.spot)
             }
             if case .declared(let destination) = shape.element, destination.isModel {
-                pending.append(try relationship(
-                    property, shape: shape, destination: destination, options: options,
-                    scope: decl.scope + [decl.simpleName]))
+                pending.append(
+                    try relationship(
+                        property, shape: shape, destination: destination, options: options,
+                        scope: decl.scope + [decl.simpleName]))
                 continue
             }
             guard options.relationship == nil else {
@@ -127,7 +130,8 @@ extension SwiftModelBuilder {
         }
         for group in macros.indexes {
             let index = FetchIndex(
-                name: "SwiftDataIndexOnBinary" + group.joined(), elements: group.map { FetchIndex.Element(property: $0) })
+                name: "SwiftDataIndexOnBinary" + group.joined(),
+                elements: group.map { FetchIndex.Element(property: $0) })
             entity.fetchIndexes.append(index)
             for name in group {
                 if let position = entity.attributes.firstIndex(where: { $0.name == name }) {
@@ -137,8 +141,9 @@ extension SwiftModelBuilder {
         }
         let known = Set(properties.map(\.name))
         for name in (entity.uniquenessConstraints + macros.indexes).joined() where !known.contains(name) {
-            throw refusal("#Unique or #Index of \(decl.simpleName) names '\(name)', which is not a stored property",
-                          decl.spot)
+            throw refusal(
+                "#Unique or #Index of \(decl.simpleName) names '\(name)', which is not a stored property",
+                decl.spot)
         }
         return (entity, pending)
     }
@@ -171,11 +176,12 @@ extension SwiftModelBuilder {
             let named = try self.shape(
                 of: TypeSyntax(IdentifierTypeSyntax(name: .identifier(inverse.type))), scope: scope,
                 spot: property.spot, what: "the inverse of \(what)")
-            guard case .declared(let inverseType) = named.element, inverseType.qualifiedName == destination.qualifiedName
+            guard case .declared(let inverseType) = named.element,
+                inverseType.qualifiedName == destination.qualifiedName
             else {
                 throw refusal(
-                    "the inverse \\\(inverse.type).\(inverse.property) of \(what) is not a property of its destination " +
-                        destination.simpleName, property.spot)
+                    "the inverse \\\(inverse.type).\(inverse.property) of \(what) is not a property of its destination "
+                        + destination.simpleName, property.spot)
             }
             inverseName = inverse.property
         }
@@ -206,8 +212,8 @@ extension SwiftModelBuilder {
                 if let existing = pending[this.0][this.1].relationship.inverseName, existing != otherName {
                     let here = pending[this.0][this.1]
                     throw refusal(
-                        "\(entities[this.0].name).\(here.relationship.name) is declared the inverse of both " +
-                            "\(existing) and \(otherName)", spot)
+                        "\(entities[this.0].name).\(here.relationship.name) is declared the inverse of both "
+                            + "\(existing) and \(otherName)", spot)
                 }
                 pending[this.0][this.1].relationship.inverseName = otherName
                 pending[this.0][this.1].relationship.inverseEntity = entities[other.0].name
@@ -221,15 +227,16 @@ extension SwiftModelBuilder {
                 let item = pending[e][r]
                 guard let target = find(item.destination.simpleName, inverse) else {
                     throw refusal(
-                        "the inverse \(item.destination.simpleName).\(inverse) of \(entities[e].name)." +
-                            "\(item.relationship.name) is not a relationship of \(item.destination.simpleName)",
+                        "the inverse \(item.destination.simpleName).\(inverse) of \(entities[e].name)."
+                            + "\(item.relationship.name) is not a relationship of \(item.destination.simpleName)",
                         item.spot)
                 }
                 guard pending[target.0][target.1].destination.simpleName == entities[e].name else {
                     throw refusal(
-                        "the inverse \(item.destination.simpleName).\(inverse) of \(entities[e].name)." +
-                            "\(item.relationship.name) points to \(pending[target.0][target.1].destination.simpleName), " +
-                            "not back to \(entities[e].name)", item.spot)
+                        "the inverse \(item.destination.simpleName).\(inverse) of \(entities[e].name)."
+                            + "\(item.relationship.name) points to "
+                            + "\(pending[target.0][target.1].destination.simpleName), "
+                            + "not back to \(entities[e].name)", item.spot)
                 }
                 try pair((e, r), target, spot: item.spot)
                 declaredTargets.insert(Pair(entity: target.0, relationship: target.1))
@@ -252,10 +259,11 @@ extension SwiftModelBuilder {
                     pending[d][candidates[0]].relationship.inverseName.map({ $0 == item.relationship.name }) ?? true
                 else {
                     throw refusal(
-                        "SwiftData would have to choose the inverse of \(entities[e].name).\(item.relationship.name) " +
-                            "among \(names.joined(separator: ", ")) (or with one already paired to another); how it " +
-                            "chooses is not known (coredata-formats.md 12.6): declare it with @Relationship(inverse: \\" +
-                            "\(entities[d].name).<property>)", item.spot)
+                        "SwiftData would have to choose the inverse of \(entities[e].name).\(item.relationship.name) "
+                            + "among \(names.joined(separator: ", ")) (or with one already paired to another); how it "
+                            + "chooses is not known (coredata-formats.md 12.6): declare it with "
+                            + "@Relationship(inverse: \\"
+                            + "\(entities[d].name).<property>)", item.spot)
                 }
                 try pair((e, r), (d, candidates[0]), spot: item.spot)
             }

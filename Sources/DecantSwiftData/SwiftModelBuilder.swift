@@ -20,7 +20,8 @@ struct SwiftModelBuilder {
         enum Named {
             /// A type the files declare.
             case declared(TypeDecl)
-            /// A Swift, Foundation or SwiftUI type SwiftData stores, by its canonical name (`String`, `Color.Resolved`).
+            /// A Swift, Foundation or SwiftUI type SwiftData stores, by its canonical name (`String`,
+            /// `Color.Resolved`).
             case builtin(String)
         }
     }
@@ -42,7 +43,8 @@ struct SwiftModelBuilder {
     }
 
     /// Takes a type apart: optional, array, and the named type inside, following type aliases the files define.
-    func shape(of type: TypeSyntax, scope: [String], spot: SourceSpot, what: String, depth: Int = 0) throws -> TypeShape {
+    func shape(of type: TypeSyntax, scope: [String], spot: SourceSpot, what: String, depth: Int = 0) throws -> TypeShape
+    {
         guard depth < 16 else {
             throw refusal("the type alias chain of \(what) is longer than 16 steps (or loops)", spot)
         }
@@ -57,8 +59,8 @@ struct SwiftModelBuilder {
         }
         if type.is(DictionaryTypeSyntax.self) {
             throw refusal(
-                "\(what) is a dictionary; how SwiftData stores dictionaries is not known from real stores " +
-                    "(coredata-formats.md 12.3), so Decant does not guess; use a Codable struct", spot)
+                "\(what) is a dictionary; how SwiftData stores dictionaries is not known from real stores "
+                    + "(coredata-formats.md 12.3), so Decant does not guess; use a Codable struct", spot)
         }
         if let attributed = type.as(AttributedTypeSyntax.self) {
             return try shape(of: attributed.baseType, scope: scope, spot: spot, what: what, depth: depth)
@@ -89,13 +91,13 @@ struct SwiftModelBuilder {
             return try shape(of: alias.target, scope: alias.scope, spot: spot, what: what, depth: depth + 1)
         case .conditional(let declared):
             throw refusal(
-                "the type '\(spelling)' of \(what) is declared inside an #if branch (\(declared.location)); Decant " +
-                    "cannot tell which branch the app is built with: declare it outside #if", spot)
+                "the type '\(spelling)' of \(what) is declared inside an #if branch (\(declared.location)); Decant "
+                    + "cannot tell which branch the app is built with: declare it outside #if", spot)
         case .unknown:
             if let builtin = Self.builtinName(spelling) { return TypeShape(element: .builtin(builtin)) }
             throw refusal(
-                "the type '\(spelling)' of \(what) is not declared in the files given (another module?); give the " +
-                    "file that defines it too", spot)
+                "the type '\(spelling)' of \(what) is not declared in the files given (another module?); give the "
+                    + "file that defines it too", spot)
         }
     }
 
@@ -117,11 +119,13 @@ struct SwiftModelBuilder {
     ) throws -> TypeShape {
         let inner = try shape(of: element, scope: scope, spot: spot, what: what, depth: depth)
         guard !inner.isArray else {
-            throw refusal("\(what) is an array of arrays, which SwiftData's stores have not shown; Decant does not guess",
-                          spot)
+            throw refusal(
+                "\(what) is an array of arrays, which SwiftData's stores have not shown; Decant does not guess",
+                spot)
         }
-        return TypeShape(isOptional: false, isArray: true, isArrayElementOptional: inner.isOptional,
-                         element: inner.element)
+        return TypeShape(
+            isOptional: false, isArray: true, isArrayElementOptional: inner.isOptional,
+            element: inner.element)
     }
 
     /// The type an initial value gives a property with no annotation (`= "1"`, `= UUID()`, `= Tags()`).
@@ -147,8 +151,8 @@ struct SwiftModelBuilder {
             }
         }
         throw refusal(
-            "Decant cannot tell the type of \(what) from its initial value '\(value.shortText)'; " +
-                "add a type annotation", spot)
+            "Decant cannot tell the type of \(what) from its initial value '\(value.shortText)'; "
+                + "add a type annotation", spot)
     }
 
     // MARK: Stored properties
@@ -178,15 +182,15 @@ struct SwiftModelBuilder {
             let spot = SourceSpot(file: decl.spot.file, node: Syntax(member.decl))
             if member.decl.is(IfConfigDeclSyntax.self) {
                 throw refusal(
-                    "#if inside \(kind) \(decl.qualifiedName): Decant cannot tell which branch the app is built " +
-                        "with; move the stored properties out of #if", spot)
+                    "#if inside \(kind) \(decl.qualifiedName): Decant cannot tell which branch the app is built "
+                        + "with; move the stored properties out of #if", spot)
             }
             if let macro = member.decl.as(MacroExpansionDeclSyntax.self) {
                 let name = macro.macroName.text
                 guard isModel, name == "Unique" || name == "Index" else {
                     throw refusal(
-                        "the macro #\(name) in \(kind) \(decl.qualifiedName) is not one of SwiftData's (#Unique, " +
-                            "#Index); Decant cannot expand it", spot)
+                        "the macro #\(name) in \(kind) \(decl.qualifiedName) is not one of SwiftData's (#Unique, "
+                            + "#Index); Decant cannot expand it", spot)
                 }
                 let groups = try keyPathGroups(macro.arguments, spot: spot)
                 if name == "Unique" { macros.unique += groups } else { macros.indexes += groups }
@@ -198,8 +202,9 @@ struct SwiftModelBuilder {
             var isTransient = false
             for element in variable.attributes {
                 guard let attribute = element.as(AttributeSyntax.self) else {
-                    throw refusal("#if among the attributes of a property of \(decl.qualifiedName); Decant cannot " +
-                                  "tell which branch the app is built with", spot)
+                    throw refusal(
+                        "#if among the attributes of a property of \(decl.qualifiedName); Decant cannot "
+                            + "tell which branch the app is built with", spot)
                 }
                 switch attribute.name {
                 case "Transient" where isModel: isTransient = true
@@ -207,29 +212,33 @@ struct SwiftModelBuilder {
                 case "available", "objc", "nonobjc", "MainActor", "preconcurrency", "usableFromInline": break
                 default:
                     throw refusal(
-                        "the attribute @\(attribute.name) on a property of \(kind) \(decl.qualifiedName) is neither " +
-                            "SwiftData's nor Swift's own; Decant cannot expand a macro or property wrapper", spot)
+                        "the attribute @\(attribute.name) on a property of \(kind) \(decl.qualifiedName) is neither "
+                            + "SwiftData's nor Swift's own; Decant cannot expand a macro or property wrapper", spot)
                 }
             }
             if isTransient { continue }
             if modifiers.contains("lazy") {
-                throw refusal("a lazy property in \(kind) \(decl.qualifiedName): SwiftData does not store lazy " +
-                              "properties as Decant knows; make it a stored or computed property", spot)
+                throw refusal(
+                    "a lazy property in \(kind) \(decl.qualifiedName): SwiftData does not store lazy "
+                        + "properties as Decant knows; make it a stored or computed property", spot)
             }
             var pending: [StoredProperty] = []
             for binding in variable.bindings {
                 guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else {
-                    throw refusal("a property pattern Decant cannot read ('\(binding.pattern.shortText)')",
-                                  spot)
+                    throw refusal(
+                        "a property pattern Decant cannot read ('\(binding.pattern.shortText)')",
+                        spot)
                 }
                 if let accessors = binding.accessorBlock, Self.isComputed(accessors) { continue }
-                pending.append(StoredProperty(
-                    name: pattern.identifier.text.replacingOccurrences(of: "`", with: ""),
-                    type: binding.typeAnnotation?.type, initialValue: binding.initializer?.value,
-                    attributes: variable.attributes, spot: spot))
+                pending.append(
+                    StoredProperty(
+                        name: pattern.identifier.text.replacingOccurrences(of: "`", with: ""),
+                        type: binding.typeAnnotation?.type, initialValue: binding.initializer?.value,
+                        attributes: variable.attributes, spot: spot))
                 if let type = binding.typeAnnotation?.type {
                     // `var a, b: Int`: the annotation types every name before it that has none.
-                    for index in pending.indices where pending[index].type == nil && pending[index].initialValue == nil {
+                    for index in pending.indices where pending[index].type == nil && pending[index].initialValue == nil
+                    {
                         pending[index].type = type
                     }
                     result += pending
@@ -256,13 +265,15 @@ struct SwiftModelBuilder {
     private func keyPathGroups(_ arguments: LabeledExprListSyntax, spot: SourceSpot) throws -> [[String]] {
         try arguments.map { argument in
             guard let array = argument.expression.as(ArrayExprSyntax.self) else {
-                throw refusal("expected an array of key paths, found '\(argument.expression.shortText)'",
-                              spot)
+                throw refusal(
+                    "expected an array of key paths, found '\(argument.expression.shortText)'",
+                    spot)
             }
             return try array.elements.map { element in
                 guard let name = Self.keyPathProperty(element.expression) else {
-                    throw refusal("expected a key path such as \\.name, found '\(element.expression.shortText)'",
-                                  spot)
+                    throw refusal(
+                        "expected a key path such as \\.name, found '\(element.expression.shortText)'",
+                        spot)
                 }
                 return name
             }

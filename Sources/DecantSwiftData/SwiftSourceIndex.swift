@@ -76,18 +76,20 @@ struct SwiftSourceIndex {
             do {
                 data = try Data(contentsOf: url)
             } catch {
-                throw DecantError(.ioError, "cannot read the Swift file", at: Location(path: url.displayPath),
-                                  underlyingError: error)
+                throw DecantError(
+                    .ioError, "cannot read the Swift file", at: Location(path: url.displayPath),
+                    underlyingError: error)
             }
             guard let text = String(data: data, encoding: .utf8) else {
-                throw DecantError(.malformedInput, "not a Swift source file: the bytes are not UTF-8 text",
-                                  at: Location(path: url.displayPath))
+                throw DecantError(
+                    .malformedInput, "not a Swift source file: the bytes are not UTF-8 text",
+                    at: Location(path: url.displayPath))
             }
             if let deep = NestingScan.firstTooDeep(in: text) {
                 throw DecantError(
                     .malformedInput,
-                    "the Swift source nests brackets more than \(NestingScan.limit) levels deep, more than Swift's " +
-                        "parser takes", at: Location(path: url.displayPath, line: deep.line, column: deep.column))
+                    "the Swift source nests brackets more than \(NestingScan.limit) levels deep, more than Swift's "
+                        + "parser takes", at: Location(path: url.displayPath, line: deep.line, column: deep.column))
             }
             let tree = Parser.parse(source: text)
             // Before anything walks the tree recursively (the location converter does).
@@ -97,11 +99,13 @@ struct SwiftSourceIndex {
                 let column = before.count - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
                 throw DecantError(
                     .malformedInput,
-                    "the Swift source nests expressions more than \(DepthScan.limit) levels deep; Decant reads model " +
-                        "source, not generated code of this shape", at: Location(path: url.displayPath, line: line, column: column))
+                    "the Swift source nests expressions more than \(DepthScan.limit) levels deep; Decant reads model "
+                        + "source, not generated code of this shape",
+                    at: Location(path: url.displayPath, line: line, column: column))
             }
-            let file = SwiftSourceFile(path: url.displayPath, tree: tree,
-                                       converter: SourceLocationConverter(fileName: url.displayPath, tree: tree))
+            let file = SwiftSourceFile(
+                path: url.displayPath, tree: tree,
+                converter: SourceLocationConverter(fileName: url.displayPath, tree: tree))
             if tree.hasError, let bad = SyntaxErrorFinder.first(in: tree) {
                 throw DecantError(
                     .malformedInput,
@@ -135,7 +139,10 @@ struct SwiftSourceIndex {
             if let alias = item.as(TypeAliasDeclSyntax.self) {
                 let qualified = (scope + [alias.name.text]).joined(separator: ".")
                 let spot = SourceSpot(file: file, node: Syntax(alias))
-                if conditional { conditionalNames[qualified] = spot; continue }
+                if conditional {
+                    conditionalNames[qualified] = spot
+                    continue
+                }
                 aliases[qualified] = AliasDecl(
                     qualifiedName: qualified, scope: scope, target: alias.initializer.value, spot: spot)
                 continue
@@ -165,8 +172,9 @@ struct SwiftSourceIndex {
                     attributes: attributes, inherited: Self.inheritedNames(inheritance), members: members.members)
                 typeOrder.append(qualified)
             }
-            collect(members.members.map { Syntax($0.decl) }, scope: scope + [name.text], file: file,
-                    conditional: conditional)
+            collect(
+                members.members.map { Syntax($0.decl) }, scope: scope + [name.text], file: file,
+                conditional: conditional)
         }
     }
 
@@ -299,8 +307,13 @@ enum NestingScan {
             }
             if inLineComment { continue }
             if blockComments > 0 {
-                if byte == UInt8(ascii: "*") && next == UInt8(ascii: "/") { blockComments -= 1; index += 1 }
-                else if byte == UInt8(ascii: "/") && next == UInt8(ascii: "*") { blockComments += 1; index += 1 }
+                if byte == UInt8(ascii: "*") && next == UInt8(ascii: "/") {
+                    blockComments -= 1
+                    index += 1
+                } else if byte == UInt8(ascii: "/") && next == UInt8(ascii: "*") {
+                    blockComments += 1
+                    index += 1
+                }
                 continue
             }
             if inString {
@@ -360,7 +373,8 @@ enum NestingScan {
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte >= 0x80
     }
 }

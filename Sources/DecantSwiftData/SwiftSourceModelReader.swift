@@ -51,7 +51,8 @@ public enum SwiftSourceModelReader: Sendable {
         }
         let files = isDirectory.boolValue ? try swiftFiles(in: url) : [url]
         guard !files.isEmpty else {
-            throw DecantError(.unsupportedFormat, "the folder holds no .swift file", at: Location(path: url.displayPath))
+            throw DecantError(
+                .unsupportedFormat, "the folder holds no .swift file", at: Location(path: url.displayPath))
         }
         return try load(files: files, name: url.deletingPathExtension().lastPathComponent)
     }
@@ -65,8 +66,9 @@ public enum SwiftSourceModelReader: Sendable {
     /// The `.swift` files below `folder`, sorted; with `first`, only the first one found (enough to tell a folder of
     /// Swift source).
     static func swiftFiles(in folder: URL, first: Bool = false) throws -> [URL] {
-        guard let enumerator = FileManager.default.enumerator(
-            at: folder, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
+        guard
+            let enumerator = FileManager.default.enumerator(
+                at: folder, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
         else {
             throw DecantError(.ioError, "cannot list the folder", at: Location(path: folder.displayPath))
         }
@@ -84,7 +86,8 @@ public enum SwiftSourceModelReader: Sendable {
         let prefix = folder.path.hasSuffix("/") ? folder.path : folder.path + "/"
         // Named as the user named the folder, in a stable order.
         return files.map { file -> URL in
-            let relative = file.path.hasPrefix(prefix) ? String(file.path.dropFirst(prefix.count)) : file.lastPathComponent
+            let relative =
+                file.path.hasPrefix(prefix) ? String(file.path.dropFirst(prefix.count)) : file.lastPathComponent
             return folder.appendingPathComponent(relative)
         }.sorted { $0.path < $1.path }
     }
@@ -129,8 +132,8 @@ struct SwiftSchemaReader {
             plan = named
         } else if plans.count > 1 {
             throw builder.refusal(
-                "\(plans.count) SchemaMigrationPlans (\(plans.map(\.qualifiedName).joined(separator: ", "))) and no " +
-                    "ModelContainer(…, migrationPlan:) that names one; give the files of one app", plans[1].spot)
+                "\(plans.count) SchemaMigrationPlans (\(plans.map(\.qualifiedName).joined(separator: ", "))) and no "
+                    + "ModelContainer(…, migrationPlan:) that names one; give the files of one app", plans[1].spot)
         } else {
             plan = plans.first
         }
@@ -146,7 +149,8 @@ struct SwiftSchemaReader {
         for schema in chain {
             let identifier = try versionIdentifier(of: schema)
             let roots = try models(of: schema)
-            versions.append(try builder.objectModel(roots: roots, versionName: schema.simpleName, identifiers: [identifier]))
+            versions.append(
+                try builder.objectModel(roots: roots, versionName: schema.simpleName, identifiers: [identifier]))
         }
         if plan == nil {
             // No plan: oldest first by version identifier.
@@ -176,7 +180,9 @@ struct SwiftSchemaReader {
                 let spot = SourceSpot(file: file, node: reference.node)
                 let decl = try resolveType(reference.name, scope: reference.scope, spot: spot)
                 if decl.isModel {
-                    if !facts.roots.contains(where: { $0.qualifiedName == decl.qualifiedName }) { facts.roots.append(decl) }
+                    if !facts.roots.contains(where: { $0.qualifiedName == decl.qualifiedName }) {
+                        facts.roots.append(decl)
+                    }
                 } else if index.conformances(of: decl).contains("VersionedSchema") {
                     facts.versionedSchemas.append(decl)
                 } else if index.conformances(of: decl).contains("SchemaMigrationPlan") {
@@ -205,7 +211,8 @@ struct SwiftSchemaReader {
             guard let variable = member.decl.as(VariableDeclSyntax.self),
                 variable.modifiers.contains(where: { $0.name.text == "static" })
             else { continue }
-            for binding in variable.bindings where binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name {
+            for binding in variable.bindings
+            where binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name {
                 if let value = binding.initializer?.value { return Syntax(value) }
                 if let accessors = binding.accessorBlock { return Syntax(accessors) }
             }
@@ -233,11 +240,13 @@ struct SwiftSchemaReader {
         let member = try requiredStaticMember("models", of: schema)
         let models = try typeList(member, scope: schema.scope + [schema.simpleName], file: schema.spot.file)
         for model in models where !model.isModel {
-            throw builder.refusal("\(schema.simpleName).models lists \(model.qualifiedName), which is not a @Model class",
-                                  SourceSpot(file: schema.spot.file, node: member))
+            throw builder.refusal(
+                "\(schema.simpleName).models lists \(model.qualifiedName), which is not a @Model class",
+                SourceSpot(file: schema.spot.file, node: member))
         }
         guard !models.isEmpty else {
-            throw builder.refusal("\(schema.simpleName).models names no @Model class", SourceSpot(file: schema.spot.file, node: member))
+            throw builder.refusal(
+                "\(schema.simpleName).models names no @Model class", SourceSpot(file: schema.spot.file, node: member))
         }
         return models
     }
@@ -249,7 +258,8 @@ struct SwiftSchemaReader {
         finder.walk(member)
         guard let numbers = finder.numbers, numbers.count == 3 else {
             throw builder.refusal(
-                "\(schema.simpleName).versionIdentifier: expected Schema.Version(major, minor, patch) with literal numbers",
+                "\(schema.simpleName).versionIdentifier: expected Schema.Version(major, minor, patch) with literal "
+                    + "numbers",
                 SourceSpot(file: schema.spot.file, node: member))
         }
         return numbers.map(String.init).joined(separator: ".")
@@ -259,8 +269,9 @@ struct SwiftSchemaReader {
         let member = try requiredStaticMember("schemas", of: plan)
         let schemas = try typeList(member, scope: plan.scope + [plan.simpleName], file: plan.spot.file)
         for schema in schemas where !index.conformances(of: schema).contains("VersionedSchema") {
-            throw builder.refusal("\(plan.simpleName).schemas lists \(schema.qualifiedName), which is not a VersionedSchema",
-                                  SourceSpot(file: plan.spot.file, node: member))
+            throw builder.refusal(
+                "\(plan.simpleName).schemas lists \(schema.qualifiedName), which is not a VersionedSchema",
+                SourceSpot(file: plan.spot.file, node: member))
         }
         guard !schemas.isEmpty else {
             throw builder.refusal("\(plan.simpleName).schemas is empty", SourceSpot(file: plan.spot.file, node: member))
@@ -274,8 +285,9 @@ struct SwiftSchemaReader {
         let member = try requiredStaticMember("stages", of: plan)
         let file = plan.spot.file
         guard let array = ArrayFinder.first(in: member) else {
-            throw builder.refusal("\(plan.simpleName).stages: expected an array of MigrationStage values",
-                                  SourceSpot(file: file, node: member))
+            throw builder.refusal(
+                "\(plan.simpleName).stages: expected an array of MigrationStage values",
+                SourceSpot(file: file, node: member))
         }
         var stages: [VersionStage] = []
         for element in array.elements {
@@ -287,8 +299,8 @@ struct SwiftSchemaReader {
             {
                 guard let value = staticMember(reference.baseName.text, of: plan)?.as(ExprSyntax.self) else {
                     throw builder.refusal(
-                        "the stage '\(element.expression.shortText)' is not a static member of " +
-                            "\(plan.simpleName) with a value Decant can read",
+                        "the stage '\(element.expression.shortText)' is not a static member of "
+                            + "\(plan.simpleName) with a value Decant can read",
                         SourceSpot(file: file, node: Syntax(element)))
                 }
                 expression = value
@@ -298,8 +310,9 @@ struct SwiftSchemaReader {
                 let kind = call.calledExpression.as(MemberAccessExprSyntax.self)?.declName.baseName.text,
                 kind == "lightweight" || kind == "custom"
             else {
-                throw builder.refusal("expected .lightweight(…) or .custom(…), found '\(expression.shortText)'",
-                                      spot)
+                throw builder.refusal(
+                    "expected .lightweight(…) or .custom(…), found '\(expression.shortText)'",
+                    spot)
             }
             var from: TypeDecl?
             var to: TypeDecl?
@@ -308,18 +321,21 @@ struct SwiftSchemaReader {
                 let label = argument.label?.text
                 switch label {
                 case "fromVersion"?, "toVersion"?:
-                    let types = try typeList(Syntax(argument.expression), scope: plan.scope + [plan.simpleName], file: file)
+                    let types = try typeList(
+                        Syntax(argument.expression), scope: plan.scope + [plan.simpleName], file: file)
                     guard types.count == 1 else {
                         throw builder.refusal("\(label ?? ""): expected SchemaV.self", spot)
                     }
                     if label == "fromVersion" { from = types[0] } else { to = types[0] }
                 case "willMigrate"?, "didMigrate"?:
                     if argument.expression.is(NilLiteralExprSyntax.self) { continue }
-                    closures.append(VersionStage.CustomClosure(
-                        name: label ?? "", location: file.location(of: argument.expression)))
+                    closures.append(
+                        VersionStage.CustomClosure(
+                            name: label ?? "", location: file.location(of: argument.expression)))
                 default:
-                    throw builder.refusal("MigrationStage argument '\(argument.shortText)' is not one Decant knows",
-                                          spot)
+                    throw builder.refusal(
+                        "MigrationStage argument '\(argument.shortText)' is not one Decant knows",
+                        spot)
                 }
             }
             if let trailing = call.trailingClosure {
@@ -329,12 +345,14 @@ struct SwiftSchemaReader {
                 throw builder.refusal("a stage without fromVersion: and toVersion:", spot)
             }
             for schema in [from, to] where !chain.contains(where: { $0.qualifiedName == schema.qualifiedName }) {
-                throw builder.refusal("the stage names \(schema.simpleName), which \(plan.simpleName).schemas does not list",
-                                      spot)
+                throw builder.refusal(
+                    "the stage names \(schema.simpleName), which \(plan.simpleName).schemas does not list",
+                    spot)
             }
-            stages.append(VersionStage(
-                from: from.simpleName, to: to.simpleName,
-                kind: kind == "lightweight" ? .lightweight : .custom(closures: closures), location: spot.location))
+            stages.append(
+                VersionStage(
+                    from: from.simpleName, to: to.simpleName,
+                    kind: kind == "lightweight" ? .lightweight : .custom(closures: closures), location: spot.location))
         }
         return stages
     }
@@ -354,16 +372,20 @@ final class ContainerCallFinder: SyntaxVisitor {
 
     override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
         let called = node.calledExpression
-        let name = called.as(DeclReferenceExprSyntax.self)?.baseName.text
+        let name =
+            called.as(DeclReferenceExprSyntax.self)?.baseName.text
             ?? called.as(MemberAccessExprSyntax.self)?.declName.baseName.text
         guard let name, ["ModelContainer", "Schema", "modelContainer"].contains(name) else { return .visitChildren }
         let scope = Self.scope(of: Syntax(node))
         let finder = SelfReferenceFinder(viewMode: .sourceAccurate)
         finder.walk(node.arguments)
-        for (type, reference) in finder.names { typeReferences.append(Reference(name: type, scope: scope, node: reference)) }
+        for (type, reference) in finder.names {
+            typeReferences.append(Reference(name: type, scope: scope, node: reference))
+        }
         // `Schema(SchemaV2.models)`: the versioned schema whose models it names.
         for argument in node.arguments {
-            if let member = argument.expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "models",
+            if let member = argument.expression.as(MemberAccessExprSyntax.self),
+                member.declName.baseName.text == "models",
                 let base = member.base?.trimmedDescription
             {
                 typeReferences.append(Reference(name: base, scope: scope, node: Syntax(member)))
@@ -381,7 +403,8 @@ final class ContainerCallFinder: SyntaxVisitor {
             if let decl = parent.as(StructDeclSyntax.self) { scope.insert(decl.name.text, at: 0) }
             if let decl = parent.as(EnumDeclSyntax.self) { scope.insert(decl.name.text, at: 0) }
             if let decl = parent.as(ExtensionDeclSyntax.self) {
-                scope.insert(contentsOf: decl.extendedType.trimmedDescription.split(separator: ".").map(String.init), at: 0)
+                scope.insert(
+                    contentsOf: decl.extendedType.trimmedDescription.split(separator: ".").map(String.init), at: 0)
             }
             current = parent.parent
         }

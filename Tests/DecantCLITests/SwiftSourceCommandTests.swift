@@ -132,14 +132,16 @@ struct SwiftSourceCommandTests {
         try writer.write(batch)
         try writer.finish()
         let mapping = folder.appendingPathComponent("V2-V3.yaml")
-        try Data("""
+        try Data(
+            """
             source: NotesV2
             destination: NotesV3
             entities:
               Note:
                 attributes:
                   text: "$source.body ?? ('from ' + $source.title)"
-            """.utf8).write(to: mapping)
+            """.utf8
+        ).write(to: mapping)
 
         let output = folder.appendingPathComponent("Migrated.store")
         let migrated = try EndToEndTests.run([

@@ -7,7 +7,8 @@ import Testing
 /// The Core Data model built from small SwiftData sources of the tests' own (coredata-formats.md 12.2–12.8).
 @Suite struct SwiftSourceModelTests {
     @Test func storedPropertiesOnlyWithTheirTypesAndOptionality() throws {
-        let model = try SwiftSource.model("""
+        let model = try SwiftSource.model(
+            """
             import SwiftData
             @Model final class Note {
                 var title: String
@@ -28,10 +29,11 @@ import Testing
             """)
         let note = try #require(model.entity(named: "Note"))
         let types = Dictionary(uniqueKeysWithValues: note.attributes.map { ($0.name, $0.type) })
-        #expect(types == [
-            "title": .string, "id": .uuid, "count": .integer64, "score": .double, "flag": .boolean, "blob": .binary,
-            "created": .date, "tags": .transformable, "a": .integer64, "b": .integer64, "observed": .integer64,
-        ])
+        #expect(
+            types == [
+                "title": .string, "id": .uuid, "count": .integer64, "score": .double, "flag": .boolean, "blob": .binary,
+                "created": .date, "tags": .transformable, "a": .integer64, "b": .integer64, "observed": .integer64,
+            ])
         #expect(note.attributes.filter(\.isOptional).map(\.name) == ["score", "blob", "tags"])
         let tags = try #require(note.attributes.first { $0.name == "tags" })
         #expect(tags.valueClassName == "Array<String>")
@@ -42,7 +44,8 @@ import Testing
     }
 
     @Test func inversesDeclaredInferredAndAbsent() throws {
-        let model = try SwiftSource.model("""
+        let model = try SwiftSource.model(
+            """
             @Model final class Folder {
                 @Relationship(deleteRule: .cascade, inverse: \\Note.folder) var notes: [Note] = []
                 var owner: Person?
@@ -74,7 +77,8 @@ import Testing
     }
 
     @Test func relationshipCountsAndRenaming() throws {
-        let model = try SwiftSource.model("""
+        let model = try SwiftSource.model(
+            """
             @Model final class Tag {
                 @Relationship(minimumModelCount: 1, maximumModelCount: 5, originalName: "items") var notes: [Note]
                 @Attribute(.unique, .externalStorage, originalName: "label") var name: String
@@ -96,7 +100,8 @@ import Testing
     }
 
     @Test func transformableTakesAnyTypeThroughItsTransformer() throws {
-        let model = try SwiftSource.model("""
+        let model = try SwiftSource.model(
+            """
             import UIKit
             @Model final class Swatch {
                 @Attribute(.transformable(by: ColorTransformer.self)) var color: UIColor?
@@ -111,7 +116,8 @@ import Testing
     }
 
     @Test func uniqueAndIndexMacros() throws {
-        let model = try SwiftSource.model("""
+        let model = try SwiftSource.model(
+            """
             @Model class Trip {
                 #Unique<Trip>([\\.name], [\\.name, \\.start])
                 #Index<Trip>([\\.name], [\\.start, \\.name])
@@ -128,7 +134,8 @@ import Testing
     }
 
     @Test func compositesForEachShape() throws {
-        let model = try SwiftSource.model("""
+        let model = try SwiftSource.model(
+            """
             import SwiftUI
             enum Mood: String, Codable { case calm, busy }
             enum Level: Int, Codable { case low, high }
@@ -170,7 +177,8 @@ import Testing
     }
 
     @Test func schemaIsWhatTheContainerReaches() throws {
-        let model = try SwiftSource.model("""
+        let model = try SwiftSource.model(
+            """
             @Model final class Root { var child: Child?; init() {} }
             @Model final class Child { var name = ""; init() {} }
             @Model final class Orphan { var name = ""; init() {} }
@@ -180,7 +188,8 @@ import Testing
     }
 
     @Test func withoutAContainerEveryModelIsInTheSchema() throws {
-        let model = try SwiftSource.model("""
+        let model = try SwiftSource.model(
+            """
             @Model final class A { var name = ""; init() {} }
             @Model final class B { var name = ""; init() {} }
             """)
@@ -190,25 +199,26 @@ import Testing
     @Test func nestedModelsAndTypesFromAnotherFileAndAliases() throws {
         let folder = try SwiftSource.folder([
             "Models.swift": """
-                enum Catalog {
-                    @Model final class Shelf { var books: [Book] = []; var kind: Kind = .paper; init() {} }
-                }
-                typealias Book = Library.Book
-                """,
+            enum Catalog {
+                @Model final class Shelf { var books: [Book] = []; var kind: Kind = .paper; init() {} }
+            }
+            typealias Book = Library.Book
+            """,
             "Library.swift": """
-                enum Library { @Model final class Book { var title = ""; var shelf: Catalog.Shelf?; init() {} } }
-                typealias Kind = Format
-                enum Format: String, Codable { case paper, ebook }
-                """,
+            enum Library { @Model final class Book { var title = ""; var shelf: Catalog.Shelf?; init() {} } }
+            typealias Kind = Format
+            enum Format: String, Codable { case paper, ebook }
+            """,
         ])
         let model = try #require(try SwiftSourceModelReader.load(from: folder).currentVersion)
         #expect(Set(model.entities.map(\.name)) == ["Shelf", "Book"])
         #expect(model.entity(named: "Shelf")?.relationships.first?.inverseName == "shelf")
         #expect(model.entity(named: "Shelf")?.attributes.first?.type == .composite)
         // The same files named one by one, separated by commas, as --model takes them.
-        let list = URL(fileURLWithPath: ["Models.swift", "Library.swift"].map {
-            folder.appendingPathComponent($0).path
-        }.joined(separator: ","))
+        let list = URL(
+            fileURLWithPath: ["Models.swift", "Library.swift"].map {
+                folder.appendingPathComponent($0).path
+            }.joined(separator: ","))
         let files = try #require(SwiftSourceModelReader.sourceFiles(at: list))
         #expect(files.files.count == 2)
         let fromList = try SwiftSourceModelReader.load(files: files.files, name: files.name)
@@ -249,7 +259,7 @@ import Testing
         #expect(bundle.currentVersionName == "V3")
         #expect(bundle.order == .given)
         #expect(bundle.stages.count == 2)
-        #expect(bundle.stages[0] .kind == .lightweight)
+        #expect(bundle.stages[0].kind == .lightweight)
         #expect(bundle.stages[0].from == "V1" && bundle.stages[0].to == "V2")
         guard case .custom(let closures) = bundle.stages[1].kind else {
             Issue.record("the second stage is not custom: \(bundle.stages[1])")

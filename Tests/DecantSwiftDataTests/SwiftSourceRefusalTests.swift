@@ -24,40 +24,47 @@ import Testing
             }
             """
         let error = try SwiftSource.refusal(model)
-        Self.expectLocated(error, line: 4, saying: ["'Address'", "give the file that defines it", "var address: Address"])
-        let read = try SwiftSourceModelReader.load(from: SwiftSource.folder([
-            "Model.swift": model, "Address.swift": "struct Address: Codable { var street: String }",
-        ]))
+        Self.expectLocated(
+            error, line: 4, saying: ["'Address'", "give the file that defines it", "var address: Address"])
+        let read = try SwiftSourceModelReader.load(
+            from: SwiftSource.folder([
+                "Model.swift": model, "Address.swift": "struct Address: Codable { var street: String }",
+            ]))
         #expect(read.currentVersion?.entity(named: "Note")?.attributes.first?.type == .composite)
     }
 
     @Test func typeAliasChainsResolveOrAreRefused() throws {
-        let chain = try SwiftSource.model("""
+        let chain = try SwiftSource.model(
+            """
             typealias A = B
             typealias B = C
             typealias C = String
             @Model final class Note { var title: A; init() { title = "" } }
             """)
         #expect(chain.entity(named: "Note")?.attributes.first?.type == .string)
-        let loop = try SwiftSource.refusal("""
+        let loop = try SwiftSource.refusal(
+            """
             typealias A = B
             typealias B = A
             @Model final class Note { var title: A; init() {} }
             """)
         Self.expectLocated(loop, line: 3, saying: ["alias chain"])
         // A member of an alias to itself: refused as undeclared, not followed for ever.
-        let memberLoop = try SwiftSource.refusal("""
+        let memberLoop = try SwiftSource.refusal(
+            """
             typealias A = A
             @Model final class Note { var title: A.B; init() {} }
             """)
         Self.expectLocated(memberLoop, line: 2, saying: ["'A.B'", "not declared"])
-        let member = try SwiftSource.model("""
+        let member = try SwiftSource.model(
+            """
             typealias Current = V2
             enum V2 { enum Kind: String, Codable { case a } }
             @Model final class Note { var kind: Current.Kind; init() {} }
             """)
         #expect(member.entity(named: "Note")?.attributes.first?.type == .composite)
-        let foreign = try SwiftSource.refusal("""
+        let foreign = try SwiftSource.refusal(
+            """
             typealias Identifier = Tagged<Note, String>
             @Model final class Note { var id: Identifier; init() {} }
             """)
@@ -65,7 +72,8 @@ import Testing
     }
 
     @Test func conditionalCompilationIsRefused() throws {
-        let member = try SwiftSource.refusal("""
+        let member = try SwiftSource.refusal(
+            """
             @Model final class Note {
                 var title = ""
                 #if DEBUG
@@ -75,7 +83,8 @@ import Testing
             }
             """)
         Self.expectLocated(member, line: 3, saying: ["#if", "Note"])
-        let type = try SwiftSource.refusal("""
+        let type = try SwiftSource.refusal(
+            """
             #if os(iOS)
             enum Kind: String, Codable { case a }
             #endif
@@ -85,7 +94,8 @@ import Testing
     }
 
     @Test func otherMacrosAreRefused() throws {
-        let freestanding = try SwiftSource.refusal("""
+        let freestanding = try SwiftSource.refusal(
+            """
             @Model final class Note {
                 #Expression<Note, Bool> { _ in true }
                 var title = ""
@@ -93,14 +103,16 @@ import Testing
             }
             """)
         Self.expectLocated(freestanding, line: 2, saying: ["#Expression", "SwiftData"])
-        let attached = try SwiftSource.refusal("""
+        let attached = try SwiftSource.refusal(
+            """
             @Model final class Note {
                 @Clamped(0...5) var stars: Int = 0
                 init() {}
             }
             """)
         Self.expectLocated(attached, line: 2, saying: ["@Clamped"])
-        let onClass = try SwiftSource.refusal("""
+        let onClass = try SwiftSource.refusal(
+            """
             @Model @Audited final class Note { var title = ""; init() {} }
             """)
         Self.expectLocated(onClass, line: 1, saying: ["@Audited"])
@@ -109,17 +121,27 @@ import Testing
     @Test func uncertainShapesAreRefused() throws {
         let cases: [(source: String, line: Int, words: [String])] = [
             ("@Model final class N {\n var counts: [Int]\n init() { counts = [] } }", 2, ["array of Int"]),
-            ("struct P: Codable { var x = 0 }\n@Model final class N {\n var points: [P] = []\n init() {} }", 3,
-             ["array of P"]),
-            ("struct In: Codable { var x = 0 }\nstruct Out: Codable {\n var inner: In\n}\n" +
-                "@Model final class N { var out: Out?; init() {} }", 3, ["inside a struct"]),
-            ("struct Out: Codable {\n var when: Date\n}\n@Model final class N { var out: Out?; init() {} }", 2,
-             ["inside a struct"]),
-            ("enum E: Codable {\n case a(Int), b\n}\n@Model final class N { var e: E?; init() {} }", 2,
-             ["associated values"]),
+            (
+                "struct P: Codable { var x = 0 }\n@Model final class N {\n var points: [P] = []\n init() {} }", 3,
+                ["array of P"]
+            ),
+            (
+                "struct In: Codable { var x = 0 }\nstruct Out: Codable {\n var inner: In\n}\n"
+                    + "@Model final class N { var out: Out?; init() {} }", 3, ["inside a struct"]
+            ),
+            (
+                "struct Out: Codable {\n var when: Date\n}\n@Model final class N { var out: Out?; init() {} }", 2,
+                ["inside a struct"]
+            ),
+            (
+                "enum E: Codable {\n case a(Int), b\n}\n@Model final class N { var e: E?; init() {} }", 2,
+                ["associated values"]
+            ),
             ("@Model final class N {\n var map: [String: Int] = [:]\n init() {} }", 2, ["dictionary"]),
-            ("enum E: Double, Codable { case a = 1 }\n@Model final class N {\n var e: E?\n init() {} }", 1,
-             ["raw type Double"]),
+            (
+                "enum E: Double, Codable { case a = 1 }\n@Model final class N {\n var e: E?\n init() {} }", 1,
+                ["raw type Double"]
+            ),
             ("struct S { var x = 0 }\n@Model final class N {\n var s: S?\n init() {} }", 3, ["Codable"]),
             ("@Model final class N {\n var thing = makeThing()\n init() {} }", 2, ["type annotation"]),
             ("@Model final class Base { var x = 0; init() {} }\n@Model final class N: Base {\n}", 2, ["inherits"]),
@@ -131,7 +153,8 @@ import Testing
     }
 
     @Test func ambiguousInverseIsRefused() throws {
-        let error = try SwiftSource.refusal("""
+        let error = try SwiftSource.refusal(
+            """
             @Model final class Person {
                 var home: Address?
                 init() {}
@@ -143,7 +166,8 @@ import Testing
             }
             """)
         Self.expectLocated(error, line: 2, saying: ["Address.owner", "Address.tenant", "inverse:"])
-        let declared = try SwiftSource.model("""
+        let declared = try SwiftSource.model(
+            """
             @Model final class Person {
                 @Relationship(inverse: \\Address.owner) var home: Address?
                 init() {}
@@ -158,7 +182,8 @@ import Testing
     }
 
     @Test func wrongDeclaredInverseIsRefused() throws {
-        let error = try SwiftSource.refusal("""
+        let error = try SwiftSource.refusal(
+            """
             @Model final class Folder {
                 @Relationship(inverse: \\Note.nothing) var notes: [Note] = []
                 init() {}
@@ -169,7 +194,8 @@ import Testing
     }
 
     @Test func sourceThatDoesNotParseIsLocated() throws {
-        let error = try SwiftSource.refusal("""
+        let error = try SwiftSource.refusal(
+            """
             @Model final class Note {
                 var title: String
                 var body: = 3
@@ -210,7 +236,8 @@ import Testing
             #expect(error.message.count < 400)
         }
         // #if blocks nest for the parser as brackets do: the 257th stops it, at its line.
-        let conditions = "let v = 1\n" + String(repeating: "#if A\n", count: 5_000)
+        let conditions =
+            "let v = 1\n" + String(repeating: "#if A\n", count: 5_000)
             + String(repeating: "#endif\n", count: 5_000)
         for source in [conditions] {
             let error = try SwiftSource.refusal(source)
@@ -218,7 +245,8 @@ import Testing
             #expect(error.message.contains("nests"), "\(error)")
             #expect(error.message.count < 400)
         }
-        let quoted = try SwiftSource.model("""
+        let quoted = try SwiftSource.model(
+            """
             // \(String(repeating: "(", count: 300))
             @Model final class N { var x = "\(String(repeating: "[", count: 300))"; init() {} }
             """)
