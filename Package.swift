@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -39,11 +40,20 @@ let package = Package(
         ),
         // YAML decoding of mapping files, and nothing else (the one target that depends on Yams).
         .target(name: "DecantYAML", dependencies: ["DecantCore", .product(name: "Yams", package: "Yams")]),
+        // SwiftData models from Swift source (the one target that depends on swift-syntax).
+        .target(
+            name: "DecantSwiftData",
+            dependencies: [
+                "DecantCore",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ]
+        ),
         // The module users import: re-exports the others and holds the whole-job operations.
         .target(
             name: "Decant",
             dependencies: [
-                "DecantCore", "DecantFormats", "DecantSQLite", "DecantYAML",
+                "DecantCore", "DecantFormats", "DecantSQLite", "DecantYAML", "DecantSwiftData",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -69,6 +79,10 @@ let package = Package(
             dependencies: ["DecantCore", "DecantFormats", "DecantSQLite", "DecantTestSupport", "CSQLite"]
         ),
         .testTarget(name: "DecantTests", dependencies: ["Decant", "DecantTestSupport", "CSQLite"]),
+        .testTarget(
+            name: "DecantSwiftDataTests",
+            dependencies: ["DecantSwiftData", "DecantCore", "DecantTestSupport"]
+        ),
         .testTarget(name: "DecantTestingTests", dependencies: ["DecantTesting", "DecantTestSupport"]),
         // The sample migration test users copy (samples/MigrationTests), run with the others.
         .testTarget(name: "SampleMigrationTests", dependencies: ["DecantTesting"], path: "samples/MigrationTests"),
@@ -83,7 +97,7 @@ let package = Package(
 )
 
 let libraryTargets: Set<String> = [
-    "DecantCore", "DecantFormats", "DecantSQLite", "DecantYAML", "Decant", "DecantTesting",
+    "DecantCore", "DecantFormats", "DecantSQLite", "DecantYAML", "DecantSwiftData", "Decant", "DecantTesting",
 ]
 for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []

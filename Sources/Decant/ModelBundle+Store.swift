@@ -1,6 +1,7 @@
 public import DecantCore
 import DecantFormats
 import DecantSQLite
+import DecantSwiftData
 public import Foundation
 
 extension ModelBundle {
@@ -10,9 +11,15 @@ extension ModelBundle {
     /// file so imports back into the same version. The store's model is one version named `Z_MODELCACHE`, the name
     /// a model-less export records.
     ///
+    /// SwiftData Swift source is taken too: a `.swift` file, a folder of them, or several `.swift` files separated by
+    /// commas (`Models.swift,Enums.swift`), read by ``SwiftSourceModelReader``.
+    ///
     /// - Throws: what ``load(from:)`` throws for a path that is neither; `.unsupportedFormat` or `.modelMismatch`
-    ///   for a store without a usable model cache.
+    ///   for a store without a usable model cache; what ``SwiftSourceModelReader`` throws for Swift source.
     public static func load(modelOrStore url: URL) throws -> ModelBundle {
+        if let files = SwiftSourceModelReader.sourceFiles(at: url) {
+            return try SwiftSourceModelReader.load(files: files.files, name: files.name)
+        }
         do {
             return try load(from: url)
         } catch let error as DecantError where error.code == .unsupportedFormat {

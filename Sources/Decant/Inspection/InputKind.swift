@@ -1,12 +1,14 @@
 import DecantCore
 import DecantFormats
 import DecantSQLite
+import DecantSwiftData
 public import Foundation
 
 /// What a path holds, told by its content: a model (source or compiled), a Core Data SQLite store, a keyed
 /// archive, a plain property list, or records in another registered format (JSON, CSV, XML store, …).
 public enum InputKind: Sendable, Hashable {
-    /// A model: `.xcdatamodeld`, `.xcdatamodel`, `.momd` or `.mom`.
+    /// A model: `.xcdatamodeld`, `.xcdatamodel`, `.momd` or `.mom`, or SwiftData Swift source (a `.swift` file, a
+    /// folder of them, or `.swift` files separated by commas).
     case model
     /// An Xcode mapping model: a `.xcmappingmodel` folder or a compiled `.cdm` file.
     case mappingModel
@@ -27,6 +29,10 @@ public enum InputKind: Sendable, Hashable {
     /// - Throws: `.fileNotFound` for a missing path, `.ioError` for a file that cannot be read,
     ///   `.unsupportedFormat` for anything else.
     public init(of url: URL, registry: FormatRegistry = .builtIn) throws {
+        if SwiftSourceModelReader.sourceFiles(at: url) != nil {
+            self = .model
+            return
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw DecantError(.fileNotFound, "no such file or folder", at: Location(path: url.displayPath))
