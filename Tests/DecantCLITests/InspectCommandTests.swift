@@ -34,6 +34,7 @@ struct InspectCommandTests {
         let json = try JSONSerialization.jsonObject(with: report.jsonData()) as? [String: Any]
         #expect(json?["kind"] as? String == "model")
         #expect(!report.text.isEmpty)
+        #expect(report.versions.map(\.isXcode3Model) == bundle.versions.map(\.isXcode3Model))
     }
 
     @Test func parsesOptions() throws {
