@@ -15,7 +15,7 @@ public enum Fixtures {
         .appendingPathComponent("shared/corpus", isDirectory: true)
 
     /// `../shared/corpus-legacy`, the oldest Apple-written forms (an Xcode 3 model with the store it wrote, a binary
-    /// store), kept apart from `corpus/`.
+    /// store), kept apart from `corpus/`; ``corpusItems(where:)`` sweeps it too.
     public static let legacyCorpusRoot: URL = corpusRoot.deletingLastPathComponent()
         .appendingPathComponent("corpus-legacy", isDirectory: true)
 
@@ -38,10 +38,10 @@ public enum Fixtures {
         return corpusRoot.appendingPathComponent(relativePath)
     }
 
-    /// Every file or folder below the corpus whose name satisfies `include`, sorted by path.
-    /// Folders that match are returned and not descended into.
+    /// Every file or folder below the corpus and the legacy corpus whose name satisfies `include`, sorted by path
+    /// (the legacy corpus's after the corpus's). Folders that match are returned and not descended into.
     public static func corpusItems(where include: (URL) -> Bool) -> [URL] {
-        corpusItems(below: corpusRoot, where: include)
+        corpusItems(below: corpusRoot, where: include) + corpusItems(below: legacyCorpusRoot, where: include)
     }
 
     private static func corpusItems(below root: URL, where include: (URL) -> Bool) -> [URL] {
