@@ -142,6 +142,22 @@ struct Xcode3ModelCommandTests {
         #expect(try Data(contentsOf: store) == Data(contentsOf: Self.store), "the input changed")
     }
 
+    /// `Tweet.user` is archived with minCount 1 but optional: a tweet without a user converts and validates, as
+    /// Core Data lets an empty optional relationship pass its count checks.
+    @Test func anEmptyOptionalToOneArchivedWithMinCountOneValidates() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("tweets.json")
+        try Data(#"[{"text": "no user"}, {"text": "none either"}]"#.utf8).write(to: input)
+        let store = folder.appendingPathComponent("tweets.sqlite")
+        let converted = try EndToEndTests.run(
+            ["convert", input.path, store.path, "--model", Self.model.path, "--entity", "Tweet"])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let validated = try EndToEndTests.run(["validate", store.path, "--model", Self.model.path])
+        #expect(validated.status == 0, "\(validated.stdout)\(validated.stderr)")
+        #expect(validated.stdout.contains("2 objects checked against RKTwitterCoreData, all valid"), "\(validated.stdout)")
+    }
+
     @Test func inferMappingAndDiagramsWork() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
