@@ -1,5 +1,5 @@
 import DecantCore
-public import DecantFormats
+import DecantFormats
 public import Foundation
 
 /// Small Xcode 3 models (`Foo.xcdatamodel/elements`) for tests, archived with the classes, buckets and stereotype
