@@ -19,16 +19,7 @@ public import Foundation
 public enum Xcode3ModelReader: Sendable {
     /// Reads an `elements` file from disk; `versionName` names the model version (`Foo` for `Foo.xcdatamodel`).
     public static func read(contentsOf url: URL, versionName: String? = nil) throws -> ObjectModel {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            let exists = FileManager.default.fileExists(atPath: url.path)
-            throw DecantError(
-                exists ? .ioError : .fileNotFound, exists ? "the model file cannot be read" : "no model file here",
-                at: Location(path: url.displayPath), underlyingError: error)
-        }
-        return try decode(data, path: url.path, versionName: versionName)
+        try decode(Data(wholeFile: url, what: "the Xcode 3 model file"), path: url.path, versionName: versionName)
     }
 
     /// Decodes the bytes of an `elements` file; `path` is only used in error locations.
