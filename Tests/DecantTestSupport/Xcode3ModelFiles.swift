@@ -188,6 +188,17 @@ public enum Xcode3ModelFiles {
                     propertyReferences["\(entity.name).\(property)"] = writer.reserveObject()
                 }
             }
+            let parents = Dictionary(entities.map { ($0.name, $0.parent) }, uniquingKeysWith: { first, _ in first })
+            // The inverse relationship `name`, declared by `entity` or inherited from one of its parents.
+            func inverse(named name: String, from entity: String) -> PropertyListValue? {
+                var current: String? = entity
+                var seen: Set<String> = []
+                while let next = current, seen.insert(next).inserted {
+                    if let reference = propertyReferences["\(next).\(name)"] { return reference.uid }
+                    current = parents[next] ?? nil
+                }
+                return nil
+            }
             for entity in entities {
                 guard let reference = entityReferences[entity.name] else { continue }
                 var owned: [(String, PropertyListValue)] = []
@@ -218,7 +229,7 @@ public enum Xcode3ModelFiles {
                     var tags: [(String, PropertyListValue?)] = [
                         ("XD_PRK_destination", entityReferences[relationship.destination]?.uid),
                         ("XD_PRK_inverseRelationship",
-                            relationship.inverse.flatMap { propertyReferences["\(relationship.destination).\($0)"]?.uid }),
+                            relationship.inverse.flatMap { inverse(named: $0, from: relationship.destination) }),
                         ("XD_PRK_isToMany", .bool(relationship.isToMany)),
                         ("XD_PRK_deleteRule", .integer(relationship.deleteRule)),
                     ]

@@ -47,6 +47,17 @@ public enum Xcode3ModelReader: Sendable {
             DecantError(.malformedInput, message, at: Location(path: path, entity: entity, keyPath: key))
         }
         let entities = Dictionary(model.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let declared = entities.mapValues { Set($0.relationships.map(\.name)) }
+        // Whether `entity` declares or inherits relationship `name`: a walk up its parents, each visited once.
+        func hasRelationship(_ name: String, in entity: String) -> Bool {
+            var current: String? = entity
+            var seen: Set<String> = []
+            while let next = current, seen.insert(next).inserted {
+                if declared[next]?.contains(name) == true { return true }
+                current = entities[next]?.parentName
+            }
+            return false
+        }
         for entity in model.entities {
             var names: Set<String> = []
             let declared = entity.attributes.map(\.name) + entity.relationships.map(\.name)
@@ -65,7 +76,7 @@ public enum Xcode3ModelReader: Sendable {
                 }
                 if let inverse = relationship.inverseName {
                     let owner = relationship.inverseEntity.flatMap { entities[$0] } ?? destination
-                    guard model.properties(of: owner).relationships.contains(where: { $0.name == inverse }) else {
+                    guard hasRelationship(inverse, in: owner.name) else {
                         throw fail(
                             "relationship \(relationship.name) names inverse \(owner.name).\(inverse), which is not a relationship",
                             entity.name, relationship.name)

@@ -331,6 +331,31 @@ struct Xcode3ModelHostileTests {
         #expect(error?.message.contains("cycle") == true)
     }
 
+    /// 1,000 entities in one inheritance chain, each with a relationship whose inverse the deepest entity
+    /// inherits from the root: the reference checks stay linear per relationship, and a cycle closing the chain is
+    /// still found.
+    @Test func aLongInheritanceChainReadsInBoundedTime() throws {
+        let count = 1_000
+        var entities: [Xcode3ModelFiles.Entity] = [
+            .init("E0", relationships: [.init("up", destination: "E1", toMany: true)])
+        ]
+        for index in 1..<count {
+            entities.append(.init(
+                "E\(index)", parent: "E\(index - 1)",
+                relationships: [.init("r\(index)", destination: "E\(count - 1)", inverse: "up")]))
+        }
+        let data = try Xcode3ModelFiles.elements(entities)
+        let start = Date()
+        let model = try Xcode3ModelReader.decode(data, path: "elements")
+        #expect(model.entities.count == count)
+        #expect(model.entity(named: "E7")?.relationships.first?.inverseName == "up")
+        #expect(Date().timeIntervalSince(start) < 30)
+        entities[0].parent = "E\(count - 1)"
+        let error = Self.outcome(try Xcode3ModelFiles.elements(entities))
+        #expect(error?.code == .malformedInput)
+        #expect(error?.message.contains("cycle") == true)
+    }
+
     @Test func anInverseThatIsNotARelationshipIsRefused() throws {
         let entities: [Xcode3ModelFiles.Entity] = [
             .init("Note", relationships: [.init("folder", destination: "Folder", inverse: "notes")]),
