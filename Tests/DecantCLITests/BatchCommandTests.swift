@@ -6,9 +6,10 @@ import Testing
 /// list, and an exit code that says whether all passed.
 @Suite("decant batch runs", .serialized, .requiresDecantBinary)
 struct BatchCommandTests {
-    /// Copies every corpus store (with its companions) into `folder`, under distinct names.
+    /// Copies every corpus store that keeps its model in `Z_MODELCACHE` (with its companions) into `folder`, under
+    /// distinct names. Those without a cache need a model each (`everyStoreWithoutACacheValidatesWithItsModel`).
     static func corpusStores(into folder: URL) throws -> [String] {
-        try CorpusStores.all.enumerated().map { index, relative in
+        try CorpusStores.withModelCache.enumerated().map { index, relative in
             let source = Fixtures.corpus(relative)
             let target = folder.appendingPathComponent("\(index)-\(source.lastPathComponent)")
             for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
@@ -40,6 +41,22 @@ struct BatchCommandTests {
         #expect(failing.isEmpty, "\(failing.joined(separator: "\n"))")
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(try Self.junitCounts(report) == "\(stores.count) 0 \(stores.count)")
+    }
+
+    /// RestKit's seed store (framework 419, no `Z_MODELCACHE`) validates with the Xcode 3 model beside it.
+    @Test func everyStoreWithoutACacheValidatesWithItsModel() throws {
+        let stores = CorpusStores.all.filter { CorpusAllowList.storesWithoutModelCache[$0] != nil }
+        #expect(stores.count == CorpusAllowList.storesWithoutModelCache.count)
+        for relative in stores {
+            let repository = Fixtures.corpus(String(relative.prefix { $0 != "/" }))
+            let models = Fixtures.corpusItems { ["xcdatamodel", "xcdatamodeld"].contains($0.pathExtension) }
+                .filter { $0.path.hasPrefix(repository.path + "/") }
+            let model = try #require(models.first, "no model source beside \(relative)")
+            #expect(models.count == 1, "\(relative): which of \(models.map(\.path)) is its model?")
+            let outcome = try EndToEndTests.run(["validate", Fixtures.corpus(relative).path, "--model", model.path])
+            #expect(outcome.status == 0, "\(relative): \(outcome.stdout)\(outcome.stderr)")
+            #expect(outcome.stdout.contains("all valid"), "\(outcome.stdout)")
+        }
     }
 
     @Test func migrateShardsSplitTheListAndAllPass() throws {
@@ -79,4 +96,7 @@ enum CorpusStores {
     static let all: [String] = Fixtures.corpusItems { url in
         ["sqlite", "moody"].contains(url.pathExtension)
     }.map(Fixtures.corpusRelativePath)
+
+    /// Those whose model is in their `Z_MODELCACHE`.
+    static let withModelCache: [String] = all.filter { CorpusAllowList.storesWithoutModelCache[$0] == nil }
 }

@@ -29,14 +29,6 @@ struct EndToEndTests {
         #expect(outcome.stderr.hasPrefix("Error: /nonexistent/Nope.xcdatamodeld"))
     }
 
-    @Test(.requiresDecantBinary) func legacyModelExits65() throws {
-        let legacy = Fixtures.corpus(
-            "rentzsch__mogenerator/contributed templates/Nikita Zhuk/ponso/sample project/PonsoTest/MyModel.xcdatamodeld")
-        let outcome = try Self.run(["inspect", legacy.path])
-        #expect(outcome.status == 65)
-        #expect(outcome.stderr.contains("re-save"))
-    }
-
     @Test(.requiresDecantBinary) func malformedModelNamesTheLine() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -292,7 +292,7 @@ struct FuzzCase {
             let manager = FileManager.default
             var candidates = try manager.contentsOfDirectory(at: bundle, includingPropertiesForKeys: nil)
                 .filter { $0.pathExtension == "xcdatamodel" }
-                .map { $0.appendingPathComponent("contents") }
+                .flatMap { [$0.appendingPathComponent("contents"), $0.appendingPathComponent("elements")] }  // Xcode 3
                 .filter { manager.fileExists(atPath: $0.path) }
             let current = bundle.appendingPathComponent(".xccurrentversion")
             if manager.fileExists(atPath: current.path) { candidates.append(current) }
@@ -304,7 +304,11 @@ struct FuzzCase {
             damagedFile = random.pick(candidates.sorted { $0.path < $1.path })
             let data = try Data(contentsOf: damagedFile)
             let plist = damagedFile.lastPathComponent == ".xccurrentversion"
-            try (random.chance(50) ? xmlDamage(data, plist: plist) : byteDamage(data)).write(to: damagedFile)
+            if damagedFile.lastPathComponent == "elements" {
+                try (random.chance(50) ? binaryPropertyListDamage(data) : byteDamage(data)).write(to: damagedFile)
+            } else {
+                try (random.chance(50) ? xmlDamage(data, plist: plist) : byteDamage(data)).write(to: damagedFile)
+            }
             inspect(bundle)
         } else {
             // A keyed archive or property list named as a compiled model goes through the archive readers.

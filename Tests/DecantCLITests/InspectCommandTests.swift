@@ -15,31 +15,27 @@ struct InspectCommandTests {
             || (url.pathExtension == "xcdatamodel" && url.deletingLastPathComponent().pathExtension != "xcdatamodeld")
     }.map(Fixtures.corpusRelativePath)
 
-    /// 102 `.xcdatamodeld`, 2 `.momd` and 5 `.xcdatamodel` on their own.
+    /// 102 `.xcdatamodeld`, 2 `.momd` and 5 `.xcdatamodel` on their own in the corpus, and the legacy corpus's
+    /// Xcode 3 `.xcdatamodel`.
     @Test func theCorpusHasItsModels() {
-        #expect(Self.models.count == 109)
+        #expect(Self.models.count == 110)
     }
 
-    @Test("describes every corpus model, or says a legacy one must be re-saved", arguments: models)
+    @Test("describes every corpus model, Xcode 3 models included", arguments: models)
     func everyModel(_ path: String) throws {
         let url = Fixtures.corpus(path)
-        do {
-            let bundle = try ModelBundle.load(from: url)
-            let report = ModelReport(bundle: bundle, path: path)
-            #expect(report.versions.count == bundle.versions.count)
-            #expect(report.versions.filter(\.isCurrent).count <= 1)
-            for version in report.versions {
-                #expect(version.entities.allSatisfy { Data(base64Encoded: $0.versionHash)?.count == 32 })
-                #expect(Data(base64Encoded: version.checksum)?.count == 32)
-            }
-            let json = try JSONSerialization.jsonObject(with: report.jsonData()) as? [String: Any]
-            #expect(json?["kind"] as? String == "model")
-            #expect(!report.text.isEmpty)
-        } catch let error as DecantError {
-            // Only Xcode 3 models may fail, and they must say what to do.
-            #expect(error.code == .unsupportedFormat)
-            #expect(error.message.contains("re-save"))
+        let bundle = try ModelBundle.load(from: url)
+        let report = ModelReport(bundle: bundle, path: path)
+        #expect(report.versions.count == bundle.versions.count)
+        #expect(report.versions.filter(\.isCurrent).count <= 1)
+        for version in report.versions {
+            #expect(version.entities.allSatisfy { Data(base64Encoded: $0.versionHash)?.count == 32 })
+            #expect(Data(base64Encoded: version.checksum)?.count == 32)
         }
+        let json = try JSONSerialization.jsonObject(with: report.jsonData()) as? [String: Any]
+        #expect(json?["kind"] as? String == "model")
+        #expect(!report.text.isEmpty)
+        #expect(report.versions.map(\.isXcode3Model) == bundle.versions.map(\.isXcode3Model))
     }
 
     @Test func parsesOptions() throws {

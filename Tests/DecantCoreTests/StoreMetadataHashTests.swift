@@ -44,7 +44,10 @@ struct StoreMetadataHashTests {
         let hashes = try Self.storeHashes(store)
         #expect(!hashes.isEmpty)
         let repository = String(relativePath.prefix { $0 != "/" })
-        let bundles = Fixtures.corpusItems { $0.pathExtension == "xcdatamodeld" }
+        let bundles = Fixtures.corpusItems { url in
+            url.pathExtension == "xcdatamodeld"
+                || (url.pathExtension == "xcdatamodel" && url.deletingLastPathComponent().pathExtension != "xcdatamodeld")
+        }
             .filter { Fixtures.corpusRelativePath($0).hasPrefix(repository + "/") }
         var candidates: [ObjectModel] = []
         for url in bundles {

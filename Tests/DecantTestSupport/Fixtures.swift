@@ -14,32 +14,45 @@ public enum Fixtures {
     public static let corpusRoot: URL = packageRoot.deletingLastPathComponent()
         .appendingPathComponent("shared/corpus", isDirectory: true)
 
-    /// `../shared/corpus-legacy`, the oldest Apple-written forms (a binary store, an Xcode 3 model and its store),
-    /// kept apart so that sweeps over `corpus/` take them in as their readers come.
-    public static let legacyCorpusRoot: URL = packageRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/corpus-legacy", isDirectory: true)
+    /// `../shared/corpus-legacy`, the oldest Apple-written forms (an Xcode 3 model with the store it wrote, a binary
+    /// store), kept apart from `corpus/`; ``corpusItems(where:)`` sweeps it too.
+    public static let legacyCorpusRoot: URL = corpusRoot.deletingLastPathComponent()
+        .appendingPathComponent("corpus-legacy", isDirectory: true)
+
+    /// A file or folder inside the legacy corpus, by its path below `corpus-legacy/`.
+    public static func legacyCorpus(_ relativePath: String) -> URL {
+        legacyCorpusRoot.appendingPathComponent(relativePath)
+    }
 
     /// Every binary store (`NSBinaryStoreType`, a file starting with `CoreData`) in the corpus and the legacy corpus.
-    public static let binaryStores: [URL] = [corpusRoot, legacyCorpusRoot].flatMap { root in
-        corpusItems(under: root) { url in
-            (try? FileHandle(forReadingFrom: url)).map { handle in
-                defer { try? handle.close() }
-                return (try? handle.read(upToCount: 8)) == Data("CoreData".utf8)
-            } ?? false
-        }
+    public static let binaryStores: [URL] = corpusItems { url in
+        (try? FileHandle(forReadingFrom: url)).map { handle in
+            defer { try? handle.close() }
+            return (try? handle.read(upToCount: 8)) == Data("CoreData".utf8)
+        } ?? false
     }
 
     /// The project's `samples/` folder.
     public static let samplesRoot: URL = packageRoot.appendingPathComponent("samples", isDirectory: true)
 
-    /// A file or folder inside the corpus, by its path below `corpus/`.
+    /// The prefix ``corpusRelativePath(_:)`` gives paths in the legacy corpus (`legacy:RestKit__RestKit/…`): the
+    /// first path component still names one repository's folder, as sweeps that look beside a file expect.
+    public static let legacyPrefix = "legacy:"
+
+    /// A file or folder inside the corpus, by its path below `corpus/`; a path starting ``legacyPrefix`` is in the
+    /// legacy corpus.
     public static func corpus(_ relativePath: String) -> URL {
-        corpusRoot.appendingPathComponent(relativePath)
+        if relativePath.hasPrefix(legacyPrefix) { return legacyCorpus(String(relativePath.dropFirst(legacyPrefix.count))) }
+        return corpusRoot.appendingPathComponent(relativePath)
     }
 
-    /// Every file or folder below the corpus (or `root`) whose name satisfies `include`, sorted by path.
-    /// Folders that match are returned and not descended into.
-    public static func corpusItems(under root: URL = corpusRoot, where include: (URL) -> Bool) -> [URL] {
+    /// Every file or folder below the corpus and the legacy corpus whose name satisfies `include`, sorted by path
+    /// (the legacy corpus's after the corpus's). Folders that match are returned and not descended into.
+    public static func corpusItems(where include: (URL) -> Bool) -> [URL] {
+        corpusItems(below: corpusRoot, where: include) + corpusItems(below: legacyCorpusRoot, where: include)
+    }
+
+    private static func corpusItems(below root: URL, where include: (URL) -> Bool) -> [URL] {
         var found: [URL] = []
         var stack: [URL] = [root]
         let manager = FileManager.default
@@ -65,11 +78,15 @@ public enum Fixtures {
         return found.sorted { $0.path < $1.path }
     }
 
-    /// The corpus-relative path of a corpus URL, for readable test arguments.
+    /// The corpus-relative path of a corpus URL, for readable test arguments (``legacyPrefix`` first for the legacy
+    /// corpus); ``corpus(_:)`` takes it back.
     public static func corpusRelativePath(_ url: URL) -> String {
-        let root = corpusRoot.standardizedFileURL.path
+        let root = corpusRoot.standardizedFileURL.path + "/"
+        let legacy = legacyCorpusRoot.standardizedFileURL.path + "/"
         let path = url.standardizedFileURL.path
-        return path.hasPrefix(root) ? String(path.dropFirst(root.count + 1)) : path
+        if path.hasPrefix(root) { return String(path.dropFirst(root.count)) }
+        if path.hasPrefix(legacy) { return legacyPrefix + path.dropFirst(legacy.count) }
+        return path
     }
 
     /// A new, empty temporary directory unique to the caller.

@@ -7,7 +7,11 @@ import Testing
 /// relationship exactly once, names quoted where Mermaid needs it; the README's diagram is the command's output.
 @Suite("Model diagrams")
 struct ModelDiagramTests {
-    static let bundles: [URL] = Fixtures.corpusItems { ["xcdatamodeld", "momd"].contains($0.pathExtension) }
+    /// Every bundle, and every `.xcdatamodel` outside one (the legacy corpus's Xcode 3 model among them).
+    static let bundles: [URL] = Fixtures.corpusItems { url in
+        ["xcdatamodeld", "momd"].contains(url.pathExtension)
+            || (url.pathExtension == "xcdatamodel" && url.deletingLastPathComponent().pathExtension != "xcdatamodeld")
+    }
 
     static func models() -> [(String, ObjectModel)] {
         bundles.flatMap { url -> [(String, ObjectModel)] in

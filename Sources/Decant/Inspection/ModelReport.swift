@@ -31,6 +31,8 @@ public struct ModelReport: Sendable, Codable, Hashable {
         public var name: String
         /// Whether it is the bundle's current version.
         public var isCurrent: Bool
+        /// Whether it was read from an Xcode 3 model file (`elements`) rather than `contents` or a `.mom`.
+        public var isXcode3Model: Bool
         /// The version identifiers (`userDefinedModelVersionIdentifier`).
         public var versionIdentifiers: [String]
         /// The model checksum (base64 SHA-256).
@@ -81,6 +83,7 @@ public struct ModelReport: Sendable, Codable, Hashable {
             return VersionSummary(
                 name: model.versionName ?? bundle.name,
                 isCurrent: model.versionName == current,
+                isXcode3Model: model.isXcode3Model,
                 versionIdentifiers: model.versionIdentifiers,
                 checksum: ObjectModel.versionChecksum(of: hashes),
                 versionHashesDigest: ObjectModel.versionHashesDigest(of: hashes),
@@ -100,6 +103,7 @@ public struct ModelReport: Sendable, Codable, Hashable {
             let identifiers = version.versionIdentifiers.map { "\"\($0)\"" }.joined(separator: ", ")
             lines.append("")
             lines.append("version \(version.name)\(marker)")
+            if version.isXcode3Model { lines.append("  format:      Xcode 3 model (elements)") }
             lines.append("  identifiers: [\(identifiers)]")
             lines.append("  checksum:    \(version.checksum)")
             for entity in version.entities {

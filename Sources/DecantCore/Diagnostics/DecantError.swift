@@ -55,7 +55,7 @@ extension DecantError {
         public static var fileNotFound: Self { Self(.fileNotFound) }
         /// The input exists but is not what it should be.
         public static var malformedInput: Self { Self(.malformedInput) }
-        /// The input is a kind of file Decant recognises but cannot read (for example an Xcode 3 model).
+        /// The input is a kind of file Decant recognises but cannot read (for example a store without `Z_MODELCACHE` given no model).
         public static var unsupportedFormat: Self { Self(.unsupportedFormat) }
         /// A store does not fit the model it was given.
         public static var modelMismatch: Self { Self(.modelMismatch) }

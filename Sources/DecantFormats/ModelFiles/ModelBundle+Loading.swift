@@ -10,8 +10,9 @@ extension ModelBundle {
     /// print(bundle.currentVersionName ?? "-", bundle.versions.map { $0.versionName ?? "" })
     /// ```
     ///
-    /// Xcode 3 models (an `elements` file instead of `contents`) throw `.unsupportedFormat`; a missing path throws
-    /// `.fileNotFound`; a damaged model `.malformedInput`.
+    /// A version may be an Xcode 3 model (an `elements` file instead of `contents`), alone or beside modern versions
+    /// in one bundle (``ObjectModel/isXcode3Model``). A missing path throws `.fileNotFound`; a damaged model
+    /// `.malformedInput`.
     public static func load(from url: URL) throws -> ModelBundle {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
@@ -142,18 +143,19 @@ extension ModelBundle {
         return text.hasSuffix(".xcdatamodel") ? String(text.dropLast(".xcdatamodel".count)) : text
     }
 
-    /// Reads one `.xcdatamodel` folder; rejects Xcode 3 models (an `elements` file and no `contents`).
+    /// Reads one `.xcdatamodel` folder: its `contents` file, or, for an Xcode 3 model, its `elements` archive
+    /// (``Xcode3ModelReader``). A folder holding both is read from `contents`, which Xcode 4 and later write.
     private static func loadSourceVersion(_ url: URL) throws -> ObjectModel {
         let manager = FileManager.default
         let contents = url.appendingPathComponent("contents")
         guard manager.fileExists(atPath: contents.path) else {
-            if manager.fileExists(atPath: url.appendingPathComponent("elements").path) {
-                throw DecantError(
-                    .unsupportedFormat,
-                    "this is an Xcode 3 model (an elements file, no contents); open and re-save it in a modern Xcode",
-                    at: Location(path: url.displayPath))
+            let elements = url.appendingPathComponent("elements")
+            if manager.fileExists(atPath: elements.path) {
+                return try Xcode3ModelReader.read(contentsOf: elements, versionName: versionName(of: url))
             }
-            throw DecantError(.malformedInput, "the model version has no contents file", at: Location(path: url.displayPath))
+            throw DecantError(
+                .malformedInput, "the model version has no contents file (nor an Xcode 3 elements file)",
+                at: Location(path: url.displayPath))
         }
         return try XcdatamodelReader.read(contentsOf: contents, versionName: versionName(of: url))
     }

@@ -4,7 +4,7 @@ import DecantTestSupport
 import Foundation
 import Testing
 
-/// Every Xcode model source in the corpus loads; Xcode 3 models fail cleanly.
+/// Every Xcode model source in the corpus (and the legacy corpus) loads, Xcode 3 models (`elements`) included.
 @Suite("Xcdatamodel corpus")
 struct XcdatamodelCorpusTests {
     static let versionFolders: [String] = Fixtures.corpusItems { $0.pathExtension == "xcdatamodel" }
@@ -13,7 +13,8 @@ struct XcdatamodelCorpusTests {
         .map(Fixtures.corpusRelativePath)
 
     @Test func corpusHasTheExpectedNumberOfModels() {
-        #expect(Self.versionFolders.count == 132)
+        // 132 in the corpus, 1 (RestKit's Xcode 3 model) in the legacy corpus.
+        #expect(Self.versionFolders.count == 133)
         #expect(Self.bundles.count == 102)
     }
 
@@ -38,11 +39,22 @@ struct XcdatamodelCorpusTests {
             // The hashes can be computed for every entity.
             #expect(model.entityVersionHashes.count == model.entities.count)
         } else {
-            #expect(FileManager.default.fileExists(atPath: url.appendingPathComponent("elements").path))
-            let error = #expect(throws: DecantError.self) { try ModelBundle.load(from: url) }
-            #expect(error?.code == .unsupportedFormat)
-            #expect(error?.message.contains("re-save") == true)
-            #expect(error?.location?.path == url.path)
+            // An Xcode 3 model: every XDPMEntity, XDPMAttribute and XDPMRelationship of the archive is read.
+            let elements = url.appendingPathComponent("elements")
+            let archive = try KeyedArchive(data: Data(contentsOf: elements), path: elements.path)
+            var classes: [String: Int] = [:]
+            for index in 0..<archive.objectCount {
+                guard case .dictionary = try archive.entry(at: index) else { continue }
+                if let name = try archive.object(at: index).className { classes[name, default: 0] += 1 }
+            }
+            let bundle = try ModelBundle.load(from: url)
+            let model = try #require(bundle.versions.first)
+            #expect(bundle.versions.count == 1 && model.isXcode3Model)
+            #expect(model.versionName == url.deletingPathExtension().lastPathComponent)
+            #expect(model.entities.count == classes["XDPMEntity"] ?? 0)
+            #expect(model.entities.reduce(0) { $0 + $1.attributes.count } == classes["XDPMAttribute"] ?? 0)
+            #expect(model.entities.reduce(0) { $0 + $1.relationships.count } == classes["XDPMRelationship"] ?? 0)
+            #expect(model.entityVersionHashes.count == model.entities.count)
         }
     }
 
@@ -53,13 +65,12 @@ struct XcdatamodelCorpusTests {
         let legacy = folders.filter {
             !FileManager.default.fileExists(atPath: url.appendingPathComponent($0).appendingPathComponent("contents").path)
         }
-        if !legacy.isEmpty {
-            let error = #expect(throws: DecantError.self) { try ModelBundle.load(from: url) }
-            #expect(error?.code == .unsupportedFormat)
-            return
-        }
         let bundle = try ModelBundle.load(from: url)
         #expect(bundle.sourceKind == .xcdatamodeld)
+        // Xcode 3 versions load with the others, each marked.
+        #expect(
+            Set(bundle.versions.filter(\.isXcode3Model).compactMap(\.versionName))
+                == Set(legacy.map { String($0.dropLast(12)) }))
         #expect(bundle.name == url.deletingPathExtension().lastPathComponent)
         #expect(Set(bundle.versions.compactMap(\.versionName)) == Set(folders.map { String($0.dropLast(12)) }))
         let marker = url.appendingPathComponent(".xccurrentversion")
