@@ -206,6 +206,30 @@ struct KeyedReferenceImportTests {
         #expect(Self.query(store, "SELECT Z_PK, ZTITLE FROM ZNOTE ORDER BY Z_PK") == ["1|A", "2|B"])
     }
 
+    @Test("a store's batch ends past its bound of to-many members, each record's members whole")
+    func storeBatchesAreBoundedByMembers() throws {
+        // Tags listing a third of four million notes each were one batch of four million members (96 MB).
+        let model = Self.model(notesFirst: false)
+        let input = try CSVTestFolder.make(Self.files)
+        defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
+        let store = input.deletingLastPathComponent().appendingPathComponent("Keyed.sqlite")
+        _ = try StoreConversion.convert(from: input, to: store, options: Self.options(model))
+        for (bound, expected) in [(1 << 16, [2]), (2, [1, 1]), (1, [1, 1])] {
+            let reader = try SQLiteStoreReader(store: try SQLiteStore(contentsOf: store), model: model)
+            reader.membersPerBatch = bound
+            var batch = try #require(RecordLayout(entity: "Tag", in: model)).emptyBatch()
+            var counts: [Int] = []
+            var members: [Int] = []
+            while try reader.nextBatch(into: &batch) {
+                guard batch.layout.entityName == "Tag" else { continue }
+                counts.append(batch.count)
+                members.append(batch.references.count)
+            }
+            #expect(counts == expected, "bound \(bound)")
+            #expect(members.reduce(0, +) == 4, "bound \(bound)")
+        }
+    }
+
     /// `Folder{name, unique}` ← `Note{number (Integer 64, unique), title, folder}`: notes keyed by their number,
     /// which no file refers to.
     static let numberedModel: ObjectModel = {
