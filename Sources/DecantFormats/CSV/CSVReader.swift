@@ -241,7 +241,7 @@ public final class CSVReader: EntityNamingReader {
 
     /// Whether objects of `entity` identified by `key` need no remembered id: no file refers to the entity, and a
     /// uniqueness constraint of one attribute (the entity's or an ancestor's) makes the store refuse a shared key.
-    fileprivate func isUnreferencedStoreKey(_ key: Attribute, of entity: String) -> Bool {
+    fileprivate func isUnreferencedStoreKey(_ key: CSVIdentities.Key, of entity: String) -> Bool {
         guard !referencedEntities.contains(entity), let holder = model.entity(named: entity) else { return false }
         return ([holder] + model.ancestors(of: holder)).contains { $0.uniquenessConstraints.contains([key.name]) }
     }
@@ -254,9 +254,9 @@ public final class CSVReader: EntityNamingReader {
     }
 
     /// Notes that a join file names `member` at `location`.
-    fileprivate func noteMember(_ member: ObjectReference, at location: Location) {
+    fileprivate func noteMember(_ member: ObjectReference, at location: @autoclosure () -> Location) {
         guard !objectsRead.contains(member), membersMissing[member] == nil else { return }
-        membersMissing[member] = location
+        membersMissing[member] = location()
     }
 
     /// After the last entity file: every member a join file named is an object some entity file holds.
@@ -380,6 +380,9 @@ public final class CSVReader: EntityNamingReader {
         let textual: [Bool]
         /// Whether records identified by their key start anonymous (``CSVReader/isUnreferencedStoreKey(_:of:)``).
         let keysUnreferenced: Bool
+        /// How the file identifies its objects, and the column of the key (looked up once, not per row).
+        let mode: CSVIdentities.Mode
+        let keyColumn: Int?
 
         init(input: EntityInput, reader: CSVReader) throws {
             self.input = input
@@ -388,10 +391,13 @@ public final class CSVReader: EntityNamingReader {
             textual = types.map(CSVValueText.isTextual)
             self.entity = reader.model.entity(named: input.layout.entityName)
             let name = input.layout.entityName
-            if case .key(let key) = reader.identities.mode(of: name) {
+            mode = reader.identities.mode(of: name)
+            if case .key(let key) = mode {
                 keysUnreferenced = reader.isUnreferencedStoreKey(key, of: name)
+                keyColumn = input.layout.attributeIndex(key.name).flatMap { input.columns.attributeColumns[$0] }
             } else {
                 keysUnreferenced = false
+                keyColumn = nil
             }
             tokenizer = try CSVTokenizer(
                 url: input.url, path: input.path, entity: name, delimiter: reader.dialect.delimiter)
@@ -459,12 +465,12 @@ public final class CSVReader: EntityNamingReader {
                         if isNil(column, textual: false) {
                             batch.appendNull()
                         } else {
-                            var location = tokenizer.location(ofField: column)
-                            location.object = "\(name)/\(id)"
-                            location.keyPath = relationship.name
+                            // The location is built only for an error: per row, it cost more than the reference.
                             let text = CSVValueText.trimmingSpaces(tokenizer.text(column))
                             batch.appendReference(
-                                try reader.identities.reference(text, through: relationship, of: name, at: location))
+                                try reader.identities.reference(
+                                    text, through: relationship, of: name,
+                                    at: objectLocation(column, id: id, keyPath: relationship.name)))
                         }
                     } else if let join = joins[index] {
                         batch.appendReferenceList(try join.members(of: id))
@@ -494,7 +500,7 @@ public final class CSVReader: EntityNamingReader {
         /// The identity of the current record, and whether nothing can refer to it (an id from its line).
         private func identity(line: Int) throws -> (id: RecordID, anonymous: Bool) {
             let name = input.layout.entityName
-            switch reader.identities.mode(of: name) {
+            switch mode {
             case .explicit:
                 guard let column = input.columns.idColumn else { return (.external("\(name):\(line)"), true) }
                 if let key = tokenizer.withBytes(column, Self.primaryKey) { return (.primaryKey(key), false) }
@@ -503,9 +509,7 @@ public final class CSVReader: EntityNamingReader {
                     at: tokenizerLocation(column, keyPath: CSVColumns.idHeader))
                 return (id, false)
             case .key(let attribute):
-                guard let index = input.layout.attributeIndex(attribute.name),
-                    let column = input.columns.attributeColumns[index],
-                    !isNil(column, textual: CSVValueText.isTextual(attribute.type))
+                guard let column = keyColumn, !isNil(column, textual: CSVValueText.isTextual(attribute.type))
                 else { return (.external("\(name):\(line)"), true) }
                 let id = try reader.identities.id(
                     of: name, text: tokenizer.text(column), at: tokenizerLocation(column, keyPath: attribute.name))
@@ -568,6 +572,14 @@ public final class CSVReader: EntityNamingReader {
             default:
                 return nil
             }
+        }
+
+        /// Where field `column` of object `id` is, for the property `keyPath`.
+        private func objectLocation(_ column: Int, id: RecordID, keyPath: String) -> Location {
+            var location = tokenizer.location(ofField: column)
+            location.object = "\(input.layout.entityName)/\(id)"
+            location.keyPath = keyPath
+            return location
         }
 
         private func tokenizerLocation(_ column: Int, keyPath: String) -> Location {

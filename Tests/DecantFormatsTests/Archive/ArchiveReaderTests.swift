@@ -284,7 +284,8 @@ struct ArchiveReaderTests {
     /// unique anyway); objects of an entity a relationship points to keep an id references resolve to.
     @Test func objectsNothingRefersToAreAnonymous() throws {
         func anonymity(_ reader: ArchiveReader) throws -> [String: [Bool]] {
-            var batch = RecordBatch(layout: try ArchiveTesting.layout(of: reader.model.entities[0].name, in: reader.model))
+            let first = reader.model.entities[0].name
+            var batch = RecordBatch(layout: try ArchiveTesting.layout(of: first, in: reader.model))
             var result: [String: [Bool]] = [:]
             while try reader.nextBatch(into: &batch) {
                 result[batch.layout.entityName, default: []] += (0..<batch.count).map(batch.isAnonymous)

@@ -272,13 +272,17 @@ struct KeyedReferenceImportTests {
         defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
         #expect(try Self.anonymity(input) == ["Folder": [false, false], "Note": [true, true, true]])
         // A key the store does not enforce (--key without a constraint) is remembered: the writer finds duplicates.
-        #expect(try Self.anonymity(input, keys: ["Note": "title"]) == ["Folder": [false, false], "Note": [false, false, false]])
+        #expect(
+            try Self.anonymity(input, keys: ["Note": "title"])
+                == ["Folder": [false, false], "Note": [false, false, false]])
         let store = input.deletingLastPathComponent().appendingPathComponent("Numbered.sqlite")
         let report = try StoreConversion.convert(from: input, to: store, options: Self.options(Self.numberedModel))
         #expect(report.written == ["Folder": 2, "Note": 3])
         #expect(
-            Self.query(store, "SELECT n.ZNUMBER, n.ZTITLE, f.ZNAME FROM ZNOTE n LEFT JOIN ZFOLDER f ON f.Z_PK = n.ZFOLDER "
-                + "ORDER BY n.ZNUMBER") == ["1|A|Work", "2|B|Home", "3|C|NULL"])
+            Self.query(
+                store,
+                "SELECT n.ZNUMBER, n.ZTITLE, f.ZNAME FROM ZNOTE n LEFT JOIN ZFOLDER f ON f.Z_PK = n.ZFOLDER "
+                    + "ORDER BY n.ZNUMBER") == ["1|A|Work", "2|B|Home", "3|C|NULL"])
 
         // Two notes numbered 2: the store's own uniqueness constraint refuses the second, and no store is left.
         let shared = try CSVTestFolder.make(files.merging(["Note.csv": "number,title\n1,A\n2,B\n2,C\n"]) { $1 })
