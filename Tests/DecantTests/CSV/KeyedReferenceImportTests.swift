@@ -230,6 +230,44 @@ struct KeyedReferenceImportTests {
         }
     }
 
+    @Test("remembered and staged ids match alike: byte for byte, as SQLite compares them", arguments: [0, 50_000])
+    func rememberedIdsMatchByTheirBytes(bound: Int) throws {
+        // A folder named `Cafe` + combining accent and a reference to `Café` (one precomposed character): canonically
+        // equal Strings, different bytes. The staged path (SQLite) never matched them; the remembered one (a String
+        // key) did, so the result hung on whether the folder was among the first `bound` ids.
+        let model = Self.numberedModel
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("Bytes.sqlite")
+        let writer = try SQLiteStoreWriter(creating: store, model: model, identityMapBound: bound)
+        var folders = try #require(RecordLayout(entity: "Folder", in: model)).emptyBatch()
+        folders.entityNames = model.entities.map(\.name)
+        for name in ["Cafe\u{301}", "Home"] {
+            folders.beginRecord(id: .external(name))
+            folders.appendText(name)
+            folders.appendViaInverse()
+            folders.endRecord()
+        }
+        try writer.write(folders)
+        var notes = try #require(RecordLayout(entity: "Note", in: model)).emptyBatch()
+        notes.entityNames = model.entities.map(\.name)
+        for (number, target) in [(1, "Caf\u{e9}"), (2, "Cafe\u{301}"), (3, "Home")] {
+            notes.beginRecord(id: .external(String(number)))
+            notes.appendInteger(Int64(number))
+            notes.appendNull()
+            notes.appendReference(ObjectReference(entity: "Folder", id: .external(target)))
+            notes.endRecord()
+        }
+        try writer.write(notes)
+        try writer.finish()
+        // Note 1 names no folder's bytes: it points to no row, whatever the writer remembered.
+        #expect(
+            Self.query(
+                store,
+                "SELECT n.ZNUMBER, f.Z_PK IS NOT NULL FROM ZNOTE n LEFT JOIN ZFOLDER f ON f.Z_PK = n.ZFOLDER "
+                    + "ORDER BY n.ZNUMBER") == ["1|0", "2|1", "3|1"])
+    }
+
     /// `Folder{name, unique}` ← `Note{number (Integer 64, unique), title, folder}`: notes keyed by their number,
     /// which no file refers to.
     static let numberedModel: ObjectModel = {
