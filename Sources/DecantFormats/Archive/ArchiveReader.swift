@@ -44,6 +44,10 @@ public final class ArchiveReader: RecordReader {
     /// The class → entity map and renamed keys (``ArchiveOptions``), taken from the options once.
     private let classes: ArchiveOptions
     private var plans: [EntityPlan] = []
+    /// Per plan, whether a relationship of some mapped object may refer to its objects. Objects nothing refers to
+    /// are started anonymous (``RecordBatch/beginRecord(anonymous:)``): their archive indices are unique by
+    /// construction, so a store writer need not remember them (at 200k notes, that memory grew with the rows).
+    private var referenced: [Bool] = []
     private var nextPlan = 0
     private var nextRow = 0
     /// Per mapped object index, its entity.
@@ -124,6 +128,22 @@ public final class ArchiveReader: RecordReader {
         }
         try check?.finish()
         try resolveRelationships()
+        referenced = Self.referencedPlans(plans, in: model)
+    }
+
+    /// Per plan, whether its entity is the destination of a relationship (or a sub-entity of one) of a plan with
+    /// objects.
+    private static func referencedPlans(_ plans: [EntityPlan], in model: ObjectModel) -> [Bool] {
+        var destinations: Set<String> = []
+        for plan in plans where !plan.objects.isEmpty {
+            for relationship in plan.layout.relationships {
+                if let destination = relationship.destinationEntity { destinations.insert(destination) }
+            }
+        }
+        return plans.map { plan in
+            guard let entity = model.entity(named: plan.layout.entityName) else { return true }
+            return ([entity] + model.ancestors(of: entity)).contains { destinations.contains($0.name) }
+        }
     }
 
     public func nextBatch(into batch: inout RecordBatch) throws -> Bool {
@@ -155,6 +175,14 @@ public final class ArchiveReader: RecordReader {
     ) throws {
         var cells = [ArchiveRowDecoder.Cell](repeating: .value(.null), count: types.count)
         var values = [Value](repeating: .null, count: types.count)
+        let anonymous = nextPlan < referenced.count && !referenced[nextPlan]
+        func begin(_ index: Int) {
+            if anonymous {
+                batch.beginRecord(anonymous: String(index))
+            } else {
+                batch.beginRecord(id: .external(String(index)))
+            }
+        }
         for row in rows {
             let index = plan.objects[row]
             if let bytes, readsRowsFromBytes, let shape = lastShape,
@@ -163,7 +191,7 @@ public final class ArchiveReader: RecordReader {
                     cursor: bytes.cursor, objects: bytes.objects, into: &cells)
             {
                 rowsReadFromBytes += 1
-                batch.beginRecord(id: .external(String(index)))
+                begin(index)
                 ArchiveRowDecoder.append(cells, types: types, cursor: bytes.cursor, to: &batch)
                 appendRelationships(row: row, of: plan, to: &batch)
                 batch.endRecord()
@@ -189,7 +217,7 @@ public final class ArchiveReader: RecordReader {
                 }
             }
             lastShape = archive.fieldShape(at: index)
-            batch.beginRecord(id: .external(String(index)))
+            begin(index)
             for (value, type) in zip(values, types) {
                 batch.append(value, as: type)
             }

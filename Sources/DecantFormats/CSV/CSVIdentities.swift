@@ -17,9 +17,15 @@ struct CSVIdentities {
         /// By the `_id` column (or, for an entity without a file, by ids written `p12` or the source's own).
         case explicit
         /// By the value of this attribute.
-        case key(Attribute)
+        case key(Key)
         /// By line number: nothing refers to them.
         case implicit
+    }
+
+    /// A key attribute: its name and type (not the whole ``Attribute``, a large value copied on every look-up).
+    struct Key {
+        let name: String
+        let type: AttributeType
     }
 
     let model: ObjectModel
@@ -55,7 +61,9 @@ struct CSVIdentities {
             throw DecantError(.usage, "--key \(name)=…: the model has no entity \(name)")
         }
         for entity in model.entities {
-            modes[entity.name] = try Self.keyAttribute(of: entity, in: model, keys: keys).map(Mode.key) ?? .explicit
+            modes[entity.name] =
+                try Self.keyAttribute(of: entity, in: model, keys: keys).map { .key(Key(name: $0.name, type: $0.type)) }
+                ?? .explicit
         }
     }
 
@@ -83,7 +91,7 @@ struct CSVIdentities {
     }
 
     /// The key attribute of `entity`, if it has one.
-    func keyAttribute(of entity: String) -> Attribute? {
+    func keyAttribute(of entity: String) -> Key? {
         if case .key(let attribute)? = modes[entity] { return attribute }
         return nil
     }
@@ -101,11 +109,11 @@ struct CSVIdentities {
     /// The id of an object of `entity` written as `text` (an `_id` field, a join file's owner): `p12`, the source's
     /// own id, or a key value; `Entity/` before it is allowed when it names `entity`.
     /// - Throws: `.malformedInput` for an empty id, another entity, or a key value that does not fit the key's type.
-    func id(of entity: String, text: String, at location: Location) throws -> RecordID {
+    func id(of entity: String, text: String, at location: @autoclosure () -> Location) throws -> RecordID {
         var text = text
         if Self.hasEntityPrefix(text, entity) { text = String(text.utf8.dropFirst(entity.utf8.count + 1))! }
         guard !text.isEmpty else {
-            throw DecantError(.malformedInput, "an empty object id", at: location)
+            throw DecantError(.malformedInput, "an empty object id", at: location())
         }
         switch mode(of: entity) {
         case .key(let attribute):
@@ -121,7 +129,7 @@ struct CSVIdentities {
                     .malformedInput,
                     "\(text.debugDescription) is not a \(entity) key: expected "
                         + "\(CSVValueText.expectation(for: attribute.type)) (\(attribute.type.modelName) attribute "
-                        + "\(attribute.name))", at: location)
+                        + "\(attribute.name))", at: location())
             }
             return .external(canonical)
         case .explicit, .implicit:
@@ -163,13 +171,14 @@ struct CSVIdentities {
     /// - Throws: `.malformedInput` for an object of an entity outside the destination's hierarchy, an abstract
     ///   entity, or a bare id where the destination has sub-entities.
     func reference(
-        _ text: String, through relationship: Relationship, of owner: String, at location: Location
+        _ text: String, through relationship: Relationship, of owner: String,
+        at location: @autoclosure () -> Location
     ) throws
         -> ObjectReference
     {
         guard let destination = relationship.destinationEntity else {
             throw DecantError(
-                .malformedInput, "\(owner).\(relationship.name) has no destination entity in the model", at: location)
+                .malformedInput, "\(owner).\(relationship.name) has no destination entity in the model", at: location())
         }
         let allowed = hierarchies[destination, default: [destination]]
         if let slash = text.utf8.firstIndex(of: UInt8(ascii: "/")),
@@ -179,16 +188,16 @@ struct CSVIdentities {
                 throw DecantError(
                     .malformedInput,
                     "\(owner).\(relationship.name) refers to \(text.debugDescription), a \(named.name): expected a "
-                        + "\(destination)", at: location)
+                        + "\(destination)", at: location())
             }
             guard !named.isAbstract else {
                 throw DecantError(
                     .malformedInput,
                     "\(text.debugDescription) names the abstract entity \(named.name): name the object's own entity",
-                    at: location)
+                    at: location())
             }
             let rest = String(text[text.index(after: slash)...])
-            return ObjectReference(entity: named.name, id: try id(of: named.name, text: rest, at: location))
+            return ObjectReference(entity: named.name, id: try id(of: named.name, text: rest, at: location()))
         }
         guard !hasSubentities.contains(destination) else {
             let names = allowed.sorted().filter { model.entity(named: $0)?.isAbstract == false }
@@ -196,13 +205,13 @@ struct CSVIdentities {
                 .malformedInput,
                 "\(owner).\(relationship.name) refers to \(text.debugDescription) without its entity, but "
                     + "\(destination) has sub-entities: write \(names.map { "\($0)/…" }.joined(separator: " or "))",
-                at: location)
+                at: location())
         }
         if abstractEntities.contains(destination) {
             throw DecantError(
                 .malformedInput, "\(owner).\(relationship.name) refers to the abstract entity \(destination)",
-                at: location)
+                at: location())
         }
-        return ObjectReference(entity: destination, id: try id(of: destination, text: text, at: location))
+        return ObjectReference(entity: destination, id: try id(of: destination, text: text, at: location()))
     }
 }

@@ -38,6 +38,11 @@ public final class CSVReader: EntityNamingReader {
     /// The entities a join file's members may belong to: the identities of their objects are remembered, so that a
     /// member no entity file has is reported (the writer would otherwise drop the link without a word).
     private let memberEntities: Set<String>
+    /// The entities whose objects some file may refer to (the destinations of to-one columns and join files, and
+    /// their sub-entities). An object of another entity identified by a key its store enforces (a uniqueness
+    /// constraint) is started anonymous: nothing will look it up, and the store's own index refuses a key two
+    /// objects share, so a writer need not remember its id (at millions of objects, that is most of the cost).
+    private let referencedEntities: Set<String>
     /// The objects of ``memberEntities`` read so far.
     private var objectsRead: Set<ObjectReference> = []
     /// Members named by join files and not read (yet) from an entity file, with where each was first named.
@@ -215,10 +220,30 @@ public final class CSVReader: EntityNamingReader {
         self.inputs = inputs
         self.identities = identities
         let destinations = Set(joinFiles.compactMap(\.relationship.destinationEntity))
-        self.memberEntities = Set(
+        self.memberEntities = Self.hierarchies(of: destinations, in: model)
+        var referenced = destinations
+        for input in inputs {
+            for (position, relationship) in input.layout.relationships.enumerated()
+            where input.columns.relationshipColumns[position] != nil {
+                if let destination = relationship.destinationEntity { referenced.insert(destination) }
+            }
+        }
+        self.referencedEntities = Self.hierarchies(of: referenced, in: model)
+    }
+
+    /// The entities named in `names` and their sub-entities.
+    private static func hierarchies(of names: Set<String>, in model: ObjectModel) -> Set<String> {
+        Set(
             model.entities.filter { entity in
-                ([entity] + model.ancestors(of: entity)).contains { destinations.contains($0.name) }
+                ([entity] + model.ancestors(of: entity)).contains { names.contains($0.name) }
             }.map(\.name))
+    }
+
+    /// Whether objects of `entity` identified by `key` need no remembered id: no file refers to the entity, and a
+    /// uniqueness constraint of one attribute (the entity's or an ancestor's) makes the store refuse a shared key.
+    fileprivate func isUnreferencedStoreKey(_ key: CSVIdentities.Key, of entity: String) -> Bool {
+        guard !referencedEntities.contains(entity), let holder = model.entity(named: entity) else { return false }
+        return ([holder] + model.ancestors(of: holder)).contains { $0.uniquenessConstraints.contains([key.name]) }
     }
 
     /// Notes that an entity file holds `object`.
@@ -229,9 +254,9 @@ public final class CSVReader: EntityNamingReader {
     }
 
     /// Notes that a join file names `member` at `location`.
-    fileprivate func noteMember(_ member: ObjectReference, at location: Location) {
+    fileprivate func noteMember(_ member: ObjectReference, at location: @autoclosure () -> Location) {
         guard !objectsRead.contains(member), membersMissing[member] == nil else { return }
-        membersMissing[member] = location
+        membersMissing[member] = location()
     }
 
     /// After the last entity file: every member a join file named is an object some entity file holds.
@@ -353,6 +378,11 @@ public final class CSVReader: EntityNamingReader {
         /// Per layout attribute: its type, and whether a field of that type is the value's text.
         let types: [AttributeType]
         let textual: [Bool]
+        /// Whether records identified by their key start anonymous (``CSVReader/isUnreferencedStoreKey(_:of:)``).
+        let keysUnreferenced: Bool
+        /// How the file identifies its objects, and the column of the key (looked up once, not per row).
+        let mode: CSVIdentities.Mode
+        let keyColumn: Int?
 
         init(input: EntityInput, reader: CSVReader) throws {
             self.input = input
@@ -361,6 +391,14 @@ public final class CSVReader: EntityNamingReader {
             textual = types.map(CSVValueText.isTextual)
             self.entity = reader.model.entity(named: input.layout.entityName)
             let name = input.layout.entityName
+            mode = reader.identities.mode(of: name)
+            if case .key(let key) = mode {
+                keysUnreferenced = reader.isUnreferencedStoreKey(key, of: name)
+                keyColumn = input.layout.attributeIndex(key.name).flatMap { input.columns.attributeColumns[$0] }
+            } else {
+                keysUnreferenced = false
+                keyColumn = nil
+            }
             tokenizer = try CSVTokenizer(
                 url: input.url, path: input.path, entity: name, delimiter: reader.dialect.delimiter)
             width = try tokenizer.nextRecord() ? tokenizer.fields.count : 0
@@ -427,12 +465,12 @@ public final class CSVReader: EntityNamingReader {
                         if isNil(column, textual: false) {
                             batch.appendNull()
                         } else {
-                            var location = tokenizer.location(ofField: column)
-                            location.object = "\(name)/\(id)"
-                            location.keyPath = relationship.name
+                            // The location is built only for an error: per row, it cost more than the reference.
                             let text = CSVValueText.trimmingSpaces(tokenizer.text(column))
                             batch.appendReference(
-                                try reader.identities.reference(text, through: relationship, of: name, at: location))
+                                try reader.identities.reference(
+                                    text, through: relationship, of: name,
+                                    at: objectLocation(column, id: id, keyPath: relationship.name)))
                         }
                     } else if let join = joins[index] {
                         batch.appendReferenceList(try join.members(of: id))
@@ -462,7 +500,7 @@ public final class CSVReader: EntityNamingReader {
         /// The identity of the current record, and whether nothing can refer to it (an id from its line).
         private func identity(line: Int) throws -> (id: RecordID, anonymous: Bool) {
             let name = input.layout.entityName
-            switch reader.identities.mode(of: name) {
+            switch mode {
             case .explicit:
                 guard let column = input.columns.idColumn else { return (.external("\(name):\(line)"), true) }
                 if let key = tokenizer.withBytes(column, Self.primaryKey) { return (.primaryKey(key), false) }
@@ -471,13 +509,11 @@ public final class CSVReader: EntityNamingReader {
                     at: tokenizerLocation(column, keyPath: CSVColumns.idHeader))
                 return (id, false)
             case .key(let attribute):
-                guard let index = input.layout.attributeIndex(attribute.name),
-                    let column = input.columns.attributeColumns[index],
-                    !isNil(column, textual: CSVValueText.isTextual(attribute.type))
+                guard let column = keyColumn, !isNil(column, textual: CSVValueText.isTextual(attribute.type))
                 else { return (.external("\(name):\(line)"), true) }
                 let id = try reader.identities.id(
                     of: name, text: tokenizer.text(column), at: tokenizerLocation(column, keyPath: attribute.name))
-                return (id, false)
+                return (id, keysUnreferenced)
             case .implicit:
                 return (.external("\(name):\(line)"), true)
             }
@@ -536,6 +572,14 @@ public final class CSVReader: EntityNamingReader {
             default:
                 return nil
             }
+        }
+
+        /// Where field `column` of object `id` is, for the property `keyPath`.
+        private func objectLocation(_ column: Int, id: RecordID, keyPath: String) -> Location {
+            var location = tokenizer.location(ofField: column)
+            location.object = "\(input.layout.entityName)/\(id)"
+            location.keyPath = keyPath
+            return location
         }
 
         private func tokenizerLocation(_ column: Int, keyPath: String) -> Location {

@@ -41,9 +41,21 @@ final class ExternalIdentities {
     private var idsStaged = false
     private var referencesStaged = false
 
+    /// An id in its scope, by its UTF-8 bytes: compared as SQLite compares the staged ids (byte for byte), and
+    /// hashed without the Unicode normalization a `String` key costs on every look-up of a non-ASCII name.
     private struct Scoped: Hashable {
         var scope: Int64
-        var name: String
+        var name: [UInt8]
+
+        init(scope: Int64, name: UnsafeRawBufferPointer) {
+            self.scope = scope
+            self.name = Array(name)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(scope)
+            name.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     /// Identities resolving references to the first `memoryBound` ids in memory.
@@ -69,7 +81,7 @@ final class ExternalIdentities {
     /// Notes that the object named `name` (UTF-8) in `scope` received `key`.
     func stageObject(name: UnsafeRawBufferPointer, scope: Int64, key: Int64, db: Database) throws {
         if memory.count < memoryBound {
-            memory[Scoped(scope: scope, name: String(decoding: name, as: UTF8.self))] = key
+            memory[Scoped(scope: scope, name: name)] = key
         }
         let statement = try insertID ?? prepare(db, Self.idsSchema, "INSERT INTO temp.decant_ids VALUES (?, ?, ?)")
         insertID = statement
@@ -84,7 +96,7 @@ final class ExternalIdentities {
     /// The key of the object named `name` in `scope`, when it is known in memory.
     func knownKey(name: UnsafeRawBufferPointer, scope: Int64) -> Int64? {
         guard !memory.isEmpty else { return nil }
-        return memory[Scoped(scope: scope, name: String(decoding: name, as: UTF8.self))]
+        return memory[Scoped(scope: scope, name: name)]
     }
 
     /// Stages a reference from the row `owner` through `target` to the object named `name` in `scope`; `entity`

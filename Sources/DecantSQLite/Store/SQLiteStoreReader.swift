@@ -25,6 +25,9 @@ public final class SQLiteStoreReader: SelectingRecordReader {
     public let schema: StoreSchema
     /// Records per batch.
     public var batchSize: Int
+    /// The to-many members past which a batch takes no further record, so that a batch of records with huge
+    /// to-many relationships holds one such record rather than ``batchSize`` of them.
+    public var membersPerBatch = 1 << 16
     /// What happens to externally stored values whose file is missing.
     public let missingExternalData: MissingExternalDataPolicy
     /// Externally stored values read under a `keep` or `null` policy whose file was missing, one per value.
@@ -316,7 +319,8 @@ public final class SQLiteStoreReader: SelectingRecordReader {
             }
         }
 
-        /// Appends up to `limit` records; returns whether rows may remain.
+        /// Appends up to `limit` records, fewer when their to-many members pass the reader's `membersPerBatch`;
+        /// returns whether rows may remain.
         func fill(_ batch: inout RecordBatch, limit: Int, db: Database) throws -> Bool {
             if exhausted { return false }
             if statement == nil {
@@ -329,7 +333,10 @@ public final class SQLiteStoreReader: SelectingRecordReader {
             // so no Row or String is created per record.
             let handle = statement.sqliteStatement
             let attributeCount = layout.attributes.count
-            while batch.count < limit {
+            // A batch also ends past the reader's `membersPerBatch` to-many members: six tags of a million notes
+            // each would otherwise be one batch of six million members (a record's own members always stay whole).
+            let memberLimit = reader.membersPerBatch
+            while batch.count < limit, batch.references.count < memberLimit {
                 let code = sqlite3_step(handle)
                 if code == SQLITE_DONE {
                     exhausted = true

@@ -280,6 +280,26 @@ struct ArchiveReaderTests {
         #expect(book.id == .external("2"))
     }
 
+    /// Objects nothing can refer to are anonymous (a store writer need not remember their archive index, which is
+    /// unique anyway); objects of an entity a relationship points to keep an id references resolve to.
+    @Test func objectsNothingRefersToAreAnonymous() throws {
+        func anonymity(_ reader: ArchiveReader) throws -> [String: [Bool]] {
+            let first = reader.model.entities[0].name
+            var batch = RecordBatch(layout: try ArchiveTesting.layout(of: first, in: reader.model))
+            var result: [String: [Bool]] = [:]
+            while try reader.nextBatch(into: &batch) {
+                result[batch.layout.entityName, default: []] += (0..<batch.count).map(batch.isAnonymous)
+            }
+            return result
+        }
+        let notes = try anonymity(try ArchiveReader(contentsOf: Self.sample, options: try Self.notesOptions()))
+        #expect(notes == ["Note": [Bool](repeating: true, count: 5)])
+        let library = try anonymity(
+            try ArchiveReader(data: Self.libraryArchive(), path: "test.archive", options: Self.libraryOptions))
+        #expect(library.count == 5)
+        #expect(library.values.allSatisfy { $0.allSatisfy { !$0 } }, "\(library)")
+    }
+
     @Test func aReferenceToAnUnmappedClassNamesObjectAndKey() throws {
         var options = Self.libraryOptions
         options.archive.classEntities["Tag"] = ""

@@ -206,6 +206,134 @@ struct KeyedReferenceImportTests {
         #expect(Self.query(store, "SELECT Z_PK, ZTITLE FROM ZNOTE ORDER BY Z_PK") == ["1|A", "2|B"])
     }
 
+    @Test("a store's batch ends past its bound of to-many members, each record's members whole")
+    func storeBatchesAreBoundedByMembers() throws {
+        // Tags listing a third of four million notes each were one batch of four million members (96 MB).
+        let model = Self.model(notesFirst: false)
+        let input = try CSVTestFolder.make(Self.files)
+        defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
+        let store = input.deletingLastPathComponent().appendingPathComponent("Keyed.sqlite")
+        _ = try StoreConversion.convert(from: input, to: store, options: Self.options(model))
+        for (bound, expected) in [(1 << 16, [2]), (2, [1, 1]), (1, [1, 1])] {
+            let reader = try SQLiteStoreReader(store: try SQLiteStore(contentsOf: store), model: model)
+            reader.membersPerBatch = bound
+            var batch = try #require(RecordLayout(entity: "Tag", in: model)).emptyBatch()
+            var counts: [Int] = []
+            var members: [Int] = []
+            while try reader.nextBatch(into: &batch) {
+                guard batch.layout.entityName == "Tag" else { continue }
+                counts.append(batch.count)
+                members.append(batch.references.count)
+            }
+            #expect(counts == expected, "bound \(bound)")
+            #expect(members.reduce(0, +) == 4, "bound \(bound)")
+        }
+    }
+
+    @Test("remembered and staged ids match alike: byte for byte, as SQLite compares them", arguments: [0, 50_000])
+    func rememberedIdsMatchByTheirBytes(bound: Int) throws {
+        // A folder named `Cafe` + combining accent and a reference to `Café` (one precomposed character): canonically
+        // equal Strings, different bytes. The staged path (SQLite) never matched them; the remembered one (a String
+        // key) did, so the result hung on whether the folder was among the first `bound` ids.
+        let model = Self.numberedModel
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("Bytes.sqlite")
+        let writer = try SQLiteStoreWriter(creating: store, model: model, identityMapBound: bound)
+        var folders = try #require(RecordLayout(entity: "Folder", in: model)).emptyBatch()
+        folders.entityNames = model.entities.map(\.name)
+        for name in ["Cafe\u{301}", "Home"] {
+            folders.beginRecord(id: .external(name))
+            folders.appendText(name)
+            folders.appendViaInverse()
+            folders.endRecord()
+        }
+        try writer.write(folders)
+        var notes = try #require(RecordLayout(entity: "Note", in: model)).emptyBatch()
+        notes.entityNames = model.entities.map(\.name)
+        for (number, target) in [(1, "Caf\u{e9}"), (2, "Cafe\u{301}"), (3, "Home")] {
+            notes.beginRecord(id: .external(String(number)))
+            notes.appendInteger(Int64(number))
+            notes.appendNull()
+            notes.appendReference(ObjectReference(entity: "Folder", id: .external(target)))
+            notes.endRecord()
+        }
+        try writer.write(notes)
+        try writer.finish()
+        // Note 1 names no folder's bytes: it points to no row, whatever the writer remembered.
+        #expect(
+            Self.query(
+                store,
+                "SELECT n.ZNUMBER, f.Z_PK IS NOT NULL FROM ZNOTE n LEFT JOIN ZFOLDER f ON f.Z_PK = n.ZFOLDER "
+                    + "ORDER BY n.ZNUMBER") == ["1|0", "2|1", "3|1"])
+    }
+
+    /// `Folder{name, unique}` ← `Note{number (Integer 64, unique), title, folder}`: notes keyed by their number,
+    /// which no file refers to.
+    static let numberedModel: ObjectModel = {
+        var folder = Entity(name: "Folder")
+        folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        folder.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
+        folder.uniquenessConstraints = [["name"]]
+        var note = Entity(name: "Note")
+        note.attributes = [
+            Attribute(name: "number", type: .integer64, isOptional: true),
+            Attribute(name: "title", type: .string, isOptional: true),
+        ]
+        note.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
+        note.uniquenessConstraints = [["number"]]
+        return ObjectModel(versionName: "Numbered", entities: [folder, note], versionIdentifiers: ["1"])
+    }()
+
+    /// Per entity, whether each record `input` reads is anonymous.
+    static func anonymity(_ input: URL, keys: [String: String] = [:]) throws -> [String: [Bool]] {
+        var options = Self.options(Self.numberedModel)
+        options.keys = keys
+        let reader = try CSVReader(contentsOf: input, options: options)
+        var batch = try #require(RecordLayout(entity: "Note", in: reader.model)).emptyBatch()
+        var result: [String: [Bool]] = [:]
+        while try reader.nextBatch(into: &batch) {
+            result[batch.layout.entityName, default: []] += (0..<batch.count).map(batch.isAnonymous)
+        }
+        return result
+    }
+
+    @Test("objects no file refers to, keyed by a uniqueness constraint, are not remembered; a shared key is refused")
+    func unreferencedStoreKeysAreNotRemembered() throws {
+        // Notes keyed by their unique number, which nothing refers to: a writer need not remember 4M numbers (the
+        // keyed benchmark's cost). Folders are referred to by name, so theirs are remembered.
+        let files = [
+            "Folder.csv": "name\nWork\nHome\n",
+            "Note.csv": "number,title,folder\n1,A,Work\n2,B,Home\n3,C,\n",
+        ]
+        let input = try CSVTestFolder.make(files)
+        defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
+        #expect(try Self.anonymity(input) == ["Folder": [false, false], "Note": [true, true, true]])
+        // A key the store does not enforce (--key without a constraint) is remembered: the writer finds duplicates.
+        #expect(
+            try Self.anonymity(input, keys: ["Note": "title"])
+                == ["Folder": [false, false], "Note": [false, false, false]])
+        let store = input.deletingLastPathComponent().appendingPathComponent("Numbered.sqlite")
+        let report = try StoreConversion.convert(from: input, to: store, options: Self.options(Self.numberedModel))
+        #expect(report.written == ["Folder": 2, "Note": 3])
+        #expect(
+            Self.query(
+                store,
+                "SELECT n.ZNUMBER, n.ZTITLE, f.ZNAME FROM ZNOTE n LEFT JOIN ZFOLDER f ON f.Z_PK = n.ZFOLDER "
+                    + "ORDER BY n.ZNUMBER") == ["1|A|Work", "2|B|Home", "3|C|NULL"])
+
+        // Two notes numbered 2: the store's own uniqueness constraint refuses the second, and no store is left.
+        let shared = try CSVTestFolder.make(files.merging(["Note.csv": "number,title\n1,A\n2,B\n2,C\n"]) { $1 })
+        defer { try? FileManager.default.removeItem(at: shared.deletingLastPathComponent()) }
+        let sharedStore = shared.deletingLastPathComponent().appendingPathComponent("Numbered.sqlite")
+        let error = #expect(throws: DecantError.self) {
+            try StoreConversion.convert(from: shared, to: sharedStore, options: Self.options(Self.numberedModel))
+        }
+        #expect(error?.code == .malformedInput)
+        #expect(error?.message.contains("UNIQUE constraint failed: ZNOTE.ZNUMBER") == true, "\(error?.message ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: sharedStore.path))
+    }
+
     /// Runs `sql` on `url` and returns each row as `|`-joined text (``StoreFeatureQuery/rows(_:_:)``).
     static func query(_ url: URL, _ sql: String) -> [String] {
         (try? StoreFeatureQuery.rows(url, sql)) ?? ["error: cannot query \(url.path)"]
