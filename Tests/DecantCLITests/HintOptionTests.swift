@@ -79,7 +79,7 @@ struct HintOptionTests {
         return [
             // Format readers (every command that reads an input of any format).
             "--model": readers, "--from": readers, "--entity": readers, "--key": readers, "--date-epoch": readers,
-            "--class": readers, "--class-mapping": readers,
+            "--class": readers, "--class-mapping": readers, "--key-path": readers, "--plist-mapping": readers,
             // The SQLite store reader, which only `inspect` runs with missing external data kept.
             "--missing-external-data": storeReaders,
             // Format writers and the choice of an output format.

@@ -33,28 +33,8 @@ struct CorpusStoreTests {
         return try opened.resolveModel(bundle: bundle)
     }
 
-    /// The model bundles (sources, compiled, and `.xcdatamodel` folders outside a bundle) in the same corpus
-    /// repository as `store`.
-    static func bundles(besides store: String) -> [ModelBundle] {
-        let repository = Fixtures.corpus(String(store.prefix { $0 != "/" }))
-        var found: [URL] = []
-        var stack = [repository]
-        while let folder = stack.popLast() {
-            for child in (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? [] {
-                let standalone = child.pathExtension == "xcdatamodel" && folder.pathExtension != "xcdatamodeld"
-                if ["xcdatamodeld", "momd"].contains(child.pathExtension) || standalone {
-                    found.append(child)
-                } else if child.hasDirectoryPath || (try? child.resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory == true {
-                    stack.append(child)
-                }
-            }
-        }
-        // Only the allow-listed Xcode 3 models may fail to load; any other failure is an issue.
-        let record = { (text: String) in _ = Issue.record(Comment(rawValue: text)) }
-        return found.sorted { $0.path < $1.path }.compactMap {
-            CorpusAllowList.loadModelBundle($0, record: record, load: ModelBundle.load(from:))
-        }
-    }
+    /// The model bundles in the same corpus repository as `store` (``CorpusStoreModels/bundles(besides:)``).
+    static func bundles(besides store: String) -> [ModelBundle] { CorpusStoreModels.bundles(besides: store) }
 
     /// Every file of the store (database, -wal, -shm) with its bytes.
     static func snapshot(of store: URL) -> [String: Data] {

@@ -139,7 +139,9 @@ struct BinaryStoreTests {
     func corpusStore(_ store: String) throws {
         let copy = try CSVStoreRoundTripTests.copyStore(Fixtures.corpus(store))
         defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
-        let model = try SQLiteStore(contentsOf: copy).resolveModel(bundle: nil)
+        let opened = try SQLiteStore(contentsOf: copy)
+        let model = try opened.resolveModel(
+            bundle: CorpusStoreModels.bundle(forStore: store, hashes: opened.metadata.entityVersionHashes))
         let bundle = ModelBundle(
             name: "Cache", versions: [model], currentVersionName: model.versionName, sourceKind: .storeCache)
         let (_, back) = try XMLStoreRoundTripTests.roundTrip(

@@ -30,15 +30,17 @@ struct CorpusSweepMigrationTests {
         }.map(Fixtures.corpusRelativePath)
     }
 
-    /// The bundle (an `.xcdatamodeld`, else a `.momd`) in the store's repository that has a version with the store's
-    /// entity hashes.
+    /// The bundle (an `.xcdatamodeld`, else a `.momd`, else an `.xcdatamodel` outside a bundle, as Xcode 3 projects
+    /// kept theirs) in the store's repository that has a version with the store's entity hashes.
     static func bundle(for store: String) throws -> (URL, ModelBundle)? {
         let repository = String(store.split(separator: "/").first ?? "")
         let hashes = try MigrationFixtures.hashes(Fixtures.corpus(store))
+        let kinds = ["xcdatamodeld", "momd", "xcdatamodel"]
+        let rank = { (url: URL) in kinds.firstIndex(of: url.pathExtension.lowercased()) ?? kinds.count }
         let candidates = Fixtures.corpusItems { url in
             Fixtures.corpusRelativePath(url).hasPrefix(repository + "/")
-                && ["xcdatamodeld", "momd"].contains(url.pathExtension.lowercased())
-        }.sorted { ($0.pathExtension == "xcdatamodeld" ? 0 : 1, $0.path) < ($1.pathExtension == "xcdatamodeld" ? 0 : 1, $1.path) }
+                && kinds.contains(url.pathExtension.lowercased())
+        }.sorted { (rank($0), $0.path) < (rank($1), $1.path) }
         for url in candidates {
             let bundle = try ModelBundle.load(from: url)
             if bundle.versions.contains(where: { $0.entityVersionHashes == hashes }) { return (url, bundle) }

@@ -30,7 +30,9 @@ struct XMLStoreRoundTripTests {
     func corpusStore(_ store: String) throws {
         let copy = try CSVStoreRoundTripTests.copyStore(Fixtures.corpus(store))
         defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
-        let model = try SQLiteStore(contentsOf: copy).resolveModel(bundle: nil)
+        let opened = try SQLiteStore(contentsOf: copy)
+        let model = try opened.resolveModel(
+            bundle: CorpusStoreModels.bundle(forStore: store, hashes: opened.metadata.entityVersionHashes))
         let bundle = ModelBundle(
             name: "Cache", versions: [model], currentVersionName: model.versionName, sourceKind: .storeCache)
         let (xml, back) = try Self.roundTrip(copy, through: "xml", options: FormatOptions(bundle: bundle))
