@@ -17,11 +17,8 @@ extension ModelBundle {
     /// - Throws: what ``load(from:)`` throws for a path that is neither; `.unsupportedFormat` or `.modelMismatch`
     ///   for a store without a usable model cache; what ``SwiftSourceModelReader`` throws for Swift source.
     public static func load(modelOrStore url: URL) throws -> ModelBundle {
-        if let files = SwiftSourceModelReader.sourceFiles(at: url) {
-            return try SwiftSourceModelReader.load(files: files.files, name: files.name)
-        }
         do {
-            return try load(from: url)
+            return try load(modelOrSource: url)
         } catch let error as DecantError where error.code == .unsupportedFormat {
             guard (try? FormatProbe(url: url)).map({ SQLiteFormat().recognizes($0) }) == true else { throw error }
             var model = try SQLiteStore(contentsOf: url).resolveModel(bundle: nil)
@@ -30,5 +27,15 @@ extension ModelBundle {
                 name: url.deletingPathExtension().lastPathComponent, versions: [model],
                 currentVersionName: "Z_MODELCACHE", sourceKind: .storeCache)
         }
+    }
+
+    /// Loads a model file (``load(from:)``) or SwiftData Swift source: a `.swift` file, a folder of them, or several
+    /// `.swift` files separated by commas, read by ``SwiftSourceModelReader``. Stores are not taken (`decant lock`
+    /// locks a model's source, never a store's cache).
+    public static func load(modelOrSource url: URL) throws -> ModelBundle {
+        if let files = SwiftSourceModelReader.sourceFiles(at: url) {
+            return try SwiftSourceModelReader.load(files: files.files, name: files.name)
+        }
+        return try load(from: url)
     }
 }

@@ -34,7 +34,7 @@ extension DecantCommand {
         func run() throws {
             try reportingErrors(verbose: verbose) {
                 let modelURL = URL(fileURLWithPath: model)
-                let lock = ModelLock(bundle: try ModelBundle.load(from: modelURL))
+                let lock = ModelLock(bundle: try ModelBundle.load(modelOrSource: modelURL))
                 let fileURL = lockFile.map { URL(fileURLWithPath: $0) } ?? ModelLock.defaultURL(for: modelURL)
                 let shown = lockFile ?? Self.shownPath(of: fileURL, besideTyped: model)
                 guard check else {

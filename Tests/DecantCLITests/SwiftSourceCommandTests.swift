@@ -39,6 +39,28 @@ struct SwiftSourceCommandTests {
         #expect(outcome.stdout.contains("swift-source"))
     }
 
+    /// `decant lock` takes Swift source like every other command that takes a model: each version's hashes are
+    /// locked, and a schema whose entity changes fails the check.
+    @Test(.requiresDecantBinary) func lockLocksAndChecksSwiftSource() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let models = folder.appendingPathComponent("Models")
+        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+        let source = models.appendingPathComponent("Schemas.swift")
+        try Data(Self.versioned.utf8).write(to: source)
+        let lockFile = folder.appendingPathComponent("Models.decant-lock.json").path
+        let written = try EndToEndTests.run(["lock", models.path, "--lock-file", lockFile])
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(written.stdout.contains("2 versions"), "\(written.stdout)")
+        let hash = try #require(ModelBundle.load(modelOrSource: models).version(named: "NotesV2")?.versionHash(of: "Note"))
+        #expect(try String(contentsOfFile: lockFile, encoding: .utf8).contains(hash.base64EncodedString()))
+        #expect(try EndToEndTests.run(["lock", models.path, "--lock-file", lockFile, "--check"]).status == 0)
+        try Data(Self.versioned.replacingOccurrences(of: "var body: String?", with: "var body: String").utf8)
+            .write(to: source)
+        let drifted = try EndToEndTests.run(["lock", models.path, "--lock-file", lockFile, "--check"])
+        #expect(drifted.status == 1, "\(drifted.stdout)\(drifted.stderr)")
+    }
+
     @Test(.requiresDecantBinary) func refusedSourceExits65WithFileAndLine() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -95,4 +95,28 @@ struct VersionHashTests {
         }
         #expect(plist["NSManagedObjectModel_CurrentVersionName"] as? String == bundle.currentVersionName)
     }
+
+    /// A hostile model (an inheritance chain 3,000 entities deep, whose root declares an attribute and a relationship
+    /// every entity inherits) hashes in a moment: each parent is looked up once by name, not by scanning every entity
+    /// at every level of every entity's ancestry, which took over 15 minutes. Each entity's hash still feeds its
+    /// child's.
+    @Test(.timeLimit(.minutes(1))) func aDeepInheritanceChainHashesWithoutScanningItsAncestryAgain() {
+        var model = ObjectModel(entities: [])
+        for level in 0..<3_000 {
+            var entity = Entity(name: "E\(level)", parentName: level == 0 ? nil : "E\(level - 1)")
+            if level == 0 {
+                entity.attributes = [Attribute(name: "title", type: .string, isOptional: true)]
+                var link = Relationship(name: "next", destination: "E0", inverse: "next")
+                link.isOptional = true
+                entity.relationships = [link]
+            }
+            model.entities.append(entity)
+        }
+        let hashes = model.entityVersionHashes
+        #expect(hashes.count == 3_000)
+        var shallow = model
+        shallow.entities = Array(model.entities.prefix(2))
+        #expect(hashes["E1"] == shallow.entityVersionHashes["E1"])
+        #expect(hashes["E2999"] != hashes["E2998"])
+    }
 }

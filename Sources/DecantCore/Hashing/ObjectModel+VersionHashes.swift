@@ -12,7 +12,8 @@ extension ObjectModel {
     /// Every entity's version hash, by entity name (`NSStoreModelVersionHashes`).
     public var entityVersionHashes: [String: Data] {
         var memo: [String: Data] = [:]
-        for entity in entities { _ = versionHash(of: entity, memo: &memo, visiting: []) }
+        let byName = entitiesByName
+        for entity in entities { _ = versionHash(of: entity, byName: byName, memo: &memo, visiting: []) }
         return memo
     }
 
@@ -20,7 +21,13 @@ extension ObjectModel {
     public func versionHash(of entityName: String) -> Data? {
         guard let entity = entity(named: entityName) else { return nil }
         var memo: [String: Data] = [:]
-        return versionHash(of: entity, memo: &memo, visiting: [])
+        return versionHash(of: entity, byName: entitiesByName, memo: &memo, visiting: [])
+    }
+
+    /// The entities by name (the first of a name, as ``entity(named:)`` finds it), so that walking a deep
+    /// inheritance chain looks each parent up once rather than scanning every entity at every level.
+    private var entitiesByName: [String: Entity] {
+        Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The model checksum (`versionChecksum`, `NSStoreModelVersionChecksumKey`): base64 of SHA-256 over the
@@ -65,21 +72,33 @@ extension ObjectModel {
         return nil
     }
 
-    private func versionHash(of entity: Entity, memo: inout [String: Data], visiting: Set<String>) -> Data {
+    private func versionHash(
+        of entity: Entity, byName: [String: Entity], memo: inout [String: Data], visiting: Set<String>
+    ) -> Data {
         if let known = memo[entity.name] { return known }
         var hasher = SHA256()
         hasher.update(data: Data(entity.name.utf8))
         hasher.update(data: [entity.isAbstract ? 1 : 0])
-        if let parent = parent(of: entity), !visiting.contains(parent.name) {
-            hasher.update(data: versionHash(of: parent, memo: &memo, visiting: visiting.union([entity.name])))
+        let parentOf = { (entity: Entity) in entity.parentName.flatMap { byName[$0] } }
+        if let parent = parentOf(entity), !visiting.contains(parent.name) {
+            var deeper = visiting
+            deeper.insert(entity.name)
+            hasher.update(data: versionHash(of: parent, byName: byName, memo: &memo, visiting: deeper))
         }
-        let (attributes, relationships) = properties(of: entity)
+        let ancestors = ancestors(of: entity, parent: parentOf)
+        let (attributes, relationships) = properties(of: entity, ancestors: ancestors)
         var propertyHashes: [(name: String, hash: Data)] = []
         for attribute in attributes where !attribute.isTransient {
             propertyHashes.append((attribute.name, versionHash(of: attribute)))
         }
+        // The top-most declaration of each relationship name, found in one walk up the chain.
+        var topDeclarations: [String: (entity: Entity, relationship: Relationship)] = [:]
+        for declaring in [entity] + ancestors {
+            for declared in declaring.relationships { topDeclarations[declared.name] = (declaring, declared) }
+        }
         for relationship in relationships where !relationship.isTransient {
-            let own = isOwnInverse(relationship, in: entity)
+            let top = topDeclarations[relationship.name]
+            let own = Self.isOwnInverse(top?.relationship ?? relationship, declaredIn: top?.entity ?? entity)
             propertyHashes.append((relationship.name, VersionHashing.hash(of: relationship, isOwnInverse: own)))
         }
         propertyHashes.sort { VersionHashing.precedes($0.name, $1.name) }
@@ -105,9 +124,13 @@ extension ObjectModel {
         let declaring = ([entity] + ancestors(of: entity)).last { candidate in
             candidate.relationships.contains { $0.name == relationship.name }
         } ?? entity
-        guard let top = declaring.relationships.first(where: { $0.name == relationship.name }),
-            let inverse = top.inverseName, inverse == top.name
-        else { return false }
+        guard let top = declaring.relationships.first(where: { $0.name == relationship.name }) else { return false }
+        return Self.isOwnInverse(top, declaredIn: declaring)
+    }
+
+    /// Whether `top`, the top-most declaration of a relationship (in `declaring`), names itself as its inverse.
+    private static func isOwnInverse(_ top: Relationship, declaredIn declaring: Entity) -> Bool {
+        guard let inverse = top.inverseName, inverse == top.name else { return false }
         let inverseEntity = top.inverseEntity ?? top.destinationEntity
         return inverseEntity == nil || inverseEntity == declaring.name
     }

@@ -61,10 +61,16 @@ public struct ObjectModel: Sendable, Hashable {
 
     /// The entity's ancestors, nearest first.
     public func ancestors(of entity: Entity) -> [Entity] {
+        ancestors(of: entity, parent: parent(of:))
+    }
+
+    /// The entity's ancestors, nearest first, with `parent` finding each one's parent (a lookup by name that callers
+    /// walking many entities index once).
+    func ancestors(of entity: Entity, parent: (Entity) -> Entity?) -> [Entity] {
         var result: [Entity] = []
         var seen: Set<String> = [entity.name]
         var current = entity
-        while let parent = parent(of: current), seen.insert(parent.name).inserted {
+        while let parent = parent(current), seen.insert(parent.name).inserted {
             result.append(parent)
             current = parent
         }
@@ -74,10 +80,15 @@ public struct ObjectModel: Sendable, Hashable {
     /// The entity's attributes and relationships including inherited ones: the nearest declaration of each
     /// name wins. Fetched properties are not included.
     public func properties(of entity: Entity) -> (attributes: [Attribute], relationships: [Relationship]) {
+        properties(of: entity, ancestors: ancestors(of: entity))
+    }
+
+    /// ``properties(of:)`` with the entity's ancestors (nearest first) already found.
+    func properties(of entity: Entity, ancestors: [Entity]) -> (attributes: [Attribute], relationships: [Relationship]) {
         var attributes: [String: Attribute] = [:]
         var relationships: [String: Relationship] = [:]
         var order: [String] = []
-        for declaring in ([entity] + ancestors(of: entity)).reversed() {
+        for declaring in ([entity] + ancestors).reversed() {
             for attribute in declaring.attributes {
                 if attributes[attribute.name] == nil && relationships[attribute.name] == nil { order.append(attribute.name) }
                 relationships[attribute.name] = nil
