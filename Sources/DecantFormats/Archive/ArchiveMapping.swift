@@ -49,35 +49,18 @@ public struct ArchiveMapping: Sendable, Hashable {
     /// Reads a mapping file.
     /// - Throws: `.fileNotFound` when it is missing, `.malformedInput` naming the key that is not as described.
     public init(contentsOf url: URL) throws {
-        let location = Location(path: url.displayPath)
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw DecantError(
-                .fileNotFound, "cannot read the class mapping file", at: location, underlyingError: error)
-        }
-        try self.init(json: data, location: location)
+        let data = try JSONMappingFile.data(at: url, describing: "class mapping")
+        try self.init(json: data, location: Location(path: url.displayPath))
     }
 
     /// Reads a mapping from JSON bytes.
     /// - Throws: `.malformedInput` naming the key that is not as described.
     public init(json data: Data, location: Location = Location()) throws {
         func failure(_ message: String, key: String) -> DecantError {
-            var here = location
-            here.keyPath = key
-            return DecantError(.malformedInput, message, at: here)
+            JSONMappingFile.failure(message, key: key, at: location)
         }
-        let document: Any
-        do {
-            document = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            throw DecantError(
-                .malformedInput, "the class mapping is not JSON", at: location, underlyingError: error)
-        }
-        guard let root = document as? [String: Any] else {
-            throw failure("the class mapping must be an object with a \"classes\" object", key: "classes")
-        }
+        let root = try JSONMappingFile.object(
+            data, at: location, describing: "class mapping", shape: "an object with a \"classes\" object", key: "classes")
         if let unknown = root.keys.first(where: { $0 != "classes" }) {
             throw failure(
                 "unknown key \(unknown.debugDescription) (expected only \"classes\")", key: unknown)
