@@ -6,8 +6,8 @@ import Testing
 /// `decant` takes SwiftData Swift source wherever it takes a model: `inspect Folder/`, `--model Folder/`.
 @Suite("Swift source models", .serialized)
 struct SwiftSourceCommandTests {
-    static let versioned = """
-        import SwiftData
+    /// The first two versions of the Notes schema, which both sources below start with.
+    static let firstTwoVersions = """
         enum NotesV1: VersionedSchema {
             static var versionIdentifier = Schema.Version(1, 0, 0)
             static var models: [any PersistentModel.Type] { [Note.self] }
@@ -18,6 +18,11 @@ struct SwiftSourceCommandTests {
             static var models: [any PersistentModel.Type] { [Note.self] }
             @Model final class Note { var title = ""; var body: String?; init() {} }
         }
+        """
+
+    static let versioned = """
+        import SwiftData
+        \(Self.firstTwoVersions)
         enum NotesPlan: SchemaMigrationPlan {
             static var schemas: [any VersionedSchema.Type] { [NotesV1.self, NotesV2.self] }
             static var stages: [MigrationStage] { [.lightweight(fromVersion: NotesV1.self, toVersion: NotesV2.self)] }
@@ -103,16 +108,7 @@ struct SwiftSourceCommandTests {
     /// run, done by a mapping file that fills the new required `text` from `body`.
     static let staged = """
         import SwiftData
-        enum NotesV1: VersionedSchema {
-            static var versionIdentifier = Schema.Version(1, 0, 0)
-            static var models: [any PersistentModel.Type] { [Note.self] }
-            @Model final class Note { var title = ""; init() {} }
-        }
-        enum NotesV2: VersionedSchema {
-            static var versionIdentifier = Schema.Version(2, 0, 0)
-            static var models: [any PersistentModel.Type] { [Note.self] }
-            @Model final class Note { var title = ""; var body: String?; init() {} }
-        }
+        \(Self.firstTwoVersions)
         enum NotesV3: VersionedSchema {
             static var versionIdentifier = Schema.Version(3, 0, 0)
             static var models: [any PersistentModel.Type] { [Note.self] }
