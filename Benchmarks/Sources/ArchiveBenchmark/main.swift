@@ -139,7 +139,10 @@ func lineCount(_ url: URL) throws -> Int {
 }
 
 print("")
-print("archive by                    output    Python      Decant    speed-up   Python RSS  Decant RSS  memory ratio")
+print("archive by                    output    Python      Decant    speed-up   Python RSS  Decant RSS  memory ratio  verdict")
+let targetSpeedUp = 20.0
+let targetMemoryRatio = 0.1
+var missed: [String] = []
 // Best of three runs each (the shortest time; the largest peak RSS of the three), the two sides taking turns: this
 // machine's speed drifts over seconds, and Decant's three runs in a row would all fall in one slow second.
 for (writer, archive) in archives {
@@ -166,13 +169,26 @@ for (writer, archive) in archives {
             }
         }
         // (Python's script checks its table's row count; Decant's side exits 1 unless it wrote every note it read.)
+        let speedUp = theirs.seconds / max(ours.seconds, 0.01)
+        let memoryRatio = ours.peakMiB / max(theirs.peakMiB, 0.01)
+        let label = "\(writer) → \(output == "ndjson" ? "NDJSON" : "store")"
+        var misses: [String] = []
+        if speedUp < targetSpeedUp { misses.append(String(format: "%.1f× faster", speedUp)) }
+        if memoryRatio > targetMemoryRatio { misses.append(String(format: "memory ratio %.3f", memoryRatio)) }
+        if !misses.isEmpty { missed.append("\(label): \(misses.joined(separator: ", "))") }
         print(
             writer.padding(toLength: 28, withPad: " ", startingAt: 0) + "  "
                 + (output == "ndjson" ? "→ NDJSON" : "→ store ")
                 + String(
                     format: "  %7.2f s   %7.2f s   %6.1f×   %7.1f MiB  %7.1f MiB   %.3f", theirs.seconds, ours.seconds,
-                    theirs.seconds / max(ours.seconds, 0.01), theirs.peakMiB, ours.peakMiB,
-                    ours.peakMiB / max(theirs.peakMiB, 0.01)))
+                    speedUp, theirs.peakMiB, ours.peakMiB, memoryRatio)
+                + "         " + (misses.isEmpty ? "met" : "NOT met (\(misses.joined(separator: ", ")))"))
     }
 }
 print("(best of 3 runs each, the two sides taking turns; targets: ≥ 20× faster, ≤ 0.1 of the peak memory)")
+if missed.isEmpty {
+    print("every target met")
+} else {
+    print("targets NOT met:")
+    for miss in missed { print("  \(miss)") }
+}

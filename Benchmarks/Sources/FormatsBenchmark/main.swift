@@ -1,15 +1,29 @@
-// Decant's plain formats against their anchors, in one run:
-//   CSV → Core Data SQLite store      vs  sqlite3 '.import --csv' of the same file (no type conversion)
-//   SQLite store → NDJSON             vs  sqlite3 -json 'SELECT …' writing the same rows to a file
-//   NDJSON → SQLite store             vs  sqlite-utils insert --nl (in a venv this benchmark creates)
-// on clean rows Decant writes, and on realistic CSV written by Python's csv module (needs python3 and sqlite3):
-//   a single Note.csv (ids, quoted texts with commas and quotes, multi-byte UTF-8, dates with and without a fraction)
-//   a folder: Folder.csv and Tag.csv keyed by name, Note.csv keyed by id with a to-one by key, Note.tags.csv
-//   and the store built from that folder → NDJSON and → CSV   vs  sqlite3 -json / -csv of its ZNOTE rows
-// and the peak RSS of Decant's runs for each input format at two sizes (flat memory: within 10%).
+// Decant's plain formats against their anchors, in one run: the run that decides issue 23's "done".
 //
-//   swift run -c release --package-path Benchmarks FormatsBenchmark [objects…]   (default: 1000000 4000000)
-//   FORMATS_BENCH_SQLITE_UTILS_OBJECTS=… limits the rows given to sqlite-utils (default: the first size).
+//   clean     CSV → store (vs sqlite3 '.import --csv'), store → NDJSON (vs sqlite3 -json), NDJSON → store (vs
+//             sqlite-utils insert --nl), on clean rows Decant writes (the old rows, kept for comparison)
+//   plain     a single realistic Note.csv → store (vs sqlite3 .import --csv): written by Python's csv module, with
+//             ids, quoted texts with commas and quotes, multi-byte UTF-8, ISO 8601 dates with and without a fraction
+//   keyed     a realistic folder → store (vs sqlite3 .import --csv of its four files): Folder.csv and Tag.csv keyed
+//             by their unique name, Note.csv keyed by its unique id with a to-one by key, the join file Note.tags.csv
+//   export    the store built from that folder → NDJSON and → CSV (vs sqlite3 -json / -csv of its ZNOTE rows)
+//   ndjson    realistic NDJSON → store (vs sqlite-utils insert --nl of the same file): written by Python's json
+//             module as another tool exports it, one note per line with its id, escapes (\", \n, \u00e9: a third
+//             of the lines with ensure_ascii), nulls, booleans, dates with and without a fraction and with offsets,
+//             the folder as a nested object named by its key or as the key alone, tags as keys or nested objects
+//   validate  decant validate of the keyed store (no anchor)
+//   migrate   an inferred migrate of the keyed store to a v2 adding an attribute with a default (no anchor)
+//
+// Every row prints the anchor, Decant (best of three; the largest peak RSS of the three), the ratio, the target and
+// whether it is met; at the end a summary per conversion: peak RSS at each size and their spread, the time's growth
+// from the smallest to the largest size, and every target not met. Needs python3 and sqlite3.
+//
+//   swift build -c release --package-path Benchmarks
+//   Benchmarks/.build/release/FormatsBenchmark [objects…] [--only NAME[,NAME…]]    (default: 1000000 4000000, all)
+//   FormatsBenchmark --convert IN OUT FORMAT MODEL[:ENTITY]   (one Decant conversion, MODEL = notes|plain|keyed)
+//   FormatsBenchmark --validate STORE / --migrate IN OUT      (validate / migrate the keyed store, as the rows do)
+//   FormatsBenchmark --realistic N DIR csv-plain|csv-keyed|ndjson   (only write the realistic input)
+//   FORMATS_BENCH_SQLITE_UTILS_OBJECTS=… the rows given to sqlite-utils, scaled to the size (default: 200000)
 import BenchmarkSupport
 import Decant
 import Foundation
@@ -39,8 +53,9 @@ func timed(
 }
 
 /// Decant's convert in a child process (this program with `--convert`): wall time and peak RSS.
+/// `model` is `notes` (the clean rows' model), `plain` (the realistic Note.csv's) or `keyed` (the realistic folder's),
+/// with `:Entity` for input of one entity of a model of several (plain NDJSON).
 @discardableResult
-/// `model` is `notes` (the clean rows' model), `plain` (the realistic Note.csv's) or `keyed` (the realistic folder's).
 func decant(
     _ input: URL, _ output: URL, to format: String, model: String = "notes"
 ) throws -> (seconds: Double, peakMiB: Double) {
@@ -71,12 +86,32 @@ let keyedModel: ObjectModel = {
     return ObjectModel(versionName: "Keyed", entities: [folder, note, tag], versionIdentifiers: ["1"])
 }()
 
+/// The keyed model's second version for the migrate row: `Note.archived` (Boolean, default NO) added, so that an
+/// inferred mapping is lightweight (every other property kept, the new one filled with its default).
+let keyedModelV2: ObjectModel = {
+    var model = keyedModel
+    model.versionName = "Keyed 2"
+    model.versionIdentifiers = ["2"]
+    guard let index = model.entities.firstIndex(where: { $0.name == "Note" }) else { return model }
+    var archived = Attribute(name: "archived", type: .boolean)
+    archived.defaultValue = "NO"
+    model.entities[index].attributes.append(archived)
+    return model
+}()
+
 /// The model of the realistic single `Note.csv`: the clean rows' `Note` and an Integer 64 `id`, no constraint.
 let plainModel: ObjectModel = {
     var note = notesModel.entities[0]
     note.attributes.append(Attribute(name: "id", type: .integer64, isOptional: true))
     return ObjectModel(versionName: "Plain", entities: [note], versionIdentifiers: ["1"])
 }()
+
+/// A bundle of `versions`, the last current.
+func bundle(_ versions: [ObjectModel]) -> ModelBundle {
+    ModelBundle(
+        name: versions[0].versionName ?? "Notes", versions: versions, currentVersionName: versions.last?.versionName,
+        sourceKind: .xcdatamodeld)
+}
 
 /// Writes realistic CSV input with Python's csv module (`python3 -c`): `Note.csv` (`id,date,content,wordCount,pinned`
 /// plus `folder` for the keyed shape: texts with commas, quotes and multi-byte UTF-8, an empty one in fifty, ISO 8601
@@ -121,149 +156,388 @@ let realisticCSVScript = #"""
                 for t in range(i % 3): w.writerow([i, tags[(i + t) % len(tags)]])
     """#
 
+/// Writes realistic NDJSON of the keyed model's notes with Python's json module, as another tool would export them:
+/// one note per line (`--entity Note`), keys in the exporter's order (sorted in one line of four), a third of the
+/// lines with `ensure_ascii` (multi-byte text as `\u00e9` escapes), texts with quotes, commas, newlines, tabs and
+/// backslashes, a null content in one note of fifty and a null folder in one of twenty, ISO 8601 dates in three
+/// spellings (`Z` without a fraction, `Z` with two digits, Python's `isoformat()` with six digits and an offset, in
+/// UTC or +02:00), booleans; relationships by key: `"folder": {"name": …}` (a nested object of the destination,
+/// named by its unique key: the first time a folder appears and one time in ten) or `"folder": "…"` (its key), and
+/// `"tags": […]` holding 0-2 tags, each a nested `{"name": …}` the first time and one time in ten, else its key.
+func writeRealisticNDJSON(count: Int, to file: URL) throws {
+    try timed("/usr/bin/env", ["python3", "-c", realisticNDJSONScript, String(count), file.path])
+}
+
+let realisticNDJSONScript = #"""
+    import json, random, sys, datetime
+    n = int(sys.argv[1]); out = sys.argv[2]
+    rnd = random.Random(23)
+    words = ["milk", "eggs", "línea", "日本", "café", 'note, "quoted"', "naïve", "tea", "Grüße", "call mum", "ok,",
+             "Ünïcödé", "two\nlines", "tab\there", "back\\slash", "🙂"]
+    base = datetime.datetime(2024, 5, 19, 18, 14, 6, tzinfo=datetime.timezone.utc)
+    plus2 = datetime.timezone(datetime.timedelta(hours=2))
+    folders = max(1, n // 1000)
+    def fname(i): return f"Folder {i} «{words[i % 12]}»"
+    tags = ["red", "blue", "grün", "日本語", "a,b", 'say "hi"']
+    seen = set()
+    def ref(key, name):
+        if key in seen and rnd.random() >= 0.1: return name
+        seen.add(key); return {"name": name}
+    with open(out, "w", encoding="utf-8") as f:
+        for i in range(1, n + 1):
+            k = rnd.randint(2, 8)
+            content = " ".join(rnd.choice(words) for _ in range(k))
+            d = base + datetime.timedelta(seconds=i * 13.25)
+            if i % 3 == 0: date = d.astimezone(plus2 if i % 2 else datetime.timezone.utc).isoformat()
+            else: date = d.strftime("%Y-%m-%dT%H:%M:%S") + (f".{d.microsecond // 10000:02d}Z" if d.microsecond else "Z")
+            note = {"id": i, "date": date, "content": None if i % 50 == 0 else content, "wordCount": k,
+                    "pinned": i % 7 == 0}
+            note["folder"] = None if i % 20 == 0 else ref(("f", i % folders), fname(i % folders))
+            note["tags"] = [ref(("t", t), tags[(i + t) % len(tags)]) for t in range(i % 3)]
+            f.write(json.dumps(note, ensure_ascii=(i % 3 == 1), sort_keys=(i % 4 == 0)))
+            f.write("\n")
+    """#
+
 let arguments = Array(CommandLine.arguments.dropFirst())
+
+// One Decant job in this process, for the parent to measure (or for profiling by hand).
 if arguments.first == "--convert", arguments.count == 5 {
-    let model = ["plain": plainModel, "keyed": keyedModel][arguments[4]] ?? notesModel
-    var options = FormatOptions(
-        bundle: ModelBundle(
-            name: model.versionName ?? "Notes", versions: [model], currentVersionName: model.versionName,
-            sourceKind: .xcdatamodeld))
+    let parts = arguments[4].split(separator: ":").map(String.init)
+    let model = ["plain": plainModel, "keyed": keyedModel][parts[0]] ?? notesModel
+    var options = FormatOptions(bundle: bundle([model]))
     options.sqlite.journalMode = .delete
-    if arguments[4] != "keyed" { options.entity = "Note" }
+    if parts.count > 1 {
+        options.entity = parts[1]
+    } else if parts[0] != "keyed" {
+        options.entity = "Note"
+    }
     let report = try StoreConversion.convert(
         from: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]), outputFormat: arguments[3],
         options: options)
     exit(report.read == report.written ? 0 : 1)
 }
+if arguments.first == "--validate", arguments.count == 2 {
+    // As `decant validate STORE --model Keyed`: the first failing object stops it; exit 1 if any fails.
+    let report = try StoreValidation.validate(
+        store: URL(fileURLWithPath: arguments[1]), options: StoreValidation.Options(bundle: bundle([keyedModel])))
+    exit(report.isValid && report.objects["Note"] != nil ? 0 : 1)
+}
+if arguments.first == "--migrate", arguments.count == 3 {
+    // As `decant migrate IN --model Keyed.xcdatamodeld --output OUT`: the mapping is inferred, run inside SQLite
+    // when it can be (the default).
+    var options = StoreMigration.Options(bundle: bundle([keyedModel, keyedModelV2]))
+    options.formatOptions.sqlite.journalMode = .delete
+    let report = try StoreMigration.migrate(
+        store: URL(fileURLWithPath: arguments[1]), to: .file(URL(fileURLWithPath: arguments[2])), options: options)
+    guard report.action == .migrated, report.ledgers.allSatisfy(\.isReconciled), !report.foundProblems else { exit(1) }
+    exit(0)
+}
+if arguments.first == "--realistic", arguments.count == 4, let count = Int(arguments[1]) {
+    let output = URL(fileURLWithPath: arguments[2])
+    switch arguments[3] {
+    case "csv-plain": try writeRealisticCSV(count: count, shape: "plain", in: output)
+    case "csv-keyed": try writeRealisticCSV(count: count, shape: "keyed", in: output)
+    case "ndjson": try writeRealisticNDJSON(count: count, to: output)
+    default: throw BenchmarkError("--realistic N DIR csv-plain|csv-keyed|ndjson")
+    }
+    exit(0)
+}
 
-let sizes = arguments.compactMap(Int.init).isEmpty ? [1_000_000, 4_000_000] : arguments.compactMap(Int.init)
+// The whole run, or the groups `--only` names.
+let groups = ["clean", "plain", "keyed", "export", "ndjson", "validate", "migrate"]
+var only = Set(groups)
+var sizes: [Int] = []
+var index = 0
+while index < arguments.count {
+    if arguments[index] == "--only", index + 1 < arguments.count {
+        only = Set(arguments[index + 1].split(separator: ",").map(String.init))
+        guard only.isSubset(of: groups) else {
+            throw BenchmarkError("--only takes \(groups.joined(separator: ",")), not \(arguments[index + 1])")
+        }
+        index += 2
+    } else if let size = Int(arguments[index]), size > 0 {
+        sizes.append(size)
+        index += 1
+    } else {
+        throw BenchmarkError("usage: FormatsBenchmark [objects…] [--only \(groups.joined(separator: ","))]")
+    }
+}
+if sizes.isEmpty { sizes = [1_000_000, 4_000_000] }
+let utilsLimit = Int(ProcessInfo.processInfo.environment["FORMATS_BENCH_SQLITE_UTILS_OBJECTS"] ?? "") ?? 200_000
+
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("decant-formats-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
 func path(_ name: String) -> URL { folder.appendingPathComponent(name) }
+func remove(_ names: String...) { for name in names { try? FileManager.default.removeItem(at: path(name)) } }
 
 // sqlite-utils, the NDJSON anchor, in its own venv.
-let venv = path("venv")
-try timed("/usr/bin/env", ["python3", "-m", "venv", venv.path])
-try timed(venv.appendingPathComponent("bin/pip").path, ["install", "--quiet", "sqlite-utils"])
-let sqliteUtils = venv.appendingPathComponent("bin/sqlite-utils").path
+var sqliteUtils = ""
+if !only.isDisjoint(with: ["clean", "ndjson"]) {
+    let venv = path("venv")
+    try timed("/usr/bin/env", ["python3", "-m", "venv", venv.path])
+    try timed(venv.appendingPathComponent("bin/pip").path, ["install", "--quiet", "sqlite-utils"])
+    sqliteUtils = venv.appendingPathComponent("bin/sqlite-utils").path
+}
 
-var peaks: [String: [Double]] = [:]
-print("objects  task                     anchor      Decant     ratio   Decant peak RSS")
+/// What a row must reach.
+enum Target {
+    /// Decant's time at most this many times the anchor's.
+    case atMost(Double)
+    /// Decant at least this many times faster than the anchor.
+    case faster(Double)
+    /// Memory only (no anchor).
+    case memoryOnly
+
+    var text: String {
+        switch self {
+        case .atMost(let ratio): String(format: "≤ %.1f×, ", ratio) + memoryText
+        case .faster(let ratio): String(format: "≥ %.0f× faster, ", ratio) + memoryText
+        case .memoryOnly: memoryText
+        }
+    }
+    var memoryText: String { String(format: "≤ %.0f MiB", memoryLimit) }
+}
+let memoryLimit = 64.0
+let memorySpread = 0.10
+/// The time from the smallest to the largest size may grow at most this much more than the size.
+let growthSlack = 1.1
+
+struct Row {
+    var size: Int
+    var conversion: String
+    var anchor: Double?
+    var seconds: Double
+    var peakMiB: Double
+    var target: Target
+
+    /// Decant ÷ anchor, or anchor ÷ Decant for a "faster" target.
+    var ratio: Double? {
+        guard let anchor else { return nil }
+        if case .faster = target { return anchor / seconds }
+        return seconds / anchor
+    }
+    /// What is not met, empty when everything is.
+    var misses: [String] {
+        var misses: [String] = []
+        switch (target, ratio) {
+        case (.atMost(let limit), let ratio?) where ratio > limit: misses.append(String(format: "time %.2f×", ratio))
+        case (.faster(let limit), let ratio?) where ratio < limit:
+            misses.append(String(format: "time %.1f× faster", ratio))
+        case (.atMost, nil), (.faster, nil): misses.append("no anchor")
+        default: break
+        }
+        if peakMiB > memoryLimit { misses.append(String(format: "memory %.1f MiB", peakMiB)) }
+        return misses
+    }
+}
+var rows: [Row] = []
+var notes: [String] = []
+
+print("objects    conversion                  anchor      Decant    ratio     peak RSS   target                    ")
+@MainActor
+func report(_ row: Row) {
+    rows.append(row)
+    let verdict = row.misses.isEmpty ? "met" : "NOT met (\(row.misses.joined(separator: ", ")))"
+    let ratio: String
+    switch (row.target, row.ratio) {
+    case (.faster, let value?): ratio = String(format: "%6.1f× f", value)
+    case (_, let value?): ratio = String(format: "%6.2f×  ", value)
+    case (_, nil): ratio = "     —  "
+    }
+    print(
+        String(format: "%9d  ", row.size) + row.conversion.padding(toLength: 24, withPad: " ", startingAt: 0)
+            + (row.anchor.map { String(format: "%8.2f s", $0) } ?? "         —")
+            + String(format: "  %7.2f s  ", row.seconds) + ratio
+            + String(format: "  %7.1f MiB  ", row.peakMiB) + row.target.text.padding(toLength: 26, withPad: " ", startingAt: 0)
+            + verdict)
+    fflush(nil)  // every stream: a row shows at once when the output goes to a file
+}
+
+/// The shortest of three runs of `body`.
+func best(_ body: () throws -> Double) rethrows -> Double {
+    var result = Double.infinity
+    for _ in 0..<3 { result = min(result, try body()) }
+    return result
+}
+/// Best of three runs of a Decant child process (removing `output` before each): the shortest time, the largest peak.
+func bestOf3(removing output: URL?, _ body: () throws -> (seconds: Double, peakMiB: Double)) throws -> (Double, Double) {
+    var result = (Double.infinity, 0.0)
+    for _ in 0..<3 {
+        if let output { try? FileManager.default.removeItem(at: output) }
+        let run = try body()
+        result = (min(result.0, run.seconds), max(result.1, run.peakMiB))
+    }
+    return result
+}
+func bestDecant(_ input: URL, _ output: URL, _ format: String, model: String = "notes") throws -> (Double, Double) {
+    try bestOf3(removing: output) { try decant(input, output, to: format, model: model) }
+}
+/// sqlite3 importing `files` (path, table) with `.import --csv`: the best of three.
+func sqliteImport(_ files: [(URL, String)]) throws -> Double {
+    try best {
+        remove("anchor.db")
+        return try timed("/usr/bin/sqlite3", [path("anchor.db").path] + files.map { ".import --csv \($0.0.path) \($0.1)" })
+    }
+}
+/// sqlite-utils inserting the first `utilsLimit` lines of `ndjson` (best of three), scaled to `lines`.
+@MainActor
+func sqliteUtilsInsert(_ ndjson: URL, lines: Int, skippingHeader: Bool) throws -> (seconds: Double, rows: Int) {
+    let limit = min(lines, utilsLimit)
+    let prefix = path("prefix.ndjson")
+    try timed(
+        "/usr/bin/env",
+        ["sh", "-c", "tail -n +\(skippingHeader ? 2 : 1) '\(ndjson.path)' | head -n \(limit) > '\(prefix.path)'"])
+    defer { remove("prefix.ndjson", "utils.db") }
+    let seconds = try best {
+        remove("utils.db")
+        return try timed(sqliteUtils, ["insert", path("utils.db").path, "notes", prefix.path, "--nl"])
+    }
+    return (seconds * Double(lines) / Double(limit), limit)
+}
+
 for size in sizes {
-    let store = path("notes-\(size).sqlite")
-    try generateNotesStore(count: size, at: store)
-    // The shared inputs, written by Decant: Note.csv and notes.ndjson of the same rows.
-    let csv = path("Note.csv")
-    let ndjson = path("notes.ndjson")
-    try decant(store, csv, to: "csv")
-    try decant(store, ndjson, to: "ndjson")
+    if only.contains("clean") {
+        let store = path("notes.sqlite")
+        try generateNotesStore(count: size, at: store)
+        // The shared inputs, written by Decant: Note.csv and notes.ndjson of the same rows.
+        let csv = path("Note.csv")
+        let ndjson = path("notes.ndjson")
+        try decant(store, csv, to: "csv")
+        try decant(store, ndjson, to: "ndjson")
 
-    func best(_ body: () throws -> Double) rethrows -> Double {
-        var result = Double.infinity
-        for _ in 0..<3 { result = min(result, try body()) }
-        return result
-    }
-    func bestDecant(_ input: URL, _ output: URL, _ format: String, model: String = "notes") throws -> (Double, Double) {
-        var result = (Double.infinity, 0.0)
-        for _ in 0..<3 {
-            try? FileManager.default.removeItem(at: output)
-            let run = try decant(input, output, to: format, model: model)
-            result = (min(result.0, run.seconds), max(result.1, run.peakMiB))
+        let csvAnchor = try sqliteImport([(csv, "notes")])
+        let csvDecant = try bestDecant(csv, path("out.sqlite"), "sqlite")
+        report(Row(size: size, conversion: "clean CSV → store", anchor: csvAnchor, seconds: csvDecant.0,
+            peakMiB: csvDecant.1, target: .atMost(1.5)))
+
+        let jsonAnchor = try best {
+            try timed(
+                "/usr/bin/sqlite3",
+                ["-json", store.path, "SELECT Z_PK, Z_ENT, Z_OPT, ZCONTENT, ZDATE, ZPINNED, ZWORDCOUNT FROM ZNOTE"],
+                output: path("anchor.json"))
         }
-        return result
-    }
-    func line(_ task: String, _ anchor: Double, _ ours: (Double, Double), ratio: Double) {
-        let label = task.padding(toLength: 22, withPad: " ", startingAt: 0)
-        print(String(format: "%8d  ", size) + label + String(format: "%7.2f s  %7.2f s  %6.2f   %8.1f MiB", anchor, ours.0, ratio, ours.1))
-    }
+        let toJSON = try bestDecant(store, path("out.ndjson"), "ndjson")
+        report(Row(size: size, conversion: "clean store → NDJSON", anchor: jsonAnchor, seconds: toJSON.0,
+            peakMiB: toJSON.1, target: .atMost(1.5)))
 
-    // CSV → store.
-    let csvAnchor = try best {
-        try? FileManager.default.removeItem(at: path("anchor.db"))
-        return try timed("/usr/bin/sqlite3", [path("anchor.db").path, ".import --csv \(csv.path) notes"])
-    }
-    let csvDecant = try bestDecant(csv, path("from-csv.sqlite"), "sqlite")
-    line("CSV → store", csvAnchor, csvDecant, ratio: csvDecant.0 / csvAnchor)
-    peaks["csv", default: []].append(csvDecant.1)
-
-    // Store → NDJSON.
-    let jsonAnchor = try best {
-        try timed(
-            "/usr/bin/sqlite3",
-            ["-json", store.path, "SELECT Z_PK, Z_ENT, Z_OPT, ZCONTENT, ZDATE, ZPINNED, ZWORDCOUNT FROM ZNOTE"],
-            output: path("anchor.json"))
-    }
-    let toJSON = try bestDecant(store, path("out.ndjson"), "ndjson")
-    line("store → NDJSON", jsonAnchor, toJSON, ratio: toJSON.0 / jsonAnchor)
-    peaks["sqlite", default: []].append(toJSON.1)
-
-    // NDJSON → store.
-    let fromJSON = try bestDecant(ndjson, path("from-ndjson.sqlite"), "sqlite")
-    peaks["ndjson", default: []].append(fromJSON.1)
-    if size == sizes[0] {
         // sqlite-utils takes plain objects: the same rows without Decant's header line.
-        let plain = path("plain.ndjson")
-        let limit = Int(ProcessInfo.processInfo.environment["FORMATS_BENCH_SQLITE_UTILS_OBJECTS"] ?? "") ?? size
-        try timed("/usr/bin/env", ["sh", "-c", "tail -n +2 '\(ndjson.path)' | head -n \(limit) > '\(plain.path)'"])
-        try? FileManager.default.removeItem(at: path("utils.db"))
-        let utils = try timed(sqliteUtils, ["insert", path("utils.db").path, "notes", plain.path, "--nl"])
-        let scaled = utils * Double(size) / Double(limit)
-        line("NDJSON → store", scaled, fromJSON, ratio: scaled / fromJSON.0)
-        print("         (ratio here is sqlite-utils ÷ Decant; sqlite-utils ran \(limit) rows, scaled to \(size))")
-    } else {
-        line("NDJSON → store", .nan, fromJSON, ratio: .nan)
+        let fromJSON = try bestDecant(ndjson, path("out.sqlite"), "sqlite")
+        let utils = try sqliteUtilsInsert(ndjson, lines: size, skippingHeader: true)
+        report(Row(size: size, conversion: "clean NDJSON → store", anchor: utils.seconds, seconds: fromJSON.0,
+            peakMiB: fromJSON.1, target: .faster(30)))
+        notes.append("clean NDJSON → store at \(size): sqlite-utils ran the first \(utils.rows) rows, scaled to \(size)")
+        remove("notes.sqlite", "Note.csv", "notes.ndjson", "out.sqlite", "out.ndjson", "anchor.db", "anchor.json")
     }
-    // Realistic input from Python's csv module: the single Note.csv a new user has, then a folder with keys, a
-    // to-one by key and a to-many join file; the store built from the folder goes back to NDJSON and CSV.
-    let plainInput = path("plain")
-    try writeRealisticCSV(count: size, shape: "plain", in: plainInput)
-    let plainCSV = plainInput.appendingPathComponent("Note.csv")
-    let plainAnchor = try best {
-        try? FileManager.default.removeItem(at: path("anchor.db"))
-        return try timed("/usr/bin/sqlite3", [path("anchor.db").path, ".import --csv \(plainCSV.path) notes"])
-    }
-    let plainDecant = try bestDecant(plainCSV, path("from-plain.sqlite"), "sqlite", model: "plain")
-    line("real Note.csv → store", plainAnchor, plainDecant, ratio: plainDecant.0 / plainAnchor)
-    peaks["real Note.csv", default: []].append(plainDecant.1)
 
-    let keyedInput = path("keyed")
-    try writeRealisticCSV(count: size, shape: "keyed", in: keyedInput)
-    let keyedAnchor = try best {
-        try? FileManager.default.removeItem(at: path("anchor.db"))
-        let imports = ["Folder", "Note", "Tag", "Note.tags"].map {
-            ".import --csv \(keyedInput.appendingPathComponent("\($0).csv").path) \($0.replacingOccurrences(of: ".", with: "_"))"
+    if only.contains("plain") {
+        let input = path("plain")
+        try writeRealisticCSV(count: size, shape: "plain", in: input)
+        let csv = input.appendingPathComponent("Note.csv")
+        let anchor = try sqliteImport([(csv, "notes")])
+        let ours = try bestDecant(csv, path("out.sqlite"), "sqlite", model: "plain")
+        report(Row(size: size, conversion: "real Note.csv → store", anchor: anchor, seconds: ours.0,
+            peakMiB: ours.1, target: .atMost(1.5)))
+        remove("plain", "out.sqlite", "anchor.db")
+    }
+
+    // The keyed folder and the store built from it, which export, validate and migrate read.
+    let keyedStore = path("keyed.sqlite")
+    if !only.isDisjoint(with: ["keyed", "export", "validate", "migrate"]) {
+        let input = path("keyed")
+        try writeRealisticCSV(count: size, shape: "keyed", in: input)
+        if only.contains("keyed") {
+            let anchor = try sqliteImport(
+                ["Folder", "Note", "Tag", "Note.tags"].map {
+                    (input.appendingPathComponent("\($0).csv"), $0.replacingOccurrences(of: ".", with: "_"))
+                })
+            let ours = try bestDecant(input, keyedStore, "sqlite", model: "keyed")
+            report(Row(size: size, conversion: "keyed CSV → store", anchor: anchor, seconds: ours.0,
+                peakMiB: ours.1, target: .atMost(1.5)))
+        } else {
+            try decant(input, keyedStore, to: "sqlite", model: "keyed")
         }
-        return try timed("/usr/bin/sqlite3", [path("anchor.db").path] + imports)
-    }
-    let keyedStore = path("from-keyed.sqlite")
-    let keyedDecant = try bestDecant(keyedInput, keyedStore, "sqlite", model: "keyed")
-    line("keyed CSV → store", keyedAnchor, keyedDecant, ratio: keyedDecant.0 / keyedAnchor)
-    peaks["keyed CSV", default: []].append(keyedDecant.1)
-    let query = "SELECT Z_PK, Z_ENT, Z_OPT, ZCONTENT, ZDATE, ZID, ZPINNED, ZWORDCOUNT, ZFOLDER FROM ZNOTE"
-    let keyedJSONAnchor = try best {
-        try timed("/usr/bin/sqlite3", ["-json", keyedStore.path, query], output: path("anchor.json"))
-    }
-    let keyedToJSON = try bestDecant(keyedStore, path("keyed.ndjson"), "ndjson", model: "keyed")
-    line("keyed store → NDJSON", keyedJSONAnchor, keyedToJSON, ratio: keyedToJSON.0 / keyedJSONAnchor)
-    peaks["keyed store", default: []].append(keyedToJSON.1)
-    let keyedCSVAnchor = try best {
-        try timed("/usr/bin/sqlite3", ["-csv", keyedStore.path, query], output: path("anchor.csv"))
-    }
-    let keyedToCSV = try bestDecant(keyedStore, path("keyed-csv"), "csv", model: "keyed")
-    line("keyed store → CSV", keyedCSVAnchor, keyedToCSV, ratio: keyedToCSV.0 / keyedCSVAnchor)
-    for name in ["plain", "keyed", "from-plain.sqlite", "from-keyed.sqlite", "keyed.ndjson", "keyed-csv", "anchor.csv"] {
-        try? FileManager.default.removeItem(at: path(name))
+        remove("keyed", "anchor.db")
     }
 
-    for name in ["notes-\(size).sqlite", "Note.csv", "notes.ndjson", "from-csv.sqlite", "out.ndjson", "from-ndjson.sqlite",
-        "anchor.db", "anchor.json", "plain.ndjson", "utils.db"] {
-        try? FileManager.default.removeItem(at: path(name))
+    if only.contains("export") {
+        let query = "SELECT Z_PK, Z_ENT, Z_OPT, ZCONTENT, ZDATE, ZID, ZPINNED, ZWORDCOUNT, ZFOLDER FROM ZNOTE"
+        let jsonAnchor = try best {
+            try timed("/usr/bin/sqlite3", ["-json", keyedStore.path, query], output: path("anchor.json"))
+        }
+        let toJSON = try bestDecant(keyedStore, path("keyed.ndjson"), "ndjson", model: "keyed")
+        report(Row(size: size, conversion: "keyed store → NDJSON", anchor: jsonAnchor, seconds: toJSON.0,
+            peakMiB: toJSON.1, target: .atMost(1.5)))
+        let csvAnchor = try best {
+            try timed("/usr/bin/sqlite3", ["-csv", keyedStore.path, query], output: path("anchor.csv"))
+        }
+        let toCSV = try bestDecant(keyedStore, path("keyed-csv"), "csv", model: "keyed")
+        report(Row(size: size, conversion: "keyed store → CSV", anchor: csvAnchor, seconds: toCSV.0,
+            peakMiB: toCSV.1, target: .atMost(1.5)))
+        remove("keyed.ndjson", "keyed-csv", "anchor.json", "anchor.csv")
+    }
+
+    if only.contains("validate") {
+        let ours = try bestOf3(removing: nil) { try measure(CommandLine.arguments[0], ["--validate", keyedStore.path]) }
+        report(Row(size: size, conversion: "validate keyed store", anchor: nil, seconds: ours.0, peakMiB: ours.1,
+            target: .memoryOnly))
+    }
+
+    if only.contains("migrate") {
+        let output = path("migrated.sqlite")
+        let ours = try bestOf3(removing: output) {
+            try measure(CommandLine.arguments[0], ["--migrate", keyedStore.path, output.path])
+        }
+        report(Row(size: size, conversion: "migrate keyed (inferred)", anchor: nil, seconds: ours.0,
+            peakMiB: ours.1, target: .memoryOnly))
+        remove("migrated.sqlite")
+    }
+    remove("keyed.sqlite")
+
+    if only.contains("ndjson") {
+        let ndjson = path("real.ndjson")
+        try writeRealisticNDJSON(count: size, to: ndjson)
+        let ours = try bestDecant(ndjson, path("out.sqlite"), "sqlite", model: "keyed:Note")
+        let utils = try sqliteUtilsInsert(ndjson, lines: size, skippingHeader: false)
+        report(Row(size: size, conversion: "real NDJSON → store", anchor: utils.seconds, seconds: ours.0,
+            peakMiB: ours.1, target: .faster(30)))
+        notes.append("real NDJSON → store at \(size): sqlite-utils ran the first \(utils.rows) lines, scaled to \(size)")
+        remove("real.ndjson", "out.sqlite")
     }
 }
-for (format, values) in peaks.sorted(by: { $0.key < $1.key }) {
-    let spread = (values.max() ?? 0) / max(values.min() ?? 1, 1) - 1
-    print(String(format: "peak RSS reading %@: %@ MiB, spread %.1f%%", format,
-        values.map { String(format: "%.1f", $0) }.joined(separator: " / "), spread * 100))
+
+// The summary: per conversion, memory at each size and its spread, the time's growth, and every target not met.
+print("")
+for note in notes { print("(\(note))") }
+print("")
+print("per conversion: peak RSS at each size, spread (≤ \(Int(memorySpread * 100))%), time growth")
+var missed: [String] = rows.filter { !$0.misses.isEmpty }.map {
+    "\($0.conversion) at \($0.size): \($0.misses.joined(separator: ", "))"
 }
-print("targets: CSV → store ≤ 1.5× sqlite3 .import; store → NDJSON ≤ 1.5× sqlite3 -json; NDJSON → store ≥ 30× faster than sqlite-utils; peak RSS ≤ 64 MiB, within 10% across sizes")
+var conversions: [String] = []
+for row in rows where !conversions.contains(row.conversion) { conversions.append(row.conversion) }
+for conversion in conversions {
+    let runs = rows.filter { $0.conversion == conversion }.sorted { $0.size < $1.size }
+    guard let first = runs.first, let last = runs.last else { continue }
+    let peaks = runs.map(\.peakMiB)
+    let spread = (peaks.max() ?? 0) / max(peaks.min() ?? 1, 1) - 1
+    var line = conversion.padding(toLength: 26, withPad: " ", startingAt: 0)
+        + peaks.map { String(format: "%.1f", $0) }.joined(separator: " / ") + " MiB"
+    if runs.count > 1 {
+        line += String(format: ", spread %.1f%%", spread * 100)
+        if spread > memorySpread { missed.append(String(format: "\(conversion): memory spread %.1f%%", spread * 100)) }
+        let growth = last.seconds / first.seconds
+        let limit = growthSlack * Double(last.size) / Double(first.size)
+        line += String(format: ", time \(last.size) ÷ \(first.size) = %.2f (≤ %.2f)", growth, limit)
+        if growth > limit { missed.append(String(format: "\(conversion): time \(last.size) ÷ \(first.size) %.2f", growth)) }
+    }
+    print(line)
+}
+print("")
+if sizes.count < 2 { print("(one size only: the spread and the time's growth need 1M and 4M, the issue's one run)") }
+if missed.isEmpty {
+    print("every target met")
+} else {
+    print("targets NOT met:")
+    for miss in missed { print("  \(miss)") }
+}
