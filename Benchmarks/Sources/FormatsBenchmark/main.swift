@@ -243,6 +243,13 @@ if arguments.first == "--realistic", arguments.count == 4, let count = Int(argum
     exit(0)
 }
 
+/// Stops with the usage and exit status 64.
+func usage(_ problem: String) -> Never {
+    FileHandle.standardError.write(
+        Data("\(problem)\nusage: FormatsBenchmark [objects…] [--only NAME[,NAME…]] (NAME: \(groups.joined(separator: ",")))\n".utf8))
+    exit(64)
+}
+
 // The whole run, or the groups `--only` names.
 let groups = ["clean", "plain", "keyed", "export", "ndjson", "validate", "migrate"]
 var only = Set(groups)
@@ -252,14 +259,14 @@ while index < arguments.count {
     if arguments[index] == "--only", index + 1 < arguments.count {
         only = Set(arguments[index + 1].split(separator: ",").map(String.init))
         guard only.isSubset(of: groups) else {
-            throw BenchmarkError("--only takes \(groups.joined(separator: ",")), not \(arguments[index + 1])")
+            usage("--only takes \(groups.joined(separator: ",")), not \(arguments[index + 1])")
         }
         index += 2
     } else if let size = Int(arguments[index]), size > 0 {
         sizes.append(size)
         index += 1
     } else {
-        throw BenchmarkError("usage: FormatsBenchmark [objects…] [--only \(groups.joined(separator: ","))]")
+        usage("unexpected argument \(arguments[index])")
     }
 }
 if sizes.isEmpty { sizes = [1_000_000, 4_000_000] }
