@@ -47,8 +47,6 @@ public final class CSVWriter: RecordWriter {
     private var created: Set<String> = []
     private var singleEntity: String?
     private var reported: Set<String> = []
-    /// Scratch bytes for a reference or id by primary key, spelled without a String per field.
-    private var spelling: [UInt8] = []
 
     /// Starts a new output at `destination` for `model`: a single file when its extension is `csv`, else a folder.
     /// - Throws: `.cannotCreateOutput` when the destination is a folder Decant did not write (or a file, for a
@@ -139,53 +137,87 @@ public final class CSVWriter: RecordWriter {
             try closeOpenFiles()
             currentEntity = name
         }
-        let entityFile = try file(isSingleFile ? destination.lastPathComponent : "\(name).csv") { output in
-            output.write(CSVColumns.idHeader)
-            for attribute in layout.attributes { output.write(attribute.name) }
-            for relationship in layout.relationships where !relationship.isToMany { output.write(relationship.name) }
+        let entityFile = try file(isSingleFile ? destination.lastPathComponent : "\(name).csv") { header in
+            header.write(CSVColumns.idHeader)
+            for attribute in layout.attributes { header.write(attribute.name) }
+            for relationship in layout.relationships where !relationship.isToMany { header.write(relationship.name) }
         }
-        let attributeCount = layout.attributes.count
-        for row in 0..<batch.count {
-            let id = batch.id(at: row)
-            writeID(id, to: entityFile)
-            for (index, attribute) in layout.attributes.enumerated() {
-                let cell = batch.cell(row: row, column: index)
-                switch cell.kind {
-                case .text:
-                    batch.withBytes(of: cell) { entityFile.write(bytes: $0) }
-                case .real where attribute.type == .date && writeDate(cell, to: entityFile):
-                    // The text ``CSVValueText/format(_:as:in:)`` gives, from bytes (the NDJSON writer's way): a
-                    // String per date was a third of a store's export.
-                    continue
-                default:
-                    if let text = CSVValueText.format(cell, as: attribute.type, in: batch) {
-                        entityFile.write(text)
-                    } else {
-                        entityFile.writeNil()
+        // Per column, what its fields are spelled from, decided once per batch: the layout's `Attribute`s copied
+        // field by field were a tenth of a store's export.
+        let types = layout.attributes.map(\.type)
+        let toMany = layout.relationships.map(\.isToMany)
+        let attributeCount = types.count
+        let width = batch.width
+        try entityFile.withRecords { records in
+            try batch.cells.withUnsafeBufferPointer { cells in
+                try batch.bytes.withUnsafeBytes { storage in
+                    for row in 0..<batch.count {
+                        let identity = batch.identities[row]
+                        let id: RecordID
+                        if identity.kind == .integer {
+                            id = .primaryKey(identity.integer)
+                        } else {
+                            id = batch.id(at: row)
+                        }
+                        Self.writeID(id, to: &records)
+                        let first = row * width
+                        for index in 0..<attributeCount {
+                            let cell = cells[first + index]
+                            let type = types[index]
+                            switch cell.kind {
+                            case .null:
+                                records.writeNil()
+                            case .text:
+                                let start = Int(cell.integer)
+                                records.write(
+                                    bytes: UnsafeRawBufferPointer(rebasing: storage[start..<start + Int(cell.length)]))
+                            case .integer where type == .integer16 || type == .integer32 || type == .integer64:
+                                records.writeInteger(cell.integer)
+                            case .integer where type == .boolean && (cell.integer == 0 || cell.integer == 1):
+                                records.write(cell.integer == 1 ? "true" : "false")
+                            case .real
+                            where type == .date
+                                && records.writeDate(
+                                    referenceSeconds: Double(bitPattern: UInt64(bitPattern: cell.integer))):
+                                // The text ``CSVValueText/format(_:as:in:)`` gives, from bytes (the NDJSON writer's
+                                // way): a String per date was a third of a store's export.
+                                continue
+                            default:
+                                if let text = CSVValueText.format(cell, as: type, in: batch) {
+                                    records.write(text)
+                                } else {
+                                    records.writeNil()
+                                }
+                            }
+                        }
+                        for index in toMany.indices {
+                            let cell = cells[first + attributeCount + index]
+                            if toMany[index] {
+                                try writeMembers(cell, of: id, through: layout.relationships[index], batch: batch)
+                                continue
+                            }
+                            switch cell.kind {
+                            case .reference, .externalReference:
+                                Self.writeReference(cell, of: batch, to: &records)
+                            case .referenceList where cell.length == 1:
+                                Self.writeReference(batch.references[Int(cell.integer)], of: batch, to: &records)
+                            case .referenceList where cell.length > 1:
+                                let relationship = layout.relationships[index]
+                                throw DecantError(
+                                    .malformedInput,
+                                    "the to-one relationship \(relationship.name) has \(cell.length) destinations",
+                                    at: Location(
+                                        path: displayPath, entity: name, object: "\(name)/\(id)",
+                                        keyPath: relationship.name))
+                            default:
+                                records.writeNil()
+                            }
+                        }
+                        records.endRecord()
+                        try entityFile.flushIfFull(&records)
                     }
                 }
             }
-            for (index, relationship) in layout.relationships.enumerated() {
-                let cell = batch.cell(row: row, column: attributeCount + index)
-                if relationship.isToMany {
-                    try writeMembers(cell, of: id, through: relationship, batch: batch)
-                    continue
-                }
-                switch cell.kind {
-                case .reference, .externalReference:
-                    writeReference(cell, of: batch, to: entityFile)
-                case .referenceList where cell.length == 1:
-                    writeReference(batch.references[Int(cell.integer)], of: batch, to: entityFile)
-                case .referenceList where cell.length > 1:
-                    throw DecantError(
-                        .malformedInput, "the to-one relationship \(relationship.name) has \(cell.length) destinations",
-                        at: Location(
-                            path: displayPath, entity: name, object: "\(name)/\(id)", keyPath: relationship.name))
-                default:
-                    entityFile.writeNil()
-                }
-            }
-            try entityFile.endRecord()
         }
     }
 
@@ -209,74 +241,42 @@ public final class CSVWriter: RecordWriter {
             return
         }
         let ordered = relationship.isOrdered
-        let join = try file("\(name).\(relationship.name).csv") { output in
-            output.write("owner")
-            output.write("member")
-            if ordered { output.write("position") }
+        let join = try file("\(name).\(relationship.name).csv") { header in
+            header.write("owner")
+            header.write("member")
+            if ordered { header.write("position") }
         }
         let start = Int(cell.integer)
-        for (position, member) in batch.references[start..<start + Int(cell.length)].enumerated() {
-            writeID(owner, to: join)
-            writeReference(member, of: batch, to: join)
-            if ordered { join.write(String(position + 1)) }
-            try join.endRecord()
+        try join.withRecords { records in
+            for (position, member) in batch.references[start..<start + Int(cell.length)].enumerated() {
+                Self.writeID(owner, to: &records)
+                Self.writeReference(member, of: batch, to: &records)
+                if ordered { records.writeInteger(Int64(position + 1)) }
+                records.endRecord()
+                try join.flushIfFull(&records)
+            }
         }
     }
 
     /// Writes the field `Entity/p12` of a reference cell, as its ``ObjectReference/description`` spells it: by
     /// primary key from bytes (two million join rows made four million Strings), any other through the description.
-    private func writeReference(_ cell: RecordBatch.Cell, of batch: RecordBatch, to file: CSVOutputFile) {
+    private static func writeReference(_ cell: RecordBatch.Cell, of batch: RecordBatch, to records: inout CSVRecordBuffer)
+    {
         let index = Int(cell.length)
         guard cell.kind == .reference, cell.integer >= 0, batch.entityNames.indices.contains(index) else {
-            return file.write(batch.reference(of: cell).description)
+            return records.write(batch.reference(of: cell).description)
         }
-        spelling.removeAll(keepingCapacity: true)
-        spelling.append(contentsOf: batch.entityNames[index].utf8)
-        spelling.append(UInt8(ascii: "/"))
-        Self.appendPrimaryKey(cell.integer, to: &spelling)
-        spelling.withUnsafeBytes { file.write(bytes: $0) }
-    }
-
-    /// Writes the ISO 8601 text of a date cell (``ExactDate/appendText(referenceSeconds:to:)``) and returns true,
-    /// or writes nothing and returns false where there is no such text.
-    private func writeDate(_ cell: RecordBatch.Cell, to file: CSVOutputFile) -> Bool {
-        spelling.removeAll(keepingCapacity: true)
-        let seconds = Double(bitPattern: UInt64(bitPattern: cell.integer))
-        guard ExactDate.appendText(referenceSeconds: seconds, to: &spelling) else { return false }
-        spelling.withUnsafeBytes { file.write(bytes: $0) }
-        return true
+        records.writeReference(entity: batch.entityNames[index], primaryKey: cell.integer)
     }
 
     /// Writes the field of an object's id, as its ``RecordID/description`` spells it (`p12`, or the source's id).
-    private func writeID(_ id: RecordID, to file: CSVOutputFile) {
-        guard case .primaryKey(let key) = id, key >= 0 else { return file.write(id.description) }
-        spelling.removeAll(keepingCapacity: true)
-        Self.appendPrimaryKey(key, to: &spelling)
-        spelling.withUnsafeBytes { file.write(bytes: $0) }
-    }
-
-    /// Appends `p` and the decimal digits of `key` (not negative).
-    private static func appendPrimaryKey(_ key: Int64, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "p"))
-        var count = 0
-        var rest = UInt64(key)
-        repeat {
-            count += 1
-            rest /= 10
-        } while rest > 0
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
-        var value = UInt64(key)
-        var position = start + count - 1
-        repeat {
-            bytes[position] = UInt8(ascii: "0") + UInt8(value % 10)
-            value /= 10
-            position -= 1
-        } while value > 0
+    private static func writeID(_ id: RecordID, to records: inout CSVRecordBuffer) {
+        guard case .primaryKey(let key) = id, key >= 0 else { return records.write(id.description) }
+        records.writePrimaryKey(key)
     }
 
     /// The open file `name`, opened to append or created with its header.
-    private func file(_ name: String, header: (CSVOutputFile) -> Void) throws -> CSVOutputFile {
+    private func file(_ name: String, header: (inout CSVRecordBuffer) -> Void) throws -> CSVOutputFile {
         if let output = open[name] { return output }
         let url = isSingleFile ? target : target.appendingPathComponent(name)
         let path = isSingleFile ? displayPath : displayPath + "/" + name
@@ -284,8 +284,11 @@ public final class CSVWriter: RecordWriter {
         let output = try CSVOutputFile(url: url, path: path, dialect: dialect, append: exists)
         if !exists {
             created.insert(name)
-            header(output)
-            try output.endRecord()
+            try output.withRecords { records in
+                header(&records)
+                records.endRecord()
+                try output.flushIfFull(&records)
+            }
         }
         open[name] = output
         return output

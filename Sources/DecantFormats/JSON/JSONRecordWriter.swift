@@ -63,6 +63,7 @@ public final class JSONRecordWriter: RecordWriter {
     private var plans: ModelPlan
     /// Per entity name, the JSON bytes that do not change from object to object.
     private var spellings: [String: ObjectSpelling] = [:]
+    private var referenceSpelling = ReferenceSpelling()
     private enum State { case open, finished, abandoned }
     private var state = State.open
     private static let flushThreshold = 1 << 16
@@ -127,6 +128,7 @@ public final class JSONRecordWriter: RecordWriter {
                 at: Location(path: displayPath, entity: name))
         }
         let spelling = spelling(for: plan.layout)
+        let references = referenceSpelling(for: batch)
         // The bytes are built in a local buffer: a stored property's every use would be checked for exclusive
         // access at run time, and that showed in profiles.
         var output = JSONOutput()
@@ -140,7 +142,8 @@ public final class JSONRecordWriter: RecordWriter {
             case .lines: break
             }
             do {
-                try Self.appendObject(row: row, of: batch, plan: plan, spelling: spelling, to: &output)
+                try Self.appendObject(
+                    row: row, of: batch, plan: plan, spelling: spelling, references: references, to: &output)
             } catch {
                 output.bytes.removeSubrange(mark...)
                 throw error
@@ -200,6 +203,7 @@ public final class JSONRecordWriter: RecordWriter {
         var attributeKeys: [[UInt8]]
         var attributeTypes: [AttributeType]
         var relationshipKeys: [[UInt8]]
+        var relationshipIsToMany: [Bool]
 
         init(layout: RecordLayout) {
             func key(_ name: String) -> [UInt8] {
@@ -217,7 +221,49 @@ public final class JSONRecordWriter: RecordWriter {
             attributeKeys = layout.attributes.map { key($0.name) }
             attributeTypes = layout.attributes.map(\.type)
             relationshipKeys = layout.relationships.map { key($0.name) }
+            relationshipIsToMany = layout.relationships.map(\.isToMany)
         }
+    }
+
+    /// The JSON bytes that start a reference by primary key to each entity of a batch's ``RecordBatch/entityNames``:
+    /// the opening quote, the escaped name and its slash (`"Folder/`); `p`, the key and the closing quote follow.
+    private struct ReferenceSpelling {
+        var entityNames: [String] = []
+        var prefixes: [[UInt8]] = []
+
+        init() {}
+
+        init(entityNames: [String]) {
+            self.entityNames = entityNames
+            prefixes = entityNames.map { name in
+                var prefix = JSONOutput()
+                prefix.appendString(name + "/")
+                prefix.bytes.removeLast()  // the closing quote: the id follows
+                return prefix.bytes
+            }
+        }
+
+        /// Appends `"Entity/p12"` for a reference cell by primary key, else the string of its
+        /// ``ObjectReference/description``.
+        @inline(__always)
+        func append(_ cell: RecordBatch.Cell, of batch: RecordBatch, to output: inout JSONOutput) {
+            let index = Int(cell.length)
+            guard cell.kind == .reference, prefixes.indices.contains(index) else {
+                return output.appendString(batch.reference(of: cell).description)
+            }
+            output.bytes.append(contentsOf: prefixes[index])
+            output.bytes.append(UInt8(ascii: "p"))
+            output.bytes.appendDecimal(cell.integer)
+            output.bytes.append(UInt8(ascii: "\""))
+        }
+    }
+
+    /// The reference spelling of `batch`'s entity names, kept while batches come with the same names.
+    private func referenceSpelling(for batch: RecordBatch) -> ReferenceSpelling {
+        if referenceSpelling.entityNames != batch.entityNames {
+            referenceSpelling = ReferenceSpelling(entityNames: batch.entityNames)
+        }
+        return referenceSpelling
     }
 
     private func spelling(for layout: RecordLayout) -> ObjectSpelling {
@@ -228,7 +274,8 @@ public final class JSONRecordWriter: RecordWriter {
     }
 
     private static func appendObject(
-        row: Int, of batch: RecordBatch, plan: EntityPlan, spelling: ObjectSpelling, to output: inout JSONOutput
+        row: Int, of batch: RecordBatch, plan: EntityPlan, spelling: ObjectSpelling, references: ReferenceSpelling,
+        to output: inout JSONOutput
     ) throws {
         let layout = plan.layout
         // `"Entity/p12"` or `"Entity/<external id>"`, spelled as `Entity/\(RecordID)` is.
@@ -263,35 +310,35 @@ public final class JSONRecordWriter: RecordWriter {
             }
         }
         guard !layout.relationships.isEmpty else { return output.append("}") }
-        for (index, relationship) in layout.relationships.enumerated() {
-            let cell = batch.cell(row: row, column: attributeCount + index)
+        for index in spelling.relationshipKeys.indices {
+            let cell = batch.cells[first + attributeCount + index]
             if cell.kind == .viaInverse { continue }
             output.bytes.append(contentsOf: spelling.relationshipKeys[index])
             switch cell.kind {
             case .reference, .externalReference:
-                let reference = batch.reference(of: cell)
-                if relationship.isToMany {
+                if spelling.relationshipIsToMany[index] {
                     output.append("[")
-                    output.appendString(reference.description)
+                    references.append(cell, of: batch, to: &output)
                     output.append("]")
                 } else {
-                    output.appendString(reference.description)
+                    references.append(cell, of: batch, to: &output)
                 }
             case .referenceList:
                 let start = Int(cell.integer)
                 let members = batch.references[start..<start + Int(cell.length)]
-                if relationship.isToMany {
+                if spelling.relationshipIsToMany[index] {
                     output.append("[")
                     for (position, member) in members.enumerated() {
                         if position > 0 { output.append(",") }
-                        output.appendString(batch.reference(of: member).description)
+                        references.append(member, of: batch, to: &output)
                     }
                     output.append("]")
                 } else if let first = members.first, members.count == 1 {
-                    output.appendString(batch.reference(of: first).description)
+                    references.append(first, of: batch, to: &output)
                 } else if members.isEmpty {
                     output.append("null")
                 } else {
+                    let relationship = layout.relationships[index]
                     throw DecantError(
                         .malformedInput, "the to-one relationship \(relationship.name) holds \(members.count) objects",
                         at: Location(
@@ -299,7 +346,7 @@ public final class JSONRecordWriter: RecordWriter {
                             keyPath: relationship.name))
                 }
             default:
-                output.append(relationship.isToMany ? "[]" : "null")
+                output.append(spelling.relationshipIsToMany[index] ? "[]" : "null")
             }
         }
         output.append("}")

@@ -221,6 +221,8 @@ public final class SQLiteStoreReader: SelectingRecordReader {
         let attributeSources: [(column: Int32?, external: Bool)]
         /// Per layout attribute: a composite's elements and their columns in the SELECT (nil: not a composite).
         let compositeSources: [[(name: String, type: AttributeType, column: Int32)]?]
+        /// Whether any attribute is a composite (most entities have none, and skip the look-up per column).
+        let hasComposites: Bool
         /// Per layout attribute: whether it is optional (a required composite with no element value reads as `[:]`).
         let optional: [Bool]
         let sql: String
@@ -258,6 +260,7 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                 }
             }
             self.compositeSources = compositeSources
+            self.hasComposites = !plan.composites.isEmpty
             self.optional = layout.attributes.map(\.isOptional)
             var sources: [RelationshipSource] = []
             for planned in plan.relationships {
@@ -336,6 +339,10 @@ public final class SQLiteStoreReader: SelectingRecordReader {
             // A batch also ends past the reader's `membersPerBatch` to-many members: six tags of a million notes
             // each would otherwise be one batch of six million members (a record's own members always stay whole).
             let memberLimit = reader.membersPerBatch
+            // Read once per batch: a stored property of this class read per row is checked for exclusive access at
+            // run time, and a composite's optional element list copied per column was retained and released.
+            let sources = self.sources
+            let hasComposites = self.hasComposites
             while batch.count < limit, batch.references.count < memberLimit {
                 let code = sqlite3_step(handle)
                 if code == SQLITE_DONE {
@@ -349,7 +356,7 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                 batch.beginRecord(primaryKey: primaryKey)
                 for index in 0..<attributeCount {
                     let source = attributeSources[index]
-                    if let elements = compositeSources[index] {
+                    if hasComposites, let elements = compositeSources[index] {
                         appendComposite(handle, elements, optional: optional[index], to: &batch)
                         continue
                     }

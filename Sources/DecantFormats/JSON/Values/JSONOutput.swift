@@ -59,15 +59,7 @@ struct JSONOutput {
 
     /// Appends an integer in decimal, without going through a String.
     mutating func appendInteger(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        guard magnitude >= 10 else { return bytes.append(0x30 + UInt8(truncatingIfNeeded: magnitude)) }
-        let start = bytes.count
-        while magnitude > 0 {
-            bytes.append(0x30 + UInt8(truncatingIfNeeded: magnitude % 10))
-            magnitude /= 10
-        }
-        bytes[start...].reverse()
+        bytes.appendDecimal(value)
     }
 
     /// Appends a finite Double as its shortest round-trip text, or a non-finite one as the string `NaN`,
@@ -83,4 +75,20 @@ struct JSONOutput {
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
+}
+
+extension [UInt8] {
+    /// Appends `value` in decimal, as `String(value)` spells it, without going through a String.
+    @inline(__always)
+    mutating func appendDecimal(_ value: Int64) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        guard magnitude >= 10 else { return append(0x30 + UInt8(truncatingIfNeeded: magnitude)) }
+        let start = count
+        while magnitude > 0 {
+            append(0x30 + UInt8(truncatingIfNeeded: magnitude % 10))
+            magnitude /= 10
+        }
+        self[start...].reverse()
+    }
 }
