@@ -555,8 +555,9 @@ extension StoreMigration.Report {
     }
 }
 
-/// A writer that keeps nothing: the sink of a dry run.
-struct DiscardingWriter: RecordWriter {
+/// A writer that keeps nothing: the sink of a dry run. It takes to-many lists in parts, as it takes anything.
+struct DiscardingWriter: RecordWriter, MemberPartsConsumer {
+    var takesMemberParts: Bool { true }
     mutating func write(_ batch: RecordBatch) throws {}
     mutating func finish() throws {}
     mutating func abandon() {}

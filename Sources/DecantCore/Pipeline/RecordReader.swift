@@ -26,3 +26,19 @@ public protocol EntityNamingReader: RecordReader {
     /// The entity taken from `FormatOptions.entity`, when the reader used it.
     var entityFromOptions: String? { get }
 }
+
+/// A reader that can deliver long to-many lists in parts (``RecordBatch/Continuation``), so that no batch holds more
+/// than ``memberPartSize`` members of one list however many a record has. A job sets it only for consumers that take
+/// parts (``MemberPartsConsumer``); every other consumer gets whole records.
+public protocol PartedRecordReader: RecordReader, AnyObject {
+    /// The most members of one to-many relationship a record or a continuation carries; nil: records come whole.
+    var memberPartSize: Int? { get set }
+}
+
+/// A writer or transform that takes records whose to-many lists come in parts (``RecordBatch/Continuation``): it
+/// holds what it must of a record cut short until the record's last part, and its output is the same as for whole
+/// records.
+public protocol MemberPartsConsumer {
+    /// Whether this consumer, as configured, takes parts.
+    var takesMemberParts: Bool { get }
+}

@@ -31,7 +31,8 @@ public struct RecordBatch: Sendable {
         case reference
         /// A reference to an external id: text at `integer` in ``bytes``, `length` bytes; `entity` in ``entityNames``.
         case externalReference
-        /// A to-many list: `integer` = first index in ``references``, `length` = count.
+        /// A to-many list: `integer` = first index in ``references``, `length` = count; `entity` is
+        /// ``RecordBatch/continuedList`` when further members follow in continuation batches (``Continuation``).
         case referenceList
         /// A to-many relationship carried by its inverse.
         case viaInverse
@@ -76,6 +77,34 @@ public struct RecordBatch: Sendable {
     /// Shared storage for to-many members (each a `.reference` or `.externalReference` cell).
     public private(set) var references: [Cell] = []
 
+    /// What a continuation batch carries: further members of one to-many relationship of the record that ended the
+    /// batch before it.
+    ///
+    /// A reader asked for parts (``PartedRecordReader``) ends a batch after a record with a list longer than its
+    /// part size. That record carries every attribute and to-one whole, and at most the part size members of each
+    /// to-many; each list cut short has the mark ``RecordBatch/continuedList`` (``isContinued(_:)``). Continuation
+    /// batches follow, holding no record (``count`` is 0): each carries further members of one relationship, in
+    /// ``references``, in layout order of the relationships cut short; the last part of each relationship is final.
+    /// Only consumers that asked for parts see them (``MemberPartsConsumer``).
+    public struct Continuation: Sendable, Hashable {
+        /// The relationship's position in the layout's relationships.
+        public var relationship: Int
+        /// Whether these are the last members of the relationship.
+        public var isFinal: Bool
+
+        /// Creates a continuation.
+        public init(relationship: Int, isFinal: Bool) {
+            self.relationship = relationship
+            self.isFinal = isFinal
+        }
+    }
+
+    /// The continuation this batch carries (its members are all of ``references``); nil for a batch of records.
+    public private(set) var continuation: Continuation?
+
+    /// The `entity` of a list cell whose further members follow in continuation batches.
+    public static let continuedList: Int32 = 1
+
     /// Cells per record: attributes, then relationships.
     public var width: Int { layout.attributes.count + layout.relationships.count }
 
@@ -89,6 +118,7 @@ public struct RecordBatch: Sendable {
     public mutating func removeAll(newLayout: RecordLayout? = nil) {
         if let newLayout { layout = newLayout }
         count = 0
+        continuation = nil
         cells.removeAll(keepingCapacity: true)
         identities.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: true)
@@ -226,6 +256,30 @@ public struct RecordBatch: Sendable {
             references.append(Cell(kind: .reference, integer: key, length: entity))
         }
         cells.append(Cell(kind: .referenceList, integer: Int64(start), length: Int32(primaryKeys.count)))
+    }
+
+    /// Appends the first part of a to-many list by primary keys whose further members follow in continuation
+    /// batches (``Continuation``); the record must be the batch's last.
+    public mutating func appendContinuedReferenceList(primaryKeys: [Int64], entityIndices: [Int32]) {
+        appendReferenceList(primaryKeys: primaryKeys, entityIndices: entityIndices)
+        cells[cells.count - 1].entity = Self.continuedList
+    }
+
+    /// Makes this emptied batch (``removeAll(newLayout:)``) a continuation: members (by primary key and entity index)
+    /// of one relationship of the record that ended the batch before.
+    public mutating func setContinuation(
+        _ continuation: Continuation, primaryKeys: [Int64], entityIndices: [Int32]
+    ) {
+        self.continuation = continuation
+        for (key, entity) in zip(primaryKeys, entityIndices) {
+            references.append(Cell(kind: .reference, integer: key, length: entity))
+        }
+    }
+
+    /// Whether `cell` is a to-many list whose further members follow in continuation batches.
+    @inlinable
+    public func isContinued(_ cell: Cell) -> Bool {
+        cell.kind == .referenceList && cell.entity == Self.continuedList
     }
 
     /// Marks a to-many relationship as carried by its inverse.

@@ -140,6 +140,19 @@ public struct ModelValidator {
     public var checksReferences = true
     /// Whether uniqueness constraints are checked; false remembers no values.
     public var checksUniqueness = true
+    /// The object whose to-many lists come in parts (``RecordBatch/Continuation``), checked but not yet settled.
+    private var openRecord: OpenRecord?
+
+    /// An object checked up to its lists cut short: its failures so far (all of them, to place the count failures
+    /// where a whole object has them), and per list cut short its rule, where its count failures go and its count.
+    private struct OpenRecord {
+        var entity: String
+        var id: RecordID
+        var failures: [Reject]
+        var lists: [Int: (check: RelationshipRules, place: Int, count: Int)]
+        var listsAll: Bool
+        var keptInOutput: Bool
+    }
 
     /// A validator for objects of `model`, remembering what it has seen in sets `keySets` makes.
     public init(
@@ -176,6 +189,9 @@ public struct ModelValidator {
     public mutating func check(
         _ batch: RecordBatch, rejects: inout [Reject], excused: inout [Reject]
     ) throws -> RecordBatch {
+        if let continuation = batch.continuation {
+            return try check(continuation, of: batch, rejects: &rejects, excused: &excused)
+        }
         let listsAll = listsEveryFailure || excuses != nil
         let entity = batch.layout.entityName
         let entityChecks = checks(for: batch.layout)
@@ -184,8 +200,13 @@ public struct ModelValidator {
         for row in 0..<batch.count {
             let id = batch.id(at: row)
             var failures: [Reject] = []
+            // An object whose lists are cut short lists every failure until its count failures take their place.
+            let cut = (0..<batch.layout.relationships.count).contains {
+                batch.isContinued(batch.cell(row: row, column: attributeCount + $0))
+            }
+            var lists: [Int: (check: RelationshipRules, place: Int, count: Int)] = [:]
             func fail(_ property: String, _ rule: Rule, _ value: Value?) {
-                if failures.isEmpty || listsAll {
+                if failures.isEmpty || listsAll || cut {
                     failures.append(
                         Reject(
                             entity: entity, object: "\(entity)/\(id)", property: property, rule: rule.rawValue,
@@ -193,10 +214,7 @@ public struct ModelValidator {
                 }
             }
             func note(_ target: ObjectReference, _ property: String) throws {
-                guard checksReferences else { return }
-                if pending[target] == nil, try !seen.contains(target) {
-                    pending[target] = ("\(entity)/\(id)", entity, property)
-                }
+                try self.note(target, from: "\(entity)/\(id)", entity: entity, property: property)
             }
             for (check, pattern) in zip(entityChecks.rules.attributes, entityChecks.patterns) {
                 let value = batch.value(row: row, attribute: check.position)
@@ -228,14 +246,11 @@ public struct ModelValidator {
                 case .referenceList:
                     let start = Int(cell.integer)
                     let count = Int(cell.length)
-                    // Core Data checks a to-many's count against its minimum and maximum only: an empty set is
-                    // not nil, so a non-optional to-many with no minimum holds none validly. An optional one may be
-                    // empty whatever its minimum; a non-optional one must hold at least its minimum.
-                    if check.minCount > 0 && count < check.minCount && (count > 0 || !check.isOptional) {
-                        fail(check.name, .minCount, .integer(Int64(count)))
-                    }
-                    if check.maxCount > 0 && count > check.maxCount {
-                        fail(check.name, .maxCount, .integer(Int64(count)))
+                    if batch.isContinued(cell) {
+                        // Counted once the last part has come.
+                        lists[check.position] = (check, failures.count, count)
+                    } else {
+                        for (rule, value) in Self.countFailures(check, count: count) { fail(check.name, rule, value) }
                     }
                     for offset in 0..<count {
                         try note(batch.reference(of: batch.references[start + offset]), check.name)
@@ -254,35 +269,116 @@ public struct ModelValidator {
                     fail(constraint.names.joined(separator: ","), .unique, nil)
                 }
             }
-            var failure: Reject?
-            if let excuses {
-                for found in failures {
-                    if excuses(found) {
-                        excused.append(found)
-                    } else if failure == nil {
-                        failure = found
-                    }
-                }
-            } else {
-                failure = failures.first
+            if !lists.isEmpty {
+                openRecord = OpenRecord(
+                    entity: entity, id: id, failures: failures, lists: lists, listsAll: listsAll,
+                    keptInOutput: failures.isEmpty)
+                if !failures.isEmpty { failed.insert(row) }
+                continue
             }
-            var remembers = failure == nil || !dropsRejected
-            if let failure {
-                guard collectsRejects else { throw Self.error(failure) }
-                if listsEveryFailure && excuses == nil { rejects += failures } else { rejects.append(failure) }
+            if try settle(entity: entity, id: id, failures: failures, rejects: &rejects, excused: &excused) {
                 failed.insert(row)
-                remembers = !dropsRejected
-            }
-            if remembers && checksReferences {
-                let reference = ObjectReference(entity: entity, id: id)
-                _ = try seen.insert(reference)
-                if !pending.isEmpty { pending[reference] = nil }
             }
         }
         guard !failed.isEmpty else { return batch }
         var kept = RecordBatch(layout: batch.layout)
         for row in 0..<batch.count where !failed.contains(row) { kept.append(batch.record(at: row)) }
         return kept
+    }
+
+    /// Notes a reference from `object` (through `property`): one to an object not seen yet is pending until it is.
+    private mutating func note(
+        _ target: ObjectReference, from object: String, entity: String, property: String
+    ) throws {
+        guard checksReferences else { return }
+        if pending[target] == nil, try !seen.contains(target) {
+            pending[target] = (object, entity, property)
+        }
+    }
+
+    /// Core Data checks a to-many's count against its minimum and maximum only: an empty set is not nil, so a
+    /// non-optional to-many with no minimum holds none validly. An optional one may be empty whatever its minimum;
+    /// a non-optional one must hold at least its minimum.
+    private static func countFailures(_ check: RelationshipRules, count: Int) -> [(Rule, Value)] {
+        var result: [(Rule, Value)] = []
+        if check.minCount > 0 && count < check.minCount && (count > 0 || !check.isOptional) {
+            result.append((.minCount, .integer(Int64(count))))
+        }
+        if check.maxCount > 0 && count > check.maxCount { result.append((.maxCount, .integer(Int64(count)))) }
+        return result
+    }
+
+    /// Decides an object checked whole: its failure (the first not excused) is listed or thrown, and it is
+    /// remembered as seen unless it fails and is dropped; returns whether it failed.
+    private mutating func settle(
+        entity: String, id: RecordID, failures: [Reject], rejects: inout [Reject], excused: inout [Reject]
+    ) throws -> Bool {
+        var failure: Reject?
+        if let excuses {
+            for found in failures {
+                if excuses(found) {
+                    excused.append(found)
+                } else if failure == nil {
+                    failure = found
+                }
+            }
+        } else {
+            failure = failures.first
+        }
+        var remembers = failure == nil || !dropsRejected
+        if let failure {
+            guard collectsRejects else { throw Self.error(failure) }
+            if listsEveryFailure && excuses == nil { rejects += failures } else { rejects.append(failure) }
+            remembers = !dropsRejected
+        }
+        if remembers && checksReferences {
+            let reference = ObjectReference(entity: entity, id: id)
+            _ = try seen.insert(reference)
+            if !pending.isEmpty { pending[reference] = nil }
+        }
+        return failure != nil
+    }
+
+    /// Checks further members of the object whose lists came cut short; after the last part of its last list, counts
+    /// them and settles the object as a whole one is. Returns the continuation to pass on, or an empty batch when
+    /// the object was left out.
+    private mutating func check(
+        _ continuation: RecordBatch.Continuation, of batch: RecordBatch, rejects: inout [Reject],
+        excused: inout [Reject]
+    ) throws -> RecordBatch {
+        guard var open = openRecord, let list = open.lists[continuation.relationship] else {
+            throw DecantError(
+                .internalError, "members of \(batch.layout.entityName) came with no object cut short before them",
+                at: Location(entity: batch.layout.entityName))
+        }
+        let object = "\(open.entity)/\(open.id)"
+        for member in batch.references {
+            try note(batch.reference(of: member), from: object, entity: open.entity, property: list.check.name)
+        }
+        open.lists[continuation.relationship]?.count += batch.references.count
+        let passOn = open.keptInOutput ? batch : RecordBatch(layout: batch.layout)
+        guard continuation.isFinal, let lastCut = open.lists.keys.max(), lastCut == continuation.relationship else {
+            openRecord = open
+            return passOn
+        }
+        openRecord = nil
+        // The count failures where a whole object has them, then its first failure only unless all are listed.
+        var failures: [Reject] = []
+        let lists = open.lists.values.sorted { $0.check.position < $1.check.position }
+        for place in 0...open.failures.count {
+            for list in lists where list.place == place {
+                for (rule, value) in Self.countFailures(list.check, count: list.count) {
+                    failures.append(
+                        Reject(
+                            entity: open.entity, object: object, property: list.check.name, rule: rule.rawValue,
+                            value: value.text))
+                }
+            }
+            if place < open.failures.count { failures.append(open.failures[place]) }
+        }
+        if !open.listsAll { failures = Array(failures.prefix(1)) }
+        _ = try settle(entity: open.entity, id: open.id, failures: failures, rejects: &rejects, excused: &excused)
+        return passOn
     }
 
     /// After the last object: every reference to an object that never appeared, one reject each (the object that
@@ -368,8 +464,12 @@ extension ModelValidator: Sendable {}
 /// let stage = ValidationTransform(model: model, collectsRejects: true)
 /// let report = try RecordTransfer.copy(from: &reader, through: stage, to: &writer)
 /// ```
-public struct ValidationTransform: RecordTransform {
+public struct ValidationTransform: RecordTransform, MemberPartsConsumer {
     private var validator: ModelValidator
+
+    /// Takes to-many lists in parts when rejected objects stay (checking a store in place): their members are
+    /// checked as they come and counted across the parts.
+    public var takesMemberParts: Bool { !validator.dropsRejected }
 
     /// A stage checking objects of `model` (see ``ModelValidator/dropsRejected``), remembering what it has seen in
     /// sets `keySets` makes.

@@ -21,7 +21,7 @@ public import Foundation
 /// var writer = try CSVWriter(creating: folder, model: model)
 /// _ = try RecordTransfer.copy(from: &reader, to: &writer)
 /// ```
-public final class CSVWriter: RecordWriter {
+public final class CSVWriter: RecordWriter, MemberPartsConsumer {
     /// The model version the records follow.
     public let model: ObjectModel
     /// Where the finished output goes.
@@ -47,6 +47,12 @@ public final class CSVWriter: RecordWriter {
     private var created: Set<String> = []
     private var singleEntity: String?
     private var reported: Set<String> = []
+    /// The object whose to-many lists come in parts, and per relationship cut short the members listed so far.
+    private var continuedOwner: RecordID?
+    private var listed: [Int: Int] = [:]
+
+    /// Takes to-many lists in parts: further members are appended to the join file as they come.
+    public var takesMemberParts: Bool { true }
 
     /// Starts a new output at `destination` for `model`: a single file when its extension is `csv`, else a folder.
     /// - Throws: `.cannotCreateOutput` when the destination is a folder Decant did not write (or a file, for a
@@ -118,7 +124,13 @@ public final class CSVWriter: RecordWriter {
         guard state == .open else {
             throw DecantError(.usage, "the CSV writer is already closed", at: Location(path: displayPath))
         }
+        if let continuation = batch.continuation { return try writeMembers(continuation, of: batch) }
         guard batch.count > 0 else { return }
+        if continuedOwner != nil {
+            throw DecantError(
+                .internalError, "an object's to-many members stopped before its last part",
+                at: Location(path: displayPath, entity: currentEntity))
+        }
         let layout = batch.layout
         let name = layout.entityName
         if let composite = layout.attributes.first(where: { $0.type == .composite }) {
@@ -194,6 +206,10 @@ public final class CSVWriter: RecordWriter {
                             let cell = cells[first + attributeCount + index]
                             if toMany[index] {
                                 try writeMembers(cell, of: id, through: layout.relationships[index], batch: batch)
+                                if batch.isContinued(cell) {
+                                    continuedOwner = id
+                                    listed[index] = Int(cell.length)
+                                }
                                 continue
                             }
                             switch cell.kind {
@@ -240,18 +256,47 @@ public final class CSVWriter: RecordWriter {
             }
             return
         }
+        let start = Int(cell.integer)
+        try writeJoinRows(
+            batch.references[start..<start + Int(cell.length)], of: owner, through: relationship, after: 0,
+            batch: batch)
+    }
+
+    /// Lists further members of a relationship of the object whose lists came cut short (``RecordBatch/Continuation``).
+    private func writeMembers(_ continuation: RecordBatch.Continuation, of batch: RecordBatch) throws {
+        let position = continuation.relationship
+        guard let owner = continuedOwner, let before = listed[position],
+            batch.layout.relationships.indices.contains(position), currentEntity == batch.layout.entityName
+        else {
+            throw DecantError(
+                .internalError, "members of \(batch.layout.entityName) came with no object cut short before them",
+                at: Location(path: displayPath, entity: batch.layout.entityName))
+        }
+        if !isSingleFile {
+            try writeJoinRows(
+                batch.references[...], of: owner, through: batch.layout.relationships[position], after: before,
+                batch: batch)
+        }
+        listed[position] = continuation.isFinal ? nil : before + batch.references.count
+        if listed.isEmpty { continuedOwner = nil }
+    }
+
+    /// Writes one join row per member of `owner`, positions (of an ordered relationship) counted on from `after`.
+    private func writeJoinRows(
+        _ members: ArraySlice<RecordBatch.Cell>, of owner: RecordID, through relationship: Relationship, after: Int,
+        batch: RecordBatch
+    ) throws {
         let ordered = relationship.isOrdered
-        let join = try file("\(name).\(relationship.name).csv") { header in
+        let join = try file("\(batch.layout.entityName).\(relationship.name).csv") { header in
             header.write("owner")
             header.write("member")
             if ordered { header.write("position") }
         }
-        let start = Int(cell.integer)
         try join.withRecords { records in
-            for (position, member) in batch.references[start..<start + Int(cell.length)].enumerated() {
+            for (position, member) in members.enumerated() {
                 Self.writeID(owner, to: &records)
                 Self.writeReference(member, of: batch, to: &records)
-                if ordered { records.writeInteger(Int64(position + 1)) }
+                if ordered { records.writeInteger(Int64(after + position + 1)) }
                 records.endRecord()
                 try join.flushIfFull(&records)
             }
@@ -303,6 +348,11 @@ public final class CSVWriter: RecordWriter {
     public func finish() throws {
         guard state == .open else { return }
         do {
+            if continuedOwner != nil {
+                throw DecantError(
+                    .internalError, "an object's to-many members stopped before its last part",
+                    at: Location(path: displayPath, entity: currentEntity))
+            }
             try closeOpenFiles()
             if isSingleFile {
                 if created.isEmpty {

@@ -32,7 +32,7 @@ public import Foundation
 /// var writer = try JSONRecordWriter(creating: url, model: model, style: .lines)
 /// _ = try RecordTransfer.copy(from: &reader, to: &writer)
 /// ```
-public final class JSONRecordWriter: RecordWriter {
+public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
     /// The two shapes of Decant's JSON output (and of the input ``JSONRecordReader`` expects).
     ///
     /// ```swift
@@ -67,6 +67,12 @@ public final class JSONRecordWriter: RecordWriter {
     private enum State { case open, finished, abandoned }
     private var state = State.open
     private static let flushThreshold = 1 << 16
+    /// The object whose to-many lists come in parts, written up to the members of its first list still open.
+    private var openObject: OpenObject?
+
+    /// Takes to-many lists in parts: an object's line stays open across them, and its bytes are those of the
+    /// whole object.
+    public var takesMemberParts: Bool { true }
 
     /// Starts a new output at `destination` for `model`, built beside it and renamed into place by ``finish()``.
     /// - Throws: `.cannotCreateOutput` when the folder is not writable.
@@ -121,7 +127,9 @@ public final class JSONRecordWriter: RecordWriter {
         guard state == .open else {
             throw DecantError(.usage, "the JSON writer is already closed", at: Location(path: displayPath))
         }
+        if let continuation = batch.continuation { return try write(continuation, of: batch) }
         let name = batch.layout.entityName
+        guard openObject == nil else { throw Self.missingContinuation(entity: name, at: displayPath) }
         guard let plan = plans.plan(for: name), plan.layout == batch.layout else {
             throw DecantError(
                 .usage, "the model \(model.versionName ?? "(unnamed)") has no entity \(name) laid out as this batch is",
@@ -141,14 +149,17 @@ public final class JSONRecordWriter: RecordWriter {
             case .document: output.append(objectCount == 0 ? "\n    " : ",\n    ")
             case .lines: break
             }
+            var cuts: [ListCut] = []
             do {
                 try Self.appendObject(
-                    row: row, of: batch, plan: plan, spelling: spelling, references: references, to: &output)
+                    row: row, of: batch, plan: plan, spelling: spelling, references: references, to: &output,
+                    cuts: &cuts)
             } catch {
                 output.bytes.removeSubrange(mark...)
                 throw error
             }
             if style == .lines { output.append("\n") }
+            if !cuts.isEmpty { openObject = OpenObject(cutting: &output.bytes, at: cuts) }
             objectCount += 1
             if output.bytes.count >= Self.flushThreshold { try flush(&output) }
         }
@@ -157,6 +168,7 @@ public final class JSONRecordWriter: RecordWriter {
     public func finish() throws {
         guard state == .open else { return }
         do {
+            if openObject != nil { throw Self.missingContinuation(entity: nil, at: displayPath) }
             if style == .document { output.append(objectCount == 0 ? "]\n}\n" : "\n  ]\n}\n") }
             try flush(&output)
             try handle?.synchronize()
@@ -192,6 +204,67 @@ public final class JSONRecordWriter: RecordWriter {
                 .ioError, "cannot write the output", at: Location(path: displayPath), underlyingError: error)
         }
         output.bytes.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Lists in parts
+
+    /// Where a to-many list cut short ends in an object's bytes (before its `]`), and how many members it has there.
+    private struct ListCut {
+        var offset: Int
+        var members: Int
+    }
+
+    /// An object written up to the members of a list cut short: per such list, in order, the bytes that follow its
+    /// members in the whole object (up to the members of the next list cut short, or the end of the object).
+    private struct OpenObject {
+        var tails: [[UInt8]]
+        var counts: [Int]
+        /// Members of the open list written so far.
+        var written: Int
+
+        /// Takes the bytes after the first cut out of `bytes` (the object ends them).
+        init(cutting bytes: inout [UInt8], at cuts: [ListCut]) {
+            let ends = cuts.dropFirst().map(\.offset) + [bytes.count]
+            tails = zip(cuts, ends).map { Array(bytes[$0.offset..<$1]) }
+            counts = cuts.map(\.members)
+            written = cuts[0].members
+            bytes.removeSubrange(cuts[0].offset...)
+        }
+    }
+
+    /// Writes further members of the open list; after its last part, the bytes that follow it.
+    private func write(_ continuation: RecordBatch.Continuation, of batch: RecordBatch) throws {
+        guard state == .open else {
+            throw DecantError(.usage, "the JSON writer is already closed", at: Location(path: displayPath))
+        }
+        guard var open = openObject else {
+            throw DecantError(
+                .internalError, "members of \(batch.layout.entityName) came with no object open",
+                at: Location(path: displayPath, entity: batch.layout.entityName))
+        }
+        var output = JSONOutput()
+        swap(&output, &self.output)
+        defer { swap(&output, &self.output) }
+        let references = referenceSpelling(for: batch)
+        for member in batch.references {
+            if open.written > 0 { output.append(",") }
+            references.append(member, of: batch, to: &output)
+            open.written += 1
+            if output.bytes.count >= Self.flushThreshold { try flush(&output) }
+        }
+        if continuation.isFinal {
+            output.bytes += open.tails.removeFirst()
+            open.counts.removeFirst()
+            open.written = open.counts.first ?? 0
+        }
+        openObject = open.tails.isEmpty ? nil : open
+        if output.bytes.count >= Self.flushThreshold { try flush(&output) }
+    }
+
+    private static func missingContinuation(entity: String?, at path: String) -> DecantError {
+        DecantError(
+            .internalError, "an object's to-many members stopped before its last part",
+            at: Location(path: path, entity: entity))
     }
 
     // MARK: Objects
@@ -275,7 +348,7 @@ public final class JSONRecordWriter: RecordWriter {
 
     private static func appendObject(
         row: Int, of batch: RecordBatch, plan: EntityPlan, spelling: ObjectSpelling, references: ReferenceSpelling,
-        to output: inout JSONOutput
+        to output: inout JSONOutput, cuts: inout [ListCut]
     ) throws {
         let layout = plan.layout
         // `"Entity/p12"` or `"Entity/<external id>"`, spelled as `Entity/\(RecordID)` is.
@@ -327,12 +400,9 @@ public final class JSONRecordWriter: RecordWriter {
                 let start = Int(cell.integer)
                 let members = batch.references[start..<start + Int(cell.length)]
                 if spelling.relationshipIsToMany[index] {
-                    output.append("[")
-                    for (position, member) in members.enumerated() {
-                        if position > 0 { output.append(",") }
-                        references.append(member, of: batch, to: &output)
-                    }
-                    output.append("]")
+                    appendMembers(
+                        members, of: batch, references: references, continued: batch.isContinued(cell), to: &output,
+                        cuts: &cuts)
                 } else if let first = members.first, members.count == 1 {
                     references.append(first, of: batch, to: &output)
                 } else if members.isEmpty {
@@ -350,6 +420,20 @@ public final class JSONRecordWriter: RecordWriter {
             }
         }
         output.append("}")
+    }
+
+    /// Appends a to-many list; for one `continued` in further parts, notes where its `]` is in `cuts`.
+    private static func appendMembers(
+        _ members: ArraySlice<RecordBatch.Cell>, of batch: RecordBatch, references: ReferenceSpelling, continued: Bool,
+        to output: inout JSONOutput, cuts: inout [ListCut]
+    ) {
+        output.append("[")
+        for (position, member) in members.enumerated() {
+            if position > 0 { output.append(",") }
+            references.append(member, of: batch, to: &output)
+        }
+        if continued { cuts.append(ListCut(offset: output.bytes.count, members: members.count)) }
+        output.append("]")
     }
 
     /// A value an attribute's type cannot have: what it is.

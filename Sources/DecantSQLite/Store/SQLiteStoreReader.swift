@@ -18,7 +18,7 @@ import GRDB
 /// var batch = RecordBatch(layout: RecordLayout(entity: "Note", in: reader.model)!)
 /// while try reader.nextBatch(into: &batch) { print(batch.count) }
 /// ```
-public final class SQLiteStoreReader: SelectingRecordReader {
+public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader {
     /// The model the store was written with.
     public let model: ObjectModel
     /// The store schema derived from the model, in the store's framework style.
@@ -28,6 +28,9 @@ public final class SQLiteStoreReader: SelectingRecordReader {
     /// The to-many members past which a batch takes no further record, so that a batch of records with huge
     /// to-many relationships holds one such record rather than ``batchSize`` of them.
     public var membersPerBatch = 1 << 16
+    /// When set, the most members of one to-many list a record carries: a longer list is cut there and its further
+    /// members follow in continuation batches (``RecordBatch/Continuation``); nil: records come whole.
+    public var memberPartSize: Int?
     /// What happens to externally stored values whose file is missing.
     public let missingExternalData: MissingExternalDataPolicy
     /// Externally stored values read under a `keep` or `null` policy whose file was missing, one per value.
@@ -133,10 +136,12 @@ public final class SQLiteStoreReader: SelectingRecordReader {
             guard let cursor = current else { return false }
             batch.removeAll(newLayout: cursor.layout)
             batch.entityNames = entityNames
-            let more = try store.connection.inDatabase { db in try cursor.fill(&batch, limit: batchSize, db: db) }
+            let more = try store.connection.inDatabase { db in
+                try cursor.fill(&batch, limit: batchSize, partSize: memberPartSize, db: db)
+            }
             rowsRead[cursor.table, default: 0] += batch.count
             if !more { current = nil }
-            if batch.count > 0 { return true }
+            if batch.count > 0 || batch.continuation != nil { return true }
         }
     }
 
@@ -195,7 +200,9 @@ public final class SQLiteStoreReader: SelectingRecordReader {
         while more {
             batch.removeAll()
             batch.entityNames = entityNames
-            more = try store.connection.inDatabase { db in try cursor.fill(&batch, limit: batchSize, db: db) }
+            more = try store.connection.inDatabase { db in
+                try cursor.fill(&batch, limit: batchSize, partSize: nil, db: db)
+            }
             result += (0..<batch.count).map { batch.record(at: $0) }
         }
         return result
@@ -229,6 +236,10 @@ public final class SQLiteStoreReader: SelectingRecordReader {
         var statement: Statement?
         var sources: [RelationshipSource] = []
         var exhausted = false
+        /// The record that ended the last batch with lists cut short, and the positions of those relationships whose
+        /// further members have not all been delivered yet, in layout order.
+        var cutOwner: Int64 = 0
+        var cut: [Int] = []
         unowned let reader: SQLiteStoreReader
         let location: Location
 
@@ -323,8 +334,18 @@ public final class SQLiteStoreReader: SelectingRecordReader {
         }
 
         /// Appends up to `limit` records, fewer when their to-many members pass the reader's `membersPerBatch`;
-        /// returns whether rows may remain.
-        func fill(_ batch: inout RecordBatch, limit: Int, db: Database) throws -> Bool {
+        /// returns whether rows may remain. With a `partSize`, a record whose list is longer ends the batch with that
+        /// list cut short, and the next calls make the batch a continuation of it instead, until its lists are whole.
+        func fill(_ batch: inout RecordBatch, limit: Int, partSize: Int?, db: Database) throws -> Bool {
+            if let position = cut.first, case .members(let cursor) = sources[position] {
+                let part = try cursor.members(
+                    of: cutOwner, limit: partSize, continuing: true, db: db, reader: reader, location: location)
+                batch.setContinuation(
+                    RecordBatch.Continuation(relationship: position, isFinal: !part.more), primaryKeys: part.keys,
+                    entityIndices: part.entities)
+                if !part.more { cut.removeFirst() }
+                return true
+            }
             if exhausted { return false }
             if statement == nil {
                 do { statement = try db.makeStatement(sql: sql) } catch {
@@ -366,7 +387,7 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                     }
                     try appendColumn(handle, column, to: &batch, attribute: index, external: source.external, row: primaryKey)
                 }
-                for source in sources {
+                for (position, source) in sources.enumerated() {
                     switch source {
                     case .toOne(let column, let entityColumn, let fixedEntity):
                         if sqlite3_column_type(handle, column) == SQLITE_NULL {
@@ -380,8 +401,15 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                             batch.appendReference(primaryKey: sqlite3_column_int64(handle, column), entityIndex: entity)
                         }
                     case .members(let cursor):
-                        let (keys, entities) = try cursor.members(of: primaryKey, db: db, reader: reader, location: location)
-                        batch.appendReferenceList(primaryKeys: keys, entityIndices: entities)
+                        let part = try cursor.members(
+                            of: primaryKey, limit: partSize, continuing: false, db: db, reader: reader,
+                            location: location)
+                        if part.more {
+                            batch.appendContinuedReferenceList(primaryKeys: part.keys, entityIndices: part.entities)
+                            cut.append(position)
+                        } else {
+                            batch.appendReferenceList(primaryKeys: part.keys, entityIndices: part.entities)
+                        }
                     case .viaInverse:
                         batch.appendViaInverse()
                     case .empty:
@@ -389,6 +417,11 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                     }
                 }
                 batch.endRecord()
+                if !cut.isEmpty {
+                    // The rest of its lists come in the next batches, before any further record.
+                    cutOwner = primaryKey
+                    return true
+                }
             }
             return true
         }
@@ -528,16 +561,19 @@ public final class SQLiteStoreReader: SelectingRecordReader {
             self.perOwnerSQL = "\(select) WHERE \(owner) = ? ORDER BY \(order)"
         }
 
-        func members(of owner: Int64, db: Database, reader: SQLiteStoreReader, location: Location) throws
-            -> ([Int64], [Int32])
-        {
+        /// The members of `owner`, at most `limit` of them (all when nil), and whether more follow; `continuing`
+        /// reads on after the members of `owner` read last.
+        func members(
+            of owner: Int64, limit: Int?, continuing: Bool, db: Database, reader: SQLiteStoreReader,
+            location: Location
+        ) throws -> (keys: [Int64], entities: [Int32], more: Bool) {
             if statement == nil {
                 do { statement = try db.makeStatement(sql: perOwner ? perOwnerSQL : mergedSQL) } catch {
                     throw DatabaseFailure.wrap(error, "the store's relationship tables do not fit its model", at: location)
                 }
             }
-            guard let handle = statement?.sqliteStatement else { return ([], []) }
-            if perOwner {
+            guard let handle = statement?.sqliteStatement else { return ([], [], false) }
+            if perOwner && !continuing {
                 sqlite3_reset(handle)
                 sqlite3_bind_int64(handle, 1, owner)
                 pendingRow = nil
@@ -561,12 +597,14 @@ public final class SQLiteStoreReader: SelectingRecordReader {
                 }
                 guard let row = pendingRow, row.owner <= owner else { break }
                 if row.owner == owner {
+                    // One more member than the limit: it stays pending, and the list goes on in the next part.
+                    if let limit, keys.count >= limit { return (keys, entities, true) }
                     keys.append(row.member)
                     entities.append(reader.entityIndexByNumber[row.entity] ?? 0)
                 }
                 pendingRow = nil
             }
-            return (keys, entities)
+            return (keys, entities, false)
         }
     }
 }
