@@ -154,7 +154,8 @@ struct CSVTokenizerTests {
             }
             #expect(UTF8Validation.firstInvalidByte(in: [UInt8](repeating: 0x41, count: length)) == nil)
             // A multi-byte sequence cut by the end of the buffer.
-            #expect(UTF8Validation.firstInvalidByte(in: [UInt8](repeating: 0x41, count: length) + [0xE2, 0x9C]) == length)
+            let cut = [UInt8](repeating: 0x41, count: length) + [0xE2, 0x9C]
+            #expect(UTF8Validation.firstInvalidByte(in: cut) == length)
         }
     }
 }
