@@ -1,5 +1,3 @@
-import Foundation
-
 /// A hash table from byte strings (ids, keys, reference texts in UTF-8) to values, looked up with the raw bytes of a
 /// field or cell: no `Array` or `String` is made per look-up, and keys compare byte for byte (as SQLite compares
 /// text), so canonically equal but differently composed texts stay apart.
@@ -14,31 +12,47 @@ import Foundation
 /// ```
 public struct ByteStringTable<Value> {
     /// Per slot: the index of its entry plus one, 0 when empty; a power of two, at least twice ``count``.
-    private var slots: [Int32] = Array(repeating: 0, count: 16)
-    private var entries: [Entry] = []
+    @usableFromInline var slots: [Int32] = Array(repeating: 0, count: 16)
+    @usableFromInline var entries: [Entry] = []
     /// The keys' bytes, one after another.
-    private var storage: [UInt8] = []
+    @usableFromInline var storage: [UInt8] = []
 
-    fileprivate struct Entry {
-        var hash: Int
-        var start: Int
-        var length: Int
-        var value: Value
+    // Inlinable throughout: readers and writers look up per field, and an unspecialized generic table cost more in
+    // metadata look-ups than the hashing.
+    @usableFromInline
+    struct Entry {
+        @usableFromInline var hash: Int
+        @usableFromInline var start: Int
+        @usableFromInline var length: Int
+        @usableFromInline var value: Value
+
+        @inlinable
+        init(hash: Int, start: Int, length: Int, value: Value) {
+            self.hash = hash
+            self.start = start
+            self.length = length
+            self.value = value
+        }
     }
 
     /// An empty table.
+    @inlinable
     public init() {}
 
     /// The number of keys.
+    @inlinable
     public var count: Int { entries.count }
 
     /// The bytes the keys hold in all.
+    @inlinable
     public var keyBytes: Int { storage.count }
 
     /// Whether the table holds no key.
+    @inlinable
     public var isEmpty: Bool { entries.isEmpty }
 
     /// The value of the key `bytes`, if it is in the table.
+    @inlinable
     public func value(for bytes: UnsafeRawBufferPointer) -> Value? {
         guard !entries.isEmpty else { return nil }
         let hash = Self.hash(bytes)
@@ -60,6 +74,7 @@ public struct ByteStringTable<Value> {
     }
 
     /// Sets the value of the key `bytes` (inserting the key, or replacing its value).
+    @inlinable
     public mutating func insert(_ value: Value, for bytes: UnsafeRawBufferPointer) {
         let hash = Self.hash(bytes)
         let mask = slots.count - 1
@@ -88,6 +103,7 @@ public struct ByteStringTable<Value> {
     }
 
     /// Removes every key, keeping the capacity.
+    @inlinable
     public mutating func removeAll() {
         for index in slots.indices { slots[index] = 0 }
         entries.removeAll(keepingCapacity: true)
@@ -95,7 +111,8 @@ public struct ByteStringTable<Value> {
     }
 
     /// Doubles the slots and places every entry again.
-    private mutating func grow() {
+    @inlinable
+    mutating func grow() {
         slots = Array(repeating: 0, count: slots.count * 2)
         let mask = slots.count - 1
         for (index, entry) in entries.enumerated() {
@@ -105,20 +122,33 @@ public struct ByteStringTable<Value> {
         }
     }
 
-    private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+    @inlinable
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
         var hasher = Hasher()
         hasher.combine(bytes: bytes)
         return hasher.finalize()
     }
 
-    private static func key(_ entry: Entry, in keys: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    @inlinable
+    static func key(_ entry: Entry, in keys: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: keys[entry.start..<entry.start + entry.length])
     }
 
-    private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    @inlinable
+    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
-        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
-        return memcmp(x, y, a.count) == 0
+        var index = 0
+        while index + 8 <= a.count {
+            guard a.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                == b.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            else { return false }
+            index += 8
+        }
+        while index < a.count {
+            guard a[index] == b[index] else { return false }
+            index += 1
+        }
+        return true
     }
 }
 
