@@ -4,9 +4,11 @@ public import Foundation
 /// Streams the objects of CSV input as record batches: one file of one entity, or a folder with a file per entity
 /// (`Note.csv`) and a join file per to-many relationship (`Folder.notes.csv`), read one record at a time.
 ///
-/// Entity files are read in model order. Each file's header maps columns to the entity's attributes and to-one
-/// relationships (``CSVFormat`` describes the files); missing columns read as the attribute's default value, else
-/// nil. A join file's rows follow the order of its entity file and are merged in as each owner is read, so memory
+/// Entity files are read in model order, except that a file other files refer to (through to-one columns or a join
+/// file's members) is read before theirs, so that a store writer knows the objects before their references arrive;
+/// entities of one hierarchy keep their model order. Each file's header maps columns to the entity's attributes and
+/// to-one relationships (``CSVFormat`` describes the files); missing columns read as the attribute's default value,
+/// else nil. A join file's rows follow the order of its entity file and are merged in as each owner is read, so memory
 /// holds one record and a chunk of each open file. A to-many relationship without a join file is carried by its
 /// inverse (``RelationshipValue/viaInverse``) when the inverse is to-one or listed in its own join file, and empty
 /// otherwise.
@@ -217,7 +219,7 @@ public final class CSVReader: EntityNamingReader {
                     Self.isCarriedByInverse(relationship, in: model, listed: listed) ? .viaInverse : .toMany([])
             }
         }
-        self.inputs = inputs
+        self.inputs = Self.readingOrder(inputs, in: model)
         self.identities = identities
         let destinations = Set(joinFiles.compactMap(\.relationship.destinationEntity))
         self.memberEntities = Self.hierarchies(of: destinations, in: model)
@@ -229,6 +231,44 @@ public final class CSVReader: EntityNamingReader {
             }
         }
         self.referencedEntities = Self.hierarchies(of: referenced, in: model)
+    }
+
+    /// The order entity files are read in: model order, except that the file of an entity that other files refer
+    /// to (through a to-one column or a join file's members) is read before theirs, so that a store writer has its
+    /// objects when the references arrive and resolves them from memory rather than staging each one for the end
+    /// (a join file's million tag references, with `Tag` after `Note` in the model). Entities of one hierarchy, which
+    /// share a store table, keep their model order, so their objects take the same keys; where files refer to each
+    /// other both ways, model order decides.
+    fileprivate static func readingOrder(_ inputs: [EntityInput], in model: ObjectModel) -> [EntityInput] {
+        let roots = inputs.map { input -> String in
+            guard let entity = model.entity(named: input.layout.entityName) else { return input.layout.entityName }
+            return (model.ancestors(of: entity).last ?? entity).name
+        }
+        var before: [[Int]] = []
+        for (index, input) in inputs.enumerated() {
+            var destinations: Set<String> = []
+            for (position, relationship) in input.layout.relationships.enumerated()
+            where input.columns.relationshipColumns[position] != nil || input.joins[position] != nil {
+                if let destination = relationship.destinationEntity { destinations.insert(destination) }
+            }
+            let referred = hierarchies(of: destinations, in: model)
+            before.append(
+                inputs.indices.filter { other in
+                    other != index
+                        && (referred.contains(inputs[other].layout.entityName)
+                            || (roots[other] == roots[index] && other < index))
+                })
+        }
+        var placed = [Bool](repeating: false, count: inputs.count)
+        var order: [EntityInput] = []
+        while order.count < inputs.count {
+            let unplaced = inputs.indices.filter { !placed[$0] }
+            guard let next = unplaced.first(where: { before[$0].allSatisfy { placed[$0] } }) ?? unplaced.first
+            else { break }
+            placed[next] = true
+            order.append(inputs[next])
+        }
+        return order
     }
 
     /// The entities named in `names` and their sub-entities.
@@ -244,6 +284,12 @@ public final class CSVReader: EntityNamingReader {
     fileprivate func isUnreferencedStoreKey(_ key: CSVIdentities.Key, of entity: String) -> Bool {
         guard !referencedEntities.contains(entity), let holder = model.entity(named: entity) else { return false }
         return ([holder] + model.ancestors(of: holder)).contains { $0.uniquenessConstraints.contains([key.name]) }
+    }
+
+    /// Whether a table of reference texts takes one more: 4,096 texts and 1 MiB at most per column or join file
+    /// (a folder's or tag's names, typically; references to millions of distinct objects are read one by one).
+    fileprivate static func remembersMore(_ table: ByteStringTable<ObjectReference>) -> Bool {
+        table.count < 4096 && table.keyBytes < 1 << 20
     }
 
     /// Notes that an entity file holds `object`.
@@ -383,6 +429,21 @@ public final class CSVReader: EntityNamingReader {
         /// How the file identifies its objects, and the column of the key (looked up once, not per row).
         let mode: CSVIdentities.Mode
         let keyColumn: Int?
+        /// Whether the reader notes this entity's objects (``CSVReader/memberEntities``).
+        let notesObjects: Bool
+        /// Per layout relationship: where its value comes from.
+        let sources: [RelationshipSource]
+        /// Per layout relationship with a column: the reference each text read so far names, by the field's bytes.
+        var references: [ByteStringTable<ObjectReference>]
+
+        /// Where one relationship's value comes from.
+        enum RelationshipSource {
+            case column(Int)
+            case join(JoinCursor)
+            case viaInverse
+            case empty
+            case null
+        }
 
         init(input: EntityInput, reader: CSVReader) throws {
             self.input = input
@@ -408,6 +469,15 @@ public final class CSVReader: EntityNamingReader {
                     input: join, owner: name, relationship: input.layout.relationships[position], reader: reader)
             }
             self.joins = joins
+            notesObjects = reader.memberEntities.contains(name)
+            sources = input.layout.relationships.indices.map { index in
+                if let column = input.columns.relationshipColumns[index] { return .column(column) }
+                if let join = joins[index] { return .join(join) }
+                guard input.layout.relationships[index].isToMany else { return .null }
+                if case .viaInverse = input.unlisted[index] ?? .toMany([]) { return .viaInverse }
+                return .empty
+            }
+            references = input.layout.relationships.map { _ in ByteStringTable() }
             var defaults: [Int: Value] = [:]
             for (index, attribute) in input.layout.attributes.enumerated()
             where input.columns.attributeColumns[index] == nil {
@@ -443,7 +513,7 @@ public final class CSVReader: EntityNamingReader {
                         at: Location(path: input.path, line: line, entity: name))
                 }
                 let (id, anonymous) = try identity(line: line)
-                reader.noteObject(ObjectReference(entity: name, id: id))
+                if notesObjects { reader.noteObject(ObjectReference(entity: name, id: id)) }
                 if anonymous, case .external(let text) = id {
                     batch.beginRecord(anonymous: text)
                 } else {
@@ -460,26 +530,21 @@ public final class CSVReader: EntityNamingReader {
                     batch.endRecord()
                     continue
                 }
-                for (index, relationship) in layout.relationships.enumerated() {
-                    if let column = input.columns.relationshipColumns[index] {
+                for (index, source) in sources.enumerated() {
+                    switch source {
+                    case .column(let column):
                         if isNil(column, textual: false) {
                             batch.appendNull()
                         } else {
-                            // The location is built only for an error: per row, it cost more than the reference.
-                            let text = CSVValueText.trimmingSpaces(tokenizer.text(column))
-                            batch.appendReference(
-                                try reader.identities.reference(
-                                    text, through: relationship, of: name,
-                                    at: objectLocation(column, id: id, keyPath: relationship.name)))
+                            batch.appendReference(try reference(index, column: column, id: id))
                         }
-                    } else if let join = joins[index] {
+                    case .join(let join):
                         batch.appendReferenceList(try join.members(of: id))
-                    } else if relationship.isToMany {
-                        switch input.unlisted[index] ?? .toMany([]) {
-                        case .viaInverse: batch.appendViaInverse()
-                        default: batch.appendReferenceList([])
-                        }
-                    } else {
+                    case .viaInverse:
+                        batch.appendViaInverse()
+                    case .empty:
+                        batch.appendReferenceList([])
+                    case .null:
                         batch.appendNull()
                     }
                 }
@@ -497,13 +562,30 @@ public final class CSVReader: EntityNamingReader {
             for position in joins.keys.sorted() { try joins[position]?.finish() }
         }
 
+        /// The object the (non-nil) field `column` of relationship `index` names: a text read before names the
+        /// object it named then (looked up by the field's bytes, no String made), any other is read by
+        /// ``CSVIdentities/reference(_:through:of:at:)`` and remembered (``CSVReader/remembersMore(_:)``).
+        private func reference(_ index: Int, column: Int, id: RecordID) throws -> ObjectReference {
+            if let known = tokenizer.withBytes(column, { references[index].value(for: $0) }) { return known }
+            let relationship = input.layout.relationships[index]
+            // The location is built only for an error: per row, it cost more than the reference.
+            let text = CSVValueText.trimmingSpaces(tokenizer.text(column))
+            let reference = try reader.identities.reference(
+                text, through: relationship, of: input.layout.entityName,
+                at: objectLocation(column, id: id, keyPath: relationship.name))
+            if CSVReader.remembersMore(references[index]) {
+                tokenizer.withBytes(column) { references[index].insert(reference, for: $0) }
+            }
+            return reference
+        }
+
         /// The identity of the current record, and whether nothing can refer to it (an id from its line).
         private func identity(line: Int) throws -> (id: RecordID, anonymous: Bool) {
             let name = input.layout.entityName
             switch mode {
             case .explicit:
                 guard let column = input.columns.idColumn else { return (.external("\(name):\(line)"), true) }
-                if let key = tokenizer.withBytes(column, Self.primaryKey) { return (.primaryKey(key), false) }
+                if let key = tokenizer.withBytes(column, CSVIdentities.primaryKey) { return (.primaryKey(key), false) }
                 let id = try reader.identities.id(
                     of: name, text: CSVValueText.trimmingSpaces(tokenizer.text(column)),
                     at: tokenizerLocation(column, keyPath: CSVColumns.idHeader))
@@ -511,25 +593,15 @@ public final class CSVReader: EntityNamingReader {
             case .key(let attribute):
                 guard let column = keyColumn, !isNil(column, textual: CSVValueText.isTextual(attribute.type))
                 else { return (.external("\(name):\(line)"), true) }
+                if let id = tokenizer.withBytes(column, { CSVIdentities.plainID($0, mode: mode) }) {
+                    return (id, keysUnreferenced)
+                }
                 let id = try reader.identities.id(
                     of: name, text: tokenizer.text(column), at: tokenizerLocation(column, keyPath: attribute.name))
                 return (id, keysUnreferenced)
             case .implicit:
                 return (.external("\(name):\(line)"), true)
             }
-        }
-
-        /// The key of an id written `p12` exactly (no spaces, no leading zero, a positive Int64), read from its bytes
-        /// as ``CSVIdentities/recordID(_:)`` reads it from text; nil for anything else.
-        private static func primaryKey(_ bytes: UnsafeRawBufferPointer) -> Int64? {
-            guard bytes.count > 1, bytes.count <= 19, bytes[0] == UInt8(ascii: "p"), bytes[1] != UInt8(ascii: "0")
-            else { return nil }
-            var key: Int64 = 0
-            for byte in bytes[1...] {
-                guard byte >= 0x30 && byte <= 0x39 else { return nil }
-                key = key * 10 + Int64(byte - 0x30)
-            }
-            return key
         }
 
         /// An integer written as decimal digits with an optional minus sign (at most 18 digits, so it fits), read
@@ -651,14 +723,26 @@ public final class CSVReader: EntityNamingReader {
         let tokenizer: CSVTokenizer
         unowned let reader: CSVReader
         let width: Int
-        var pending: (owner: RecordID, member: ObjectReference, position: Int64?, line: Int, text: String)?
+        /// The row read last and not yet given to its owner (the tokenizer's current record).
+        var pending: (owner: RecordID, member: ObjectReference, position: Int64?, line: Int)?
         var exhausted = false
+        /// How owners are identified (looked up once, not per row).
+        let ownerMode: CSVIdentities.Mode
+        /// The member each text read so far names, by the field's bytes (each noted once, when first read).
+        var knownMembers = ByteStringTable<ObjectReference>()
+        /// The members of the current owner (reused from owner to owner), and their positions when ordered.
+        var list: [ObjectReference] = []
+        var rows: [(position: Int64, index: Int, member: ObjectReference)] = []
+        /// Whether members are sorted by a position column.
+        let sorted: Bool
 
         init(input: JoinInput, owner: String, relationship: Relationship, reader: CSVReader) throws {
             self.input = input
             self.owner = owner
             self.relationship = relationship
             self.reader = reader
+            ownerMode = reader.identities.mode(of: owner)
+            sorted = input.columns.position != nil && relationship.isOrdered
             tokenizer = try CSVTokenizer(
                 url: input.url, path: input.path, entity: owner, delimiter: reader.dialect.delimiter)
             width = try tokenizer.nextRecord() ? tokenizer.fields.count : 0
@@ -669,28 +753,36 @@ public final class CSVReader: EntityNamingReader {
 
         /// The members of `id`: the rows at the cursor whose owner it is, in position order.
         func members(of id: RecordID) throws -> [ObjectReference] {
-            var rows: [(position: Int64, index: Int, member: ObjectReference)] = []
+            list.removeAll(keepingCapacity: true)
+            rows.removeAll(keepingCapacity: true)
             while true {
                 if pending == nil {
                     guard try readRow() else { break }
                 }
                 guard let row = pending, row.owner == id else { break }
-                rows.append((row.position ?? .max, rows.count, row.member))
+                if sorted {
+                    rows.append((row.position ?? .max, rows.count, row.member))
+                } else {
+                    list.append(row.member)
+                }
                 pending = nil
             }
-            if input.columns.position != nil && relationship.isOrdered {
+            if sorted {
                 rows.sort { ($0.position, $0.index) < ($1.position, $1.index) }
+                list.append(contentsOf: rows.lazy.map(\.member))
             }
-            return rows.map(\.member)
+            return list
         }
 
         /// Checks that no row is left: a row left over belongs to no object of the entity file, or is out of order.
         func finish() throws {
             if pending == nil { _ = try readRow() }
             guard let row = pending else { return }
+            // The pending row is the tokenizer's current record.
+            let text = CSVValueText.trimmingSpaces(tokenizer.text(input.columns.owner))
             throw DecantError(
                 .malformedInput,
-                "owner \(row.text.debugDescription) is not an object of \(owner).csv, or this file's rows are not "
+                "owner \(text.debugDescription) is not an object of \(owner).csv, or this file's rows are not "
                     + "grouped by owner in the order of \(owner).csv",
                 at: Location(path: input.path, line: row.line, entity: owner, keyPath: relationship.name))
         }
@@ -708,15 +800,29 @@ public final class CSVReader: EntityNamingReader {
                     at: Location(path: input.path, line: line, entity: owner, keyPath: relationship.name))
             }
             let columns = input.columns
-            let ownerText = CSVValueText.trimmingSpaces(tokenizer.text(columns.owner))
-            let ownerID = try reader.identities.id(of: owner, text: ownerText, at: location(columns.owner))
-            let memberText = CSVValueText.trimmingSpaces(tokenizer.text(columns.member))
-            guard !memberText.isEmpty else {
-                throw DecantError(.malformedInput, "an empty member", at: location(columns.member))
+            let ownerID: RecordID
+            if let plain = tokenizer.withBytes(columns.owner, { CSVIdentities.plainID($0, mode: ownerMode) }) {
+                ownerID = plain
+            } else {
+                let ownerText = CSVValueText.trimmingSpaces(tokenizer.text(columns.owner))
+                ownerID = try reader.identities.id(of: owner, text: ownerText, at: location(columns.owner))
             }
-            let member = try reader.identities.reference(
-                memberText, through: relationship, of: owner, at: location(columns.member))
-            reader.noteMember(member, at: location(columns.member))
+            let member: ObjectReference
+            if let known = tokenizer.withBytes(columns.member, { knownMembers.value(for: $0) }) {
+                // Read and noted before (a second note changes nothing).
+                member = known
+            } else {
+                let memberText = CSVValueText.trimmingSpaces(tokenizer.text(columns.member))
+                guard !memberText.isEmpty else {
+                    throw DecantError(.malformedInput, "an empty member", at: location(columns.member))
+                }
+                member = try reader.identities.reference(
+                    memberText, through: relationship, of: owner, at: location(columns.member))
+                reader.noteMember(member, at: location(columns.member))
+                if CSVReader.remembersMore(knownMembers) {
+                    tokenizer.withBytes(columns.member) { knownMembers.insert(member, for: $0) }
+                }
+            }
             var position: Int64?
             if let column = columns.position {
                 let text = CSVValueText.trimmingSpaces(tokenizer.text(column))
@@ -729,7 +835,7 @@ public final class CSVReader: EntityNamingReader {
                     position = value
                 }
             }
-            pending = (ownerID, member, position, line, ownerText)
+            pending = (ownerID, member, position, line)
             return true
         }
 

@@ -378,6 +378,13 @@ enum UTF8Validation {
             var index = 0
             let count = buffer.count
             while index < count {
+                // ASCII eight bytes at a time.
+                if index + 8 <= count,
+                    buffer.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+                {
+                    index += 8
+                    continue
+                }
                 let lead = buffer[index]
                 if lead < 0x80 {
                     index += 1

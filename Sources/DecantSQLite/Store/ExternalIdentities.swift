@@ -31,7 +31,11 @@ final class ExternalIdentities {
 
     /// Ids kept in memory to resolve references at once.
     private let memoryBound: Int
-    private var memory: [Scoped: Int64] = [:]
+    /// Per scope: the keys of its ids kept in memory, by the ids' UTF-8 bytes (compared as SQLite compares the
+    /// staged ids, byte for byte, and looked up without a copy of the bytes).
+    private var memory: [ByteStringTable<Int64>] = []
+    /// The ids kept in memory, in all scopes.
+    private var remembered = 0
     private var scopes: [String: Int64] = [:]
     private var scopeNames: [String] = []
     private var targets: [Target] = []
@@ -40,23 +44,6 @@ final class ExternalIdentities {
     /// Whether ids with no key in memory were staged (nothing to check or resolve otherwise).
     private var idsStaged = false
     private var referencesStaged = false
-
-    /// An id in its scope, by its UTF-8 bytes: compared as SQLite compares the staged ids (byte for byte), and
-    /// hashed without the Unicode normalization a `String` key costs on every look-up of a non-ASCII name.
-    private struct Scoped: Hashable {
-        var scope: Int64
-        var name: [UInt8]
-
-        init(scope: Int64, name: UnsafeRawBufferPointer) {
-            self.scope = scope
-            self.name = Array(name)
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(scope)
-            name.withUnsafeBytes { hasher.combine(bytes: $0) }
-        }
-    }
 
     /// Identities resolving references to the first `memoryBound` ids in memory.
     init(memoryBound: Int) {
@@ -69,6 +56,7 @@ final class ExternalIdentities {
         let number = Int64(scopeNames.count)
         scopes[table] = number
         scopeNames.append(table)
+        memory.append(ByteStringTable())
         return number
     }
 
@@ -80,8 +68,9 @@ final class ExternalIdentities {
 
     /// Notes that the object named `name` (UTF-8) in `scope` received `key`.
     func stageObject(name: UnsafeRawBufferPointer, scope: Int64, key: Int64, db: Database) throws {
-        if memory.count < memoryBound {
-            memory[Scoped(scope: scope, name: name)] = key
+        if remembered < memoryBound {
+            memory[Int(scope)].insert(key, for: name)
+            remembered += 1
         }
         let statement = try insertID ?? prepare(db, Self.idsSchema, "INSERT INTO temp.decant_ids VALUES (?, ?, ?)")
         insertID = statement
@@ -95,8 +84,8 @@ final class ExternalIdentities {
 
     /// The key of the object named `name` in `scope`, when it is known in memory.
     func knownKey(name: UnsafeRawBufferPointer, scope: Int64) -> Int64? {
-        guard !memory.isEmpty else { return nil }
-        return memory[Scoped(scope: scope, name: name)]
+        guard remembered > 0 else { return nil }
+        return memory[Int(scope)].value(for: name)
     }
 
     /// Stages a reference from the row `owner` through `target` to the object named `name` in `scope`; `entity`
@@ -134,7 +123,8 @@ final class ExternalIdentities {
         noteKey: (Int64, String) -> Void
     ) throws {
         close()
-        memory = [:]
+        memory = memory.map { _ in ByteStringTable() }
+        remembered = 0
         if idsStaged {
             do {
                 try db.execute(sql: "CREATE UNIQUE INDEX temp.decant_ids_name ON decant_ids (scope, name)")

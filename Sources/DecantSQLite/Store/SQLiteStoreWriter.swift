@@ -37,6 +37,8 @@ public final class SQLiteStoreWriter: RecordWriter {
     private var lease: DestinationLease?
     private let connection: DatabaseQueue
     private var inserters: [String: Inserter] = [:]
+    /// The inserter of the last batch, whose join rows may still be pending.
+    private var lastInserter: Inserter?
     private var maxKeys: [String: Int64] = [:]  // root table → highest Z_PK
     /// External object ids and the references naming them, resolved set-wise in ``finish()``.
     private let identities: ExternalIdentities
@@ -176,7 +178,12 @@ public final class SQLiteStoreWriter: RecordWriter {
                 inserters[name] = inserter
             }
             noteUnstoredValues(in: batch, plan: inserter.plan)
-            try connection.writeWithoutTransaction { db in try inserter.insert(batch, db: db) }
+            let previous = lastInserter
+            lastInserter = inserter
+            try connection.writeWithoutTransaction { db in
+                if let previous, previous !== inserter { try previous.flushJoinRows(db) }
+                try inserter.insert(batch, db: db)
+            }
         } catch {
             throw DatabaseFailure.wrap(error, "cannot write objects", at: location)
         }
@@ -213,6 +220,7 @@ public final class SQLiteStoreWriter: RecordWriter {
             try db.execute(sql: "ROLLBACK")
         }
         inserters.removeAll()
+        lastInserter = nil
         identities.close()
         try? connection.close()
         Self.remove(temporary)
@@ -228,6 +236,8 @@ public final class SQLiteStoreWriter: RecordWriter {
         let location = Location(path: displayPath)
         do {
             try connection.writeWithoutTransaction { db in
+                try lastInserter?.flushJoinRows(db)
+                lastInserter = nil
                 if !hiddenKeys.isEmpty { try createHiddenKeysTable(db) }
                 try identities.resolve(
                     db, entityOfTable: { table in schema.entities.first { $0.tableName == table }?.name ?? table },
@@ -258,6 +268,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                 if journalMode == .wal { try db.execute(sql: "PRAGMA main.wal_checkpoint(TRUNCATE)") }
             }
             inserters.removeAll()
+            lastInserter = nil
             identities.close()
             try connection.close()
             // Closing checkpointed the log; a store whose data still sat in a -wal must not be moved without it.
@@ -297,6 +308,8 @@ public final class SQLiteStoreWriter: RecordWriter {
 
     private func attachingSource<T>(_ uri: String, _ body: (Database) throws -> T) throws -> T {
         try connection.writeWithoutTransaction { db in
+            try lastInserter?.flushJoinRows(db)
+            lastInserter = nil
             try db.execute(sql: "COMMIT")
             // The source is attached in the normal locking mode: the writer's exclusive mode would take (and, with a
             // write-ahead log, need) an exclusive lock on it, which the reader's connection keeps from it.
@@ -366,13 +379,6 @@ public final class SQLiteStoreWriter: RecordWriter {
         if key > maxKeys[table] ?? 0 { maxKeys[table] = key }
     }
 
-    /// The next free key of `table`, for an object with an external id.
-    fileprivate func nextKey(table: String) -> Int64 {
-        let next = (maxKeys[table] ?? 0) + 1
-        maxKeys[table] = next
-        return next
-    }
-
     // MARK: Inserting one entity
 
     /// The prepared statements and column plan for one entity.
@@ -400,11 +406,71 @@ public final class SQLiteStoreWriter: RecordWriter {
             var target: Int
         }
 
-        /// A to-many cell whose members go to a join table or a staged hidden key; `target` stages members by an
-        /// external id not known yet (``ExternalIdentities``).
+        /// A to-many cell whose members go to a join table (its rows through ``links``, at this index) or a staged
+        /// hidden key; `target` stages members by an external id not known yet (``ExternalIdentities``).
         enum MemberTarget {
-            case joinTable(Statement, ordered: Bool, target: Int)
+            case joinTable(links: Int, target: Int)
             case hiddenKey(id: Int, target: Int)
+        }
+
+        /// The rows of one join table whose keys are known, inserted ``chunk`` at a time (one step for many rows
+        /// costs far less than a step per link, which the join file's million links paid): `values` holds the
+        /// pending rows' parameters, owner, member and (when ordered) position, until ``JoinRows/flush(_:)``.
+        final class JoinRows {
+            let insertOne: Statement
+            let insertChunk: Statement
+            let width: Int
+            let chunk: Int
+            var values: [Int64] = []
+
+            init(_ db: Database, link: StoreSchema.JoinLink) throws {
+                let columns = [link.sourceColumn, link.destinationColumn] + (link.orderColumn.map { [$0] } ?? [])
+                width = columns.count
+                chunk = 64
+                let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
+                // Both sides list the pair; the second insert only adds its own order column.
+                func sql(_ rows: Int) -> String {
+                    let values = Array(repeating: tuple, count: rows).joined(separator: ", ")
+                    if let order = link.orderColumn {
+                        return "INSERT INTO \(link.table) (\(columns.joined(separator: ", "))) VALUES \(values) "
+                            + "ON CONFLICT DO UPDATE SET \(order) = excluded.\(order)"
+                    }
+                    return "INSERT OR IGNORE INTO \(link.table) (\(columns.joined(separator: ", "))) VALUES \(values)"
+                }
+                insertOne = try db.makeStatement(sql: sql(1))
+                insertChunk = try db.makeStatement(sql: sql(chunk))
+            }
+
+            /// Adds a row; a full chunk goes in at once.
+            func append(owner: Int64, member: Int64, position: Int, db: Database) throws {
+                values.append(owner)
+                values.append(member)
+                if width == 3 { values.append(Int64(position)) }
+                if values.count == chunk * width { try flush(db) }
+            }
+
+            /// Inserts the pending rows, in the order they came (a whole chunk at once, the rest one by one).
+            func flush(_ db: Database) throws {
+                guard !values.isEmpty else { return }
+                defer { values.removeAll(keepingCapacity: true) }
+                let rows = values.count / width
+                let handle = rows == chunk ? insertChunk.sqliteStatement : insertOne.sqliteStatement
+                var index = 0
+                while index < values.count {
+                    let count = rows == chunk ? chunk * width : width
+                    for parameter in 0..<count {
+                        sqlite3_bind_int64(handle, Int32(parameter + 1), values[index + parameter])
+                    }
+                    index += count
+                    let code = sqlite3_step(handle)
+                    sqlite3_reset(handle)
+                    guard code == SQLITE_DONE else {
+                        throw DatabaseError(
+                            resultCode: ResultCode(rawValue: code),
+                            message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                    }
+                }
+            }
         }
 
         let plan: ColumnPlan
@@ -421,6 +487,8 @@ public final class SQLiteStoreWriter: RecordWriter {
         var compositeBindings: [CompositeBinding] = []
         var toOneBindings: [ToOneBinding] = []
         var memberTargets: [(cell: Int, target: MemberTarget)] = []
+        /// Per join table this entity's to-many relationships fill: its pending rows.
+        var joinRows: [JoinRows] = []
         unowned let writer: SQLiteStoreWriter
         let entityNumbers: [String: Int]
         let entityTables: [String: String]
@@ -455,6 +523,7 @@ public final class SQLiteStoreWriter: RecordWriter {
             let attributeCount = layout.attributes.count
             var targets: [(cell: Int, target: MemberTarget)] = []
             var toOnes: [ToOneBinding] = []
+            var links: [JoinRows] = []
             try writer.connection.inDatabase { db in
                 for relationship in plan.relationships {
                     let cell = attributeCount + relationship.position
@@ -472,20 +541,11 @@ public final class SQLiteStoreWriter: RecordWriter {
                             ToOneBinding(
                                 cell: cell, parameter: parameter, entityParameter: entityParameter, target: target))
                     case .manyToMany(let link)?:
-                        // Both sides list the pair; the second insert only adds its own order column.
-                        let sql: String
-                        if let order = link.orderColumn {
-                            sql = "INSERT INTO \(link.table) (\(link.sourceColumn), \(link.destinationColumn), \(order)) "
-                                + "VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET \(order) = excluded.\(order)"
-                        } else {
-                            sql = "INSERT OR IGNORE INTO \(link.table) (\(link.sourceColumn), \(link.destinationColumn)) VALUES (?, ?)"
-                        }
+                        links.append(try JoinRows(db, link: link))
                         targets.append(
                             (
                                 cell,
-                                .joinTable(
-                                    try db.makeStatement(sql: sql), ordered: link.orderColumn != nil,
-                                    target: writer.identities.register(.joinTable(link)))
+                                .joinTable(links: links.count - 1, target: writer.identities.register(.joinTable(link)))
                             ))
                     case .toManyThroughInverse(let key)? where key.orderColumn != nil:
                         // The order of an ordered one-to-many lives on the members, which may not be written yet:
@@ -503,6 +563,7 @@ public final class SQLiteStoreWriter: RecordWriter {
             }
             toOneBindings = toOnes
             memberTargets = targets
+            joinRows = links
             let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
             let prefix = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
             let chunk = max(1, min(64, 30_000 / columns.count))
@@ -516,6 +577,11 @@ public final class SQLiteStoreWriter: RecordWriter {
             }
         }
 
+        /// Inserts the join rows still pending (before another entity's rows, and before the store is completed).
+        func flushJoinRows(_ db: Database) throws {
+            for rows in joinRows { try rows.flush(db) }
+        }
+
         func insert(_ batch: RecordBatch, db: Database) throws {
             // Hot path: statements were prepared once through GRDB; binding and stepping use the SQLite handles
             // directly, rows go in `chunk` at a time, and text and bytes are bound straight from the batch's buffer
@@ -523,6 +589,9 @@ public final class SQLiteStoreWriter: RecordWriter {
             // right after it.
             let width = batch.width
             var maxKey: Int64 = 0
+            // Keys for external ids are taken from the table's counter, kept in a local while the batch goes in.
+            var lastKey = writer.maxKeys[table] ?? 0
+            defer { writer.noteKey(lastKey, table: table) }
             var keys = [Int64](repeating: 0, count: chunk)  // the current chunk's primary keys
             defer {
                 sqlite3_clear_bindings(insertOne.sqliteStatement)
@@ -545,7 +614,8 @@ public final class SQLiteStoreWriter: RecordWriter {
                             if identity.kind == .integer {
                                 key = identity.integer
                             } else {
-                                key = writer.nextKey(table: table)
+                                lastKey += 1
+                                key = lastKey
                                 if !batch.isAnonymous(at: row + offset) {
                                     try writer.identities.stageObject(
                                         name: Self.text(of: identity, in: arena), scope: scope, key: key, db: db)
@@ -745,7 +815,7 @@ public final class SQLiteStoreWriter: RecordWriter {
                     guard let memberKey = destination.key else {
                         let staged: Int
                         switch target {
-                        case .joinTable(_, _, let target): staged = target
+                        case .joinTable(_, let target): staged = target
                         case .hiddenKey(_, let target): staged = target
                         }
                         try writer.identities.stageReference(
@@ -754,10 +824,8 @@ public final class SQLiteStoreWriter: RecordWriter {
                         continue
                     }
                     switch target {
-                    case .joinTable(let statement, let ordered, _):
-                        var arguments: StatementArguments = [key, memberKey]
-                        if ordered { arguments += [position + 1] }
-                        try statement.execute(arguments: arguments)
+                    case .joinTable(let links, _):
+                        try joinRows[links].append(owner: key, member: memberKey, position: position + 1, db: db)
                     case .hiddenKey(let id, _):
                         try writer.stageHiddenKey(
                             id: id, owner: key, ownerEntity: entityNumber, member: memberKey, position: position + 1, db: db)

@@ -141,4 +141,21 @@ struct CSVTokenizerTests {
         let text = "é,✓,𝄞,\u{10FFFF},\u{FEFF}"
         #expect(try Self.records(text) == [["é", "✓", "𝄞", "\u{10FFFF}", "\u{FEFF}"]])
     }
+
+    @Test("a bad byte anywhere in a run of ASCII is found at its offset (runs are checked eight bytes at a time)")
+    func badByteInASCIIRunsIsFound() {
+        for length in [1, 7, 8, 9, 16, 23] {
+            for offset in 0..<length {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                bytes[offset] = 0xFF
+                #expect(UTF8Validation.firstInvalidByte(in: bytes) == offset, "length \(length), offset \(offset)")
+                // A valid two-byte sequence before it does not hide it.
+                #expect(UTF8Validation.firstInvalidByte(in: [0xC3, 0xA9] + bytes) == offset + 2)
+            }
+            #expect(UTF8Validation.firstInvalidByte(in: [UInt8](repeating: 0x41, count: length)) == nil)
+            // A multi-byte sequence cut by the end of the buffer.
+            let cut = [UInt8](repeating: 0x41, count: length) + [0xE2, 0x9C]
+            #expect(UTF8Validation.firstInvalidByte(in: cut) == length)
+        }
+    }
 }

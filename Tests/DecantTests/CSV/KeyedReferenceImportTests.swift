@@ -334,6 +334,148 @@ struct KeyedReferenceImportTests {
         #expect(!FileManager.default.fileExists(atPath: sharedStore.path))
     }
 
+    /// The entity of each batch `input` reads, in reading order (each once).
+    static func readingOrder(_ input: URL, model: ObjectModel) throws -> [String] {
+        let reader = try CSVReader(contentsOf: input, options: Self.options(model), batchSize: 1)
+        var batch = try #require(RecordLayout(entity: model.entities[0].name, in: model)).emptyBatch()
+        var order: [String] = []
+        while try reader.nextBatch(into: &batch) {
+            if order.last != batch.layout.entityName { order.append(batch.layout.entityName) }
+        }
+        return order
+    }
+
+    @Test("files other files refer to are read first, so their references resolve from memory; keys are unchanged")
+    func referredFilesAreReadFirst() throws {
+        // Note (first in the model) refers to Folder by a column and to Tag through its join file: both are read
+        // before it. Model order when nothing refers forward.
+        let input = try CSVTestFolder.make(Self.files)
+        defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
+        #expect(try Self.readingOrder(input, model: Self.model(notesFirst: true)) == ["Folder", "Tag", "Note"])
+        #expect(try Self.readingOrder(input, model: Self.model(notesFirst: false)) == ["Folder", "Tag", "Note"])
+        // Keys follow each file's order whatever the reading order: notes 1-4, folders and tags as listed.
+        let store = input.deletingLastPathComponent().appendingPathComponent("Keyed.sqlite")
+        _ = try StoreConversion.convert(from: input, to: store, options: Self.options(Self.model(notesFirst: true)))
+        #expect(Self.query(store, "SELECT Z_PK, ZTITLE FROM ZNOTE ORDER BY Z_PK") == ["1|A", "2|B", "3|C", "4|D"])
+        #expect(Self.query(store, "SELECT Z_PK, ZNAME FROM ZFOLDER ORDER BY Z_PK") == ["1|Work", "2|Home", "3|Empty"])
+
+        // One hierarchy shares a table, and so its keys: Page and Link (sub-entities of Item) keep their model order
+        // though Page refers to Link; Site, which Page refers to, comes first; Item has no file.
+        var item = Entity(name: "Item", isAbstract: true)
+        item.attributes = [Attribute(name: "title", type: .string, isOptional: true)]
+        var page = Entity(name: "Page", parentName: "Item")
+        page.relationships = [
+            Relationship(name: "link", destination: "Link"), Relationship(name: "site", destination: "Site"),
+        ]
+        let link = Entity(name: "Link", parentName: "Item")
+        var site = Entity(name: "Site")
+        site.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        site.uniquenessConstraints = [["name"]]
+        let hierarchy = ObjectModel(
+            versionName: "Items", entities: [item, page, link, site], versionIdentifiers: ["1"])
+        let items = try CSVTestFolder.make([
+            "Page.csv": "_id,title,link,site\nq1,Home,Link/l1,Main\nq2,About,,Main\n",
+            "Link.csv": "_id,title\nl1,Docs\n",
+            "Site.csv": "name\nMain\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: items.deletingLastPathComponent()) }
+        #expect(try Self.readingOrder(items, model: hierarchy) == ["Site", "Page", "Link"])
+        let itemStore = items.deletingLastPathComponent().appendingPathComponent("Items.sqlite")
+        _ = try StoreConversion.convert(from: items, to: itemStore, options: Self.options(hierarchy))
+        #expect(
+            Self.query(
+                itemStore,
+                "SELECT i.Z_PK, i.ZTITLE, l.ZTITLE, s.ZNAME FROM ZITEM i LEFT JOIN ZITEM l ON l.Z_PK = i.ZLINK "
+                    + "LEFT JOIN ZSITE s ON s.Z_PK = i.ZSITE ORDER BY i.Z_PK")
+                == ["1|Home|Docs|Main", "2|About|NULL|Main", "3|Docs|NULL|NULL"])
+    }
+
+    /// `Note{number (Integer 64, unique), folder, tags (ordered)}`, `Folder{name, unique}`, `Tag{name, unique}`,
+    /// Note first in the model: the benchmark's shape, with the tags in order.
+    static let orderedTagsModel: ObjectModel = {
+        var note = Entity(name: "Note")
+        note.attributes = [Attribute(name: "number", type: .integer64, isOptional: true)]
+        var tags = Relationship(name: "tags", destination: "Tag", inverse: "notes", toMany: true)
+        tags.isOrdered = true
+        note.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes"), tags]
+        note.uniquenessConstraints = [["number"]]
+        var folder = Entity(name: "Folder")
+        folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        folder.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
+        folder.uniquenessConstraints = [["name"]]
+        var tag = Entity(name: "Tag")
+        tag.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        tag.relationships = [Relationship(name: "notes", destination: "Note", inverse: "tags", toMany: true)]
+        tag.uniquenessConstraints = [["name"]]
+        return ObjectModel(versionName: "Tagged", entities: [note, folder, tag], versionIdentifiers: ["1"])
+    }()
+
+    @Test("hundreds of links by key land in order, remembered or staged", arguments: [0, 50_000])
+    func manyLinksByKeyLandInOrder(bound: Int) throws {
+        // 300 notes with 0-3 tags each, listed in reverse of their position, some owners spelled `Note/13` or `014`,
+        // tags and folders repeated row after row: more rows than one insert takes at once.
+        func field(_ text: String) -> String {
+            guard text.contains(",") || text.contains("\"") else { return text }
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        let tagNames = ["red", "grün", "a,b", "say \"hi\""]
+        var notes = "number,folder\n"
+        var links = "owner,member,position\n"
+        var expected: [String] = []
+        for number in 1...300 {
+            let folder = number % 5 == 0 ? nil : "F\(number % 7)"
+            notes += "\(number),\(folder ?? "")\n"
+            let owner = number % 10 == 3 ? "Note/\(number)" : number % 10 == 4 ? "0\(number)" : "\(number)"
+            for position in stride(from: number % 4, through: 1, by: -1) {
+                links += "\(owner),\(field(tagNames[(number + position) % 4])),\(position)\n"
+            }
+            let tags = (0..<number % 4).map { tagNames[(number + $0 + 1) % 4] }
+            expected.append("\(number)|\(folder ?? "-")|\(tags.joined(separator: "+"))")
+        }
+        let files = [
+            "Note.csv": notes, "Note.tags.csv": links,
+            "Folder.csv": "name\n" + (0..<7).map { "F\($0)\n" }.joined(),
+            "Tag.csv": "name\n" + tagNames.map { field($0) + "\n" }.joined(),
+        ]
+        let input = try CSVTestFolder.make(files)
+        defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
+        let model = Self.orderedTagsModel
+        let store = input.deletingLastPathComponent().appendingPathComponent("Tagged.sqlite")
+        var reader = try CSVReader(contentsOf: input, options: Self.options(model), batchSize: 50)
+        var writer = try SQLiteStoreWriter(creating: store, model: model, identityMapBound: bound)
+        _ = try RecordTransfer.copy(from: &reader, to: &writer)
+
+        let stored = try SQLiteStoreReader(store: try SQLiteStore(contentsOf: store), model: model)
+        func names(_ entity: String) throws -> [RecordID: String] {
+            var names: [RecordID: String] = [:]
+            for object in try stored.records(of: entity) {
+                if case .string(let name)? = object.values.first { names[object.id] = name }
+            }
+            return names
+        }
+        let folders = try names("Folder")
+        let tags = try names("Tag")
+        var found: [String] = []
+        for note in try stored.records(of: "Note") {
+            var number = "?"
+            if case .integer(let value)? = note.values.first { number = String(value) }
+            var folder = "?"
+            var members = "?"
+            if case .toOne(let reference) = note.relationships[0] {
+                folder = reference.map { folders[$0.id] ?? "?" } ?? "-"
+            }
+            if case .toMany(let list) = note.relationships[1] {
+                members = list.map { tags[$0.id] ?? "?" }.joined(separator: "+")
+            }
+            found.append("\(number)|\(folder)|\(members)")
+        }
+        #expect(found == expected)
+        #expect(Self.query(store, "SELECT COUNT(*) FROM Z_2TAGS") == ["\((1...300).map { $0 % 4 }.reduce(0, +))"])
+        #expect(
+            Self.query(store, "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_NAME")
+                == ["Folder|7", "Note|300", "Tag|4"])
+    }
+
     /// Runs `sql` on `url` and returns each row as `|`-joined text (``StoreFeatureQuery/rows(_:_:)``).
     static func query(_ url: URL, _ sql: String) -> [String] {
         (try? StoreFeatureQuery.rows(url, sql)) ?? ["error: cannot query \(url.path)"]
