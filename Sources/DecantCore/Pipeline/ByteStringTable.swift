@@ -55,18 +55,24 @@ public struct ByteStringTable<Value> {
     @inlinable
     public func value(for bytes: UnsafeRawBufferPointer) -> Value? {
         guard !entries.isEmpty else { return nil }
-        let hash = Self.hash(bytes)
+        let (_, index) = probe(bytes, hash: Self.hash(bytes))
+        return index.map { entries[$0].value }
+    }
+
+    /// The slot of the key `bytes` (of hash `hash`), or of the empty slot where it would go, and its entry's index.
+    @inlinable
+    func probe(_ bytes: UnsafeRawBufferPointer, hash: Int) -> (slot: Int, entry: Int?) {
         let mask = slots.count - 1
         var slot = hash & mask
         return storage.withUnsafeBytes { keys in
             while true {
                 let index = Int(slots[slot])
-                if index == 0 { return nil }
+                if index == 0 { return (slot, nil) }
                 let entry = entries[index - 1]
                 if entry.hash == hash && entry.length == bytes.count
                     && Self.equal(Self.key(entry, in: keys), bytes)
                 {
-                    return entry.value
+                    return (slot, index - 1)
                 }
                 slot = (slot + 1) & mask
             }
@@ -77,21 +83,7 @@ public struct ByteStringTable<Value> {
     @inlinable
     public mutating func insert(_ value: Value, for bytes: UnsafeRawBufferPointer) {
         let hash = Self.hash(bytes)
-        let mask = slots.count - 1
-        var slot = hash & mask
-        let found: Int? = storage.withUnsafeBytes { keys in
-            while true {
-                let index = Int(slots[slot])
-                if index == 0 { return nil }
-                let entry = entries[index - 1]
-                if entry.hash == hash && entry.length == bytes.count
-                    && Self.equal(Self.key(entry, in: keys), bytes)
-                {
-                    return index - 1
-                }
-                slot = (slot + 1) & mask
-            }
-        }
+        let (slot, found) = probe(bytes, hash: hash)
         if let found {
             entries[found].value = value
             return
