@@ -50,6 +50,8 @@ public final class CSVWriter: RecordWriter, MemberPartsConsumer {
     /// The object whose to-many lists come in parts, and per relationship cut short the members listed so far.
     private var continuedOwner: RecordID?
     private var listed: [Int: Int] = [:]
+    /// Per relationship position of ``currentEntity``: its open join file, so a row does not name the file again.
+    private var joinFiles: [Int: CSVOutputFile] = [:]
 
     /// Takes to-many lists in parts: further members are appended to the join file as they come.
     public var takesMemberParts: Bool { true }
@@ -205,7 +207,7 @@ public final class CSVWriter: RecordWriter, MemberPartsConsumer {
                         for index in toMany.indices {
                             let cell = cells[first + attributeCount + index]
                             if toMany[index] {
-                                try writeMembers(cell, of: id, through: layout.relationships[index], batch: batch)
+                                try writeMembers(cell, of: id, at: index, batch: batch)
                                 if batch.isContinued(cell) {
                                     continuedOwner = id
                                     listed[index] = Int(cell.length)
@@ -240,10 +242,11 @@ public final class CSVWriter: RecordWriter, MemberPartsConsumer {
     /// Lists the members of one to-many relationship of one object in its join file (created on the first list,
     /// even an empty one, so that reading back knows the relationship is listed there).
     private func writeMembers(
-        _ cell: RecordBatch.Cell, of owner: RecordID, through relationship: Relationship, batch: RecordBatch
+        _ cell: RecordBatch.Cell, of owner: RecordID, at position: Int, batch: RecordBatch
     ) throws {
         guard cell.kind == .referenceList else { return }
         let name = batch.layout.entityName
+        let relationship = batch.layout.relationships[position]
         if isSingleFile {
             let key = "\(name).\(relationship.name)"
             if cell.length > 0 && reported.insert(key).inserted {
@@ -258,8 +261,7 @@ public final class CSVWriter: RecordWriter, MemberPartsConsumer {
         }
         let start = Int(cell.integer)
         try writeJoinRows(
-            batch.references[start..<start + Int(cell.length)], of: owner, through: relationship, after: 0,
-            batch: batch)
+            batch.references[start..<start + Int(cell.length)], of: owner, at: position, after: 0, batch: batch)
     }
 
     /// Lists further members of a relationship of the object whose lists came cut short (``RecordBatch/Continuation``).
@@ -274,8 +276,7 @@ public final class CSVWriter: RecordWriter, MemberPartsConsumer {
         }
         if !isSingleFile {
             try writeJoinRows(
-                batch.references[...], of: owner, through: batch.layout.relationships[position], after: before,
-                batch: batch)
+                batch.references[...], of: owner, at: position, after: before, batch: batch)
         }
         listed[position] = continuation.isFinal ? nil : before + batch.references.count
         if listed.isEmpty { continuedOwner = nil }
@@ -283,14 +284,21 @@ public final class CSVWriter: RecordWriter, MemberPartsConsumer {
 
     /// Writes one join row per member of `owner`, positions (of an ordered relationship) counted on from `after`.
     private func writeJoinRows(
-        _ members: ArraySlice<RecordBatch.Cell>, of owner: RecordID, through relationship: Relationship, after: Int,
+        _ members: ArraySlice<RecordBatch.Cell>, of owner: RecordID, at relationshipPosition: Int, after: Int,
         batch: RecordBatch
     ) throws {
+        let relationship = batch.layout.relationships[relationshipPosition]
         let ordered = relationship.isOrdered
-        let join = try file("\(batch.layout.entityName).\(relationship.name).csv") { header in
-            header.write("owner")
-            header.write("member")
-            if ordered { header.write("position") }
+        let join: CSVOutputFile
+        if let known = joinFiles[relationshipPosition] {
+            join = known
+        } else {
+            join = try file("\(batch.layout.entityName).\(relationship.name).csv") { header in
+                header.write("owner")
+                header.write("member")
+                if ordered { header.write("position") }
+            }
+            joinFiles[relationshipPosition] = join
         }
         try join.withRecords { records in
             for (position, member) in members.enumerated() {
@@ -342,6 +350,7 @@ public final class CSVWriter: RecordWriter, MemberPartsConsumer {
     private func closeOpenFiles() throws {
         let files = open
         open.removeAll()
+        joinFiles.removeAll()
         for name in files.keys.sorted() { try files[name]?.close() }
     }
 
@@ -386,6 +395,7 @@ public final class CSVWriter: RecordWriter, MemberPartsConsumer {
         state = .abandoned
         for output in open.values { output.discard() }
         open.removeAll()
+        joinFiles.removeAll()
         try? FileManager.default.removeItem(at: target)
     }
 }
