@@ -97,6 +97,27 @@ struct MemberPartsTests {
             ])
     }
 
+    @Test("a run that stops midway through a list in parts is refused at finish, and abandoning leaves no output",
+        arguments: ["ndjson", "csv"])
+    func aListCutShortAndNeverFinishedLeavesNoOutput(format: String) throws {
+        let store = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: store.deletingLastPathComponent()) }
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent(format == "csv" ? "out" : "out.\(format)")
+        var writer = try FormatRegistry.builtIn.outputFormat(for: output, named: format, fallback: "sqlite")
+            .makeWriter(at: output, model: Self.model, options: FormatOptions())
+        let reader = try Self.reader(store)
+        reader.memberPartSize = 3
+        var batch = try #require(RecordLayout(entity: "Note", in: Self.model)).emptyBatch()
+        // Up to the first continuation, as if the reader had failed there: a tag's lists are left cut short.
+        while try reader.nextBatch(into: &batch), batch.continuation == nil { try writer.write(batch) }
+        #expect(throws: DecantError.self) { try writer.finish() }
+        writer.abandon()
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        #expect(FileManager.default.fileExists(atPath: store.path), "the input is untouched")
+    }
+
     /// What a copy through `writer`'s format gives, read in batches of `batchSize` with lists in parts of
     /// `partSize` (whole when nil): every file of the output, by name.
     static func export(_ store: URL, as format: String, batchSize: Int, partSize: Int?) throws -> [String: Data] {
