@@ -208,6 +208,15 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
         return result
     }
 
+    /// The queries of `entityName`'s to-many members read here, in layout order (for tests).
+    func memberQueries(of entityName: String) throws -> [String] {
+        guard let entity = model.entity(named: entityName) else { return [] }
+        return try EntityCursor(reader: self, entity: entity).sources.compactMap { source in
+            guard case .members(let cursor) = source else { return nil }
+            return cursor.mergedSQL
+        }
+    }
+
     // MARK: One entity
 
     /// How one relationship position of the layout is read.
@@ -293,11 +302,13 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
                     // Ordered one-to-many (the order lives in Z_FOK_ on the members) and to-many without inverse
                     // (a hidden key on the members): list the members here, in order.
                     let order = key.orderColumn.map { ", \($0)" } ?? ""
+                    let fixed = reader.model.entities.firstIndex { $0.name == relationship.destinationEntity } ?? 0
                     sources.append(
                         .members(
                             MemberCursor(
                                 select: "SELECT \(key.column), Z_PK, Z_ENT FROM \(key.table)", owner: key.column,
-                                order: "\(order.isEmpty ? "" : String(order.dropFirst(2)) + ", ")Z_PK")))
+                                order: "\(order.isEmpty ? "" : String(order.dropFirst(2)) + ", ")Z_PK",
+                                fixedEntity: Int32(fixed))))
                 case .manyToMany(let link)?:
                     guard let destination = relationship.destinationEntity,
                         let destinationTable = reader.schema.entity(named: destination)?.tableName
@@ -306,12 +317,21 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
                         continue
                     }
                     let order = link.orderColumn.map { "j.\($0), " } ?? ""
+                    let fixed = Int32(reader.model.entities.firstIndex { $0.name == destination } ?? 0)
+                    let members = "j.\(link.sourceColumn), j.\(link.destinationColumn)"
+                    // A member's entity is its row's `Z_ENT`, which only a join with the destination's table tells;
+                    // when that table holds the destination alone (no sub-entities), every member is of it, and
+                    // the join (a look-up per member: a quarter of a second for a million) is left out.
+                    let select =
+                        reader.knowsMemberEntity(destination, table: destinationTable)
+                        ? "SELECT \(members) FROM \(link.table) j"
+                        : "SELECT \(members), d.Z_ENT FROM \(link.table) j "
+                            + "LEFT JOIN \(destinationTable) d ON d.Z_PK = j.\(link.destinationColumn)"
                     sources.append(
                         .members(
                             MemberCursor(
-                                select: "SELECT j.\(link.sourceColumn), j.\(link.destinationColumn), d.Z_ENT FROM \(link.table) j "
-                                    + "LEFT JOIN \(destinationTable) d ON d.Z_PK = j.\(link.destinationColumn)",
-                                owner: "j.\(link.sourceColumn)", order: "\(order)j.\(link.destinationColumn)")))
+                                select: select, owner: "j.\(link.sourceColumn)",
+                                order: "\(order)j.\(link.destinationColumn)", fixedEntity: fixed)))
                 case nil:
                     sources.append(.empty)
                 }
@@ -338,12 +358,12 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
         /// list cut short, and the next calls make the batch a continuation of it instead, until its lists are whole.
         func fill(_ batch: inout RecordBatch, limit: Int, partSize: Int?, db: Database) throws -> Bool {
             if let position = cut.first, case .members(let cursor) = sources[position] {
-                let part = try cursor.members(
+                let more = try cursor.members(
                     of: cutOwner, limit: partSize, continuing: true, db: db, reader: reader, location: location)
                 batch.setContinuation(
-                    RecordBatch.Continuation(relationship: position, isFinal: !part.more), primaryKeys: part.keys,
-                    entityIndices: part.entities)
-                if !part.more { cut.removeFirst() }
+                    RecordBatch.Continuation(relationship: position, isFinal: !more), primaryKeys: cursor.keys,
+                    entityIndices: cursor.entities)
+                if !more { cut.removeFirst() }
                 return true
             }
             if exhausted { return false }
@@ -401,14 +421,14 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
                             batch.appendReference(primaryKey: sqlite3_column_int64(handle, column), entityIndex: entity)
                         }
                     case .members(let cursor):
-                        let part = try cursor.members(
+                        let more = try cursor.members(
                             of: primaryKey, limit: partSize, continuing: false, db: db, reader: reader,
                             location: location)
-                        if part.more {
-                            batch.appendContinuedReferenceList(primaryKeys: part.keys, entityIndices: part.entities)
+                        if more {
+                            batch.appendContinuedReferenceList(primaryKeys: cursor.keys, entityIndices: cursor.entities)
                             cut.append(position)
                         } else {
-                            batch.appendReferenceList(primaryKeys: part.keys, entityIndices: part.entities)
+                            batch.appendReferenceList(primaryKeys: cursor.keys, entityIndices: cursor.entities)
                         }
                     case .viaInverse:
                         batch.appendViaInverse()
@@ -545,50 +565,75 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
         }
     }
 
-    /// A cursor over (owner key, member key, member entity) rows ordered by owner key, merged with the owners.
-    /// The (owner key, member key, member entity) rows of one relationship: read in owner order and merged with
-    /// owners that come in key order, or, when owners come in another order (a sort), looked up per owner.
+    /// Whether every member of a relationship to `destination` is known to be a `destination` without reading its
+    /// row: `table` holds no other entity (no sub-entity, no sibling of a hierarchy). A join row naming no object
+    /// then reads, as in the general query, as a member of `destination`.
+    func knowsMemberEntity(_ destination: String, table: String) -> Bool {
+        !forceMemberEntityJoin
+            && schema.entities.allSatisfy { $0.name == destination || $0.tableName != table }
+    }
+
+    /// For tests: many-to-many members' entities always come from a join with the destination's table, as for a
+    /// destination with sub-entities, so that the two queries can be compared on one store.
+    var forceMemberEntityJoin = false
+
+    /// The (owner key, member key[, member entity]) rows of one relationship: read in owner order and merged with
+    /// owners that come in key order, or, when owners come in another order (a sort), looked up per owner. Without
+    /// an entity column every member is of ``fixedEntity``.
     private final class MemberCursor {
         let mergedSQL: String
         let perOwnerSQL: String
+        /// The entity index of a member whose row names no entity (or whose query has no entity column).
+        let fixedEntity: Int32
         var perOwner = false
         var statement: Statement?
-        var pendingRow: (owner: Int64, member: Int64, entity: Int)?
+        /// Whether the statement has the member entity column (the third).
+        var hasEntityColumn = false
+        var pendingRow: (owner: Int64, member: Int64, entity: Int32)?
         var done = false
+        /// The members of the last call: kept between calls so that each owner's list reuses their storage.
+        private(set) var keys: [Int64] = []
+        private(set) var entities: [Int32] = []
 
-        init(select: String, owner: String, order: String) {
+        init(select: String, owner: String, order: String, fixedEntity: Int32) {
             self.mergedSQL = "\(select) WHERE \(owner) IS NOT NULL ORDER BY \(owner), \(order)"
             self.perOwnerSQL = "\(select) WHERE \(owner) = ? ORDER BY \(order)"
+            self.fixedEntity = fixedEntity
         }
 
-        /// The members of `owner`, at most `limit` of them (all when nil), and whether more follow; `continuing`
-        /// reads on after the members of `owner` read last.
+        /// Reads the members of `owner` into ``keys`` and ``entities``, at most `limit` of them (all when nil), and
+        /// returns whether more follow; `continuing` reads on after the members of `owner` read last.
         func members(
             of owner: Int64, limit: Int?, continuing: Bool, db: Database, reader: SQLiteStoreReader,
             location: Location
-        ) throws -> (keys: [Int64], entities: [Int32], more: Bool) {
+        ) throws -> Bool {
             if statement == nil {
                 do { statement = try db.makeStatement(sql: perOwner ? perOwnerSQL : mergedSQL) } catch {
                     throw DatabaseFailure.wrap(error, "the store's relationship tables do not fit its model", at: location)
                 }
+                hasEntityColumn = statement.map { sqlite3_column_count($0.sqliteStatement) > 2 } ?? false
             }
-            guard let handle = statement?.sqliteStatement else { return ([], [], false) }
+            keys.removeAll(keepingCapacity: true)
+            entities.removeAll(keepingCapacity: true)
+            guard let handle = statement?.sqliteStatement else { return false }
             if perOwner && !continuing {
                 sqlite3_reset(handle)
                 sqlite3_bind_int64(handle, 1, owner)
                 pendingRow = nil
                 done = false
             }
-            var keys: [Int64] = []
-            var entities: [Int32] = []
+            let fixedEntity = self.fixedEntity
+            let hasEntityColumn = self.hasEntityColumn
             while true {
                 if pendingRow == nil && !done {
                     let code = sqlite3_step(handle)
                     if code == SQLITE_ROW {
-                        pendingRow = (
-                            sqlite3_column_int64(handle, 0), sqlite3_column_int64(handle, 1),
-                            Int(sqlite3_column_int64(handle, 2))
-                        )
+                        var entity = fixedEntity
+                        if hasEntityColumn, sqlite3_column_type(handle, 2) != SQLITE_NULL {
+                            // NULL: a join row whose member is missing from the destination's table.
+                            entity = reader.entityIndexByNumber[Int(sqlite3_column_int64(handle, 2))] ?? fixedEntity
+                        }
+                        pendingRow = (sqlite3_column_int64(handle, 0), sqlite3_column_int64(handle, 1), entity)
                     } else if code == SQLITE_DONE {
                         done = true
                     } else {
@@ -598,13 +643,13 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
                 guard let row = pendingRow, row.owner <= owner else { break }
                 if row.owner == owner {
                     // One more member than the limit: it stays pending, and the list goes on in the next part.
-                    if let limit, keys.count >= limit { return (keys, entities, true) }
+                    if let limit, keys.count >= limit { return true }
                     keys.append(row.member)
-                    entities.append(reader.entityIndexByNumber[row.entity] ?? 0)
+                    entities.append(row.entity)
                 }
                 pendingRow = nil
             }
-            return (keys, entities, false)
+            return false
         }
     }
 }
