@@ -8,12 +8,15 @@ import GRDB
 /// plans it takes, and is several times faster.
 ///
 /// It takes a plan when every hop only keeps, renames, widens, defaults or drops columns and entities and keeps its
-/// to-one relationships: each source entity feeds one destination entity that keeps its objects' keys (or none: its
-/// objects are dropped), every value is `$source.attribute`, a constant, or `$source.attribute ?? constant`, and
-/// nothing is filtered, removed by a mapping file (delete rules), made by a policy, stored outside the database,
-/// derived, checked by a string pattern, ordered or many-to-many, and no mapping sets a to-many whose inverse to-one a
-/// mapping leaves nil (the record stream warns that those links are lost). Anything else runs in the record stream,
-/// and ``prepare(plan:reader:functions:)`` says why.
+/// to-one and many-to-many relationships: each source entity feeds one destination entity that keeps its objects' keys
+/// (or none: its objects are dropped), every value is `$source.attribute`, a constant, or `$source.attribute ??
+/// constant`, and nothing is filtered, removed by a mapping file (delete rules), made by a policy, stored outside the
+/// database, derived, checked by a string pattern, an ordered one-to-many, an inverse-less to-many or a many-to-many
+/// that is its own inverse or links hierarchies of entities, and no mapping sets a to-many whose inverse to-one a
+/// mapping leaves nil (the record stream warns that those links are lost). A join table's rows go in with one
+/// `INSERT … SELECT` from the source's join table (whatever the two versions name it and its columns), in the order
+/// and with the positions the record stream gives them. Anything else runs in the record stream, and
+/// ``prepare(plan:reader:functions:)`` says why.
 ///
 /// The destination model's rules are checked with SQL on the rows written, before the store is finished: when any
 /// row may break one (or holds a value of an unexpected type), ``run(into:progress:)`` gives up and the caller runs
@@ -94,6 +97,26 @@ public struct InStoreMigration: Sendable {
         var toOnes: [String: (sql: String, target: String)]
         /// Relationships whose members SQL does not carry here, and why.
         var unreadable: [String: String] = [:]
+        /// To-many relationship name → the source join table rows that hold its members.
+        var joins: [String: JoinSide] = [:]
+        /// To-many relationships empty in every row (no mapping sets them).
+        var emptyToManys: Set<String> = []
+        /// To-many relationships whose members no join table holds as they are, and why (a whole sentence).
+        var toManyObstacles: [String: String] = [:]
+    }
+
+    /// Where a many-to-many's members come from: the rows of the source store's join table, read from one side.
+    private struct JoinSide: Hashable {
+        /// The source join table.
+        var table: String
+        /// Its column holding the owner's key.
+        var owner: String
+        /// Its column holding the member's key.
+        var member: String
+        /// Its column ordering the owner's members, when the source relationship is ordered.
+        var order: String?
+        /// The entity (of the version at hand) the members are objects of.
+        var pointee: String
     }
 
     /// One `INSERT … SELECT`: the rows of one destination entity, from one source entity.
@@ -126,6 +149,8 @@ public struct InStoreMigration: Sendable {
     }
 
     private let inserts: [Insert]
+    /// One `INSERT … SELECT` per join table with rows, after the objects' rows.
+    private let joinInserts: [String]
     private let dropped: [Dropped]
     private let checks: [Check]
     /// Every table of the source model, for proving that each of its rows was taken.
@@ -173,6 +198,7 @@ public struct InStoreMigration: Sendable {
                     written += db.changesCount
                     progress?(insert.entity, written)
                 }
+                for sql in joinInserts { try db.execute(sql: sql) }
                 for entity in dropped {
                     let count = try Int.fetchOne(
                         db, sql: "SELECT COUNT(*) FROM src.\(entity.table) WHERE Z_ENT = \(entity.number)") ?? 0
@@ -289,8 +315,15 @@ public struct InStoreMigration: Sendable {
                 inserts.append(insert)
                 for check in entityChecks where !checks.contains(check) { checks.append(check) }
             }
+            // Then the rows of each join table, from the source's, once the objects they link are in.
+            var joinInserts: [String] = []
+            for join in destinationSchema.joinTables {
+                guard let (sql, joinChecks) = try joinStatements(join, rows) else { continue }
+                joinInserts.append(sql)
+                for check in joinChecks where !checks.contains(check) { checks.append(check) }
+            }
             return InStoreMigration(
-                inserts: inserts,
+                inserts: inserts, joinInserts: joinInserts,
                 dropped: dropped.map { Dropped(origin: $0.origin, table: $0.sourceTable, number: $0.sourceNumber) },
                 checks: checks, sourceTables: Set(reader.schema.entities.map(\.tableName)).sorted(), hops: hops,
                 sourceURI: reader.store.uri)
@@ -319,8 +352,11 @@ public struct InStoreMigration: Sendable {
                 }
                 var toOnes: [String: (String, String)] = [:]
                 var unreadable: [String: String] = [:]
+                var joins: [String: JoinSide] = [:]
+                var obstacles: [String: String] = [:]
                 for relationship in columns.relationships {
                     let name = relationship.relationship.name
+                    let what = "\(entity.name).\(name)"
                     switch relationship.storage {
                     case .toOne(let key)? where key.entityColumn == nil:
                         if let destination = relationship.relationship.destinationEntity {
@@ -328,15 +364,43 @@ public struct InStoreMigration: Sendable {
                         }
                     case .toOne?:
                         unreadable[name] = "points into a hierarchy of entities (its key carries the entity)"
+                    case .manyToMany(let link)?:
+                        unreadable[name] = "is a to-many"
+                        let pointee = relationship.relationship.destinationEntity
+                        if link.isReflexive {
+                            obstacles[name] = "\(what) is a many-to-many that is its own inverse"
+                        } else if let pointee, Self.isLeaf(entity.name, declaring: name, in: schema, reader.model),
+                            Self.isLeaf(pointee, in: schema)
+                        {
+                            joins[name] = JoinSide(
+                                table: link.table, owner: link.sourceColumn, member: link.destinationColumn,
+                                order: link.orderColumn, pointee: pointee)
+                        } else {
+                            obstacles[name] = "\(what) is a many-to-many between hierarchies of entities"
+                        }
+                    case .toManyThroughInverse?:
+                        unreadable[name] = "is a to-many"
+                        obstacles[name] = "\(what) is a to-many kept by its inverse's key, not by a join table"
                     default:
                         unreadable[name] = "is a to-many"
+                        obstacles[name] = "\(what) is an inverse-less to-many"
                     }
                 }
                 rows[entity.name] = Rows(
                     origin: entity.name, sourceTable: mapping.tableName, sourceNumber: number, attributes: attributes,
-                    toOnes: toOnes, unreadable: unreadable)
+                    toOnes: toOnes, unreadable: unreadable, joins: joins, toManyObstacles: obstacles)
             }
             return rows
+        }
+
+        /// Whether `entity` has no sub-entities in `schema` (so every row of its join tables' columns is one of its
+        /// objects), and, given `declaring`, declares that relationship itself rather than inheriting it.
+        private static func isLeaf(
+            _ entity: String, declaring relationship: String? = nil, in schema: StoreSchema, _ model: ObjectModel? = nil
+        ) -> Bool {
+            guard let mapping = schema.entity(named: entity), mapping.hierarchyNumbers.count == 1 else { return false }
+            guard let relationship, let model else { return true }
+            return model.entity(named: entity)?.relationships.contains { $0.name == relationship } == true
         }
 
         /// The rows of each destination entity of `hop`, from the rows of its source entities.
@@ -383,6 +447,9 @@ public struct InStoreMigration: Sendable {
                         of: attribute, in: mapping, from: sourceLayout, previous: previous)
                 }
                 next.unreadable = [:]
+                next.joins = [:]
+                next.emptyToManys = []
+                next.toManyObstacles = [:]
                 for relationship in layout.relationships {
                     if relationship.isToMany {
                         // A to-many a mapping sets is kept by its inverse to-one here: where a mapping of the
@@ -398,6 +465,11 @@ public struct InStoreMigration: Sendable {
                             throw Obstacle("\(to).\(relationship.name) is set from its to-many side only")
                         }
                         next.unreadable[relationship.name] = "is a to-many"
+                        switch members(of: relationship, in: mapping, hop: hop, previous: previous) {
+                        case .joined(let side): next.joins[relationship.name] = side
+                        case .empty: next.emptyToManys.insert(relationship.name)
+                        case .unknown(let reason): next.toManyObstacles[relationship.name] = reason
+                        }
                     } else if let link = try link(of: relationship, in: mapping, hop: hop, previous: previous) {
                         next.toOnes[relationship.name] = link
                     }
@@ -514,6 +586,52 @@ public struct InStoreMigration: Sendable {
             }
         }
 
+        /// What a to-many's members are after a hop.
+        private enum Members {
+            /// The rows of a source join table, as they are.
+            case joined(JoinSide)
+            /// None, in every object.
+            case empty
+            /// Something SQL does not carry here, for this reason.
+            case unknown(String)
+        }
+
+        /// The members a destination to-many holds: the source's join rows when it is read from a to-many they keep
+        /// and its members go to objects that keep their keys, as ``link(of:in:hop:previous:)`` follows a to-one.
+        private func members(
+            of relationship: Relationship, in mapping: EntityMapping, hop: MigrationPlan.Hop, previous: Rows
+        ) -> Members {
+            let what = "\(mapping.destinationEntity ?? "?").\(relationship.name)"
+            guard let target = relationship.destinationEntity else { return .empty }
+            switch mapping.property(relationship.name)?.expression {
+            case nil, .literal(.null)?:
+                return .empty
+            case .source(let path)? where path.count == 1:
+                if previous.emptyToManys.contains(path[0]) { return .empty }
+                guard var side = previous.joins[path[0]] else {
+                    if let obstacle = previous.toManyObstacles[path[0]] { return .unknown(obstacle) }
+                    if previous.toOnes[path[0]] != nil { return .unknown("\(what) is read from \(path[0]), a to-one") }
+                    return .unknown("\(what) is read from \(path[0]), whose members SQL does not carry")
+                }
+                // Where the record stream sends each member: the first mapping of the pointee into the target.
+                let candidates = hop.mapping.entityMappings.filter { candidate in
+                    guard candidate.sourceEntity == side.pointee, candidate.kind != .remove,
+                        let to = candidate.destinationEntity.flatMap({ hop.destination.entity(named: $0) }),
+                        !to.isAbstract, hop.source.entity(named: side.pointee) != nil
+                    else { return false }
+                    return to.name == target || hop.destination.ancestors(of: to).contains { $0.name == target }
+                }
+                guard let first = candidates.first else { return .empty }
+                guard first.destinationEntity == target else {
+                    return .unknown("\(what) holds objects that become a sub-entity of \(target)")
+                }
+                side.pointee = target
+                return .joined(side)
+            default:
+                return .unknown("\(what) is computed by an expression")
+            }
+        }
+
         /// The statement writing one destination entity's rows, and the queries finding a written row that may
         /// break a rule of the destination model (the validator's rules, ``ModelValidator/rules(for:in:)``).
         private func statements(_ name: String, _ rows: Rows) throws -> (Insert, [Check]) {
@@ -607,6 +725,8 @@ public struct InStoreMigration: Sendable {
                             reason: "\(what) may point at an object that does not exist: key "))
                 case .toManyThroughInverse(let key)? where key.orderColumn == nil:
                     continue  // stored by the inverse's key
+                case .manyToMany?:
+                    continue  // written with its join table (``joinStatements(_:_:)``)
                 default:
                     throw Obstacle("\(name).\(relationship.name) is an ordered, many-to-many or inverse-less to-many")
                 }
@@ -648,6 +768,159 @@ public struct InStoreMigration: Sendable {
                 + values.joined(separator: ", ")
                 + " FROM src.\(rows.sourceTable) AS s WHERE s.Z_ENT = \(rows.sourceNumber) ORDER BY s.Z_PK"
             return (Insert(entity: name, origin: rows.origin, sourceTable: rows.sourceTable, sql: sql), checks)
+        }
+
+        /// What one side of a destination join table holds.
+        private enum JoinSideState {
+            /// No objects of its entity are written.
+            case absent
+            /// Its objects hold no members.
+            case empty
+            /// Its objects' members are the rows of a source join table, read from this side; `origin` is the
+            /// source entity its objects come from.
+            case joined(JoinSide, origin: String)
+        }
+
+        /// One side of a destination join table: `Entity.relationship` as ``StoreSchema/JoinTable`` names it, with
+        /// its link.
+        private func joinSide(_ qualified: String, _ rows: [String: Rows]) throws
+            -> (entity: String, name: String, link: StoreSchema.JoinLink, state: JoinSideState)
+        {
+            let parts = qualified.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let mapping = destinationSchema.entity(named: parts[0]),
+                case .manyToMany(let link)? = mapping.relationships[parts[1]]
+            else { throw Obstacle("the destination's join table of \(qualified) has no relationship") }
+            let (entity, name) = (parts[0], parts[1])
+            let fed = mapping.hierarchyNumbers.contains { number in
+                destinationSchema.entity(number: number).map { rows[$0.name] != nil } ?? false
+            }
+            guard fed else { return (entity, name, link, .absent) }
+            guard mapping.hierarchyNumbers.count == 1, let own = rows[entity] else {
+                throw Obstacle("\(qualified) is a many-to-many of a hierarchy of entities")
+            }
+            if let side = own.joins[name] { return (entity, name, link, .joined(side, origin: own.origin)) }
+            if own.emptyToManys.contains(name) { return (entity, name, link, .empty) }
+            throw Obstacle(own.toManyObstacles[name] ?? "\(qualified) is a many-to-many whose members SQL does not carry")
+        }
+
+        /// The statement writing a destination join table's rows from the source's join table, the same rows in the
+        /// same order as the record stream writes them (the members of the side it writes first, owner by owner, in
+        /// the order it reads them), and the queries finding a row that may break a rule; nil when no object holds
+        /// a member.
+        ///
+        /// Both sides must read the same source join table (or one side's objects be absent, when every row
+        /// dangles), from source entities whose objects keep their keys: a row is then written as it is, and a row
+        /// whose owner or member is not written is found by the checks, which hand the run to the record stream.
+        private func joinStatements(_ join: StoreSchema.JoinTable, _ rows: [String: Rows]) throws
+            -> (sql: String, checks: [Check])?
+        {
+            let master = try joinSide(join.masterRelationship, rows)
+            if join.masterRelationship == join.slaveRelationship {
+                if case .absent = master.state { return nil }
+                throw Obstacle("\(join.masterRelationship) is a many-to-many that is its own inverse")
+            }
+            let slave = try joinSide(join.slaveRelationship, rows)
+            // The source columns that feed the master and slave columns, and the sides read, in the order the
+            // record stream writes them (its reader goes through the source model's entities in order).
+            let source: (table: String, master: String, slave: String)
+            var read: [(side: JoinSide, origin: String)] = []
+            switch (master.state, slave.state) {
+            case (.absent, .absent), (.absent, .empty), (.empty, .absent), (.empty, .empty):
+                return nil
+            case (.joined, .empty), (.empty, .joined):
+                throw Obstacle("\(join.masterRelationship) and its inverse \(join.slaveRelationship) are not both set")
+            case (.joined(let side, let origin), .absent):
+                source = (side.table, side.owner, side.member)
+                read = [(side, origin)]
+            case (.absent, .joined(let side, let origin)):
+                source = (side.table, side.member, side.owner)
+                read = [(side, origin)]
+            case (.joined(let one, let oneOrigin), .joined(let other, let otherOrigin)):
+                guard one.table == other.table, one.owner == other.member, one.member == other.owner else {
+                    throw Obstacle(
+                        "\(join.masterRelationship) and its inverse \(join.slaveRelationship) are read from different "
+                            + "join tables")
+                }
+                guard oneOrigin != otherOrigin else {
+                    throw Obstacle("both sides of \(join.masterRelationship) are read from objects of \(oneOrigin)")
+                }
+                source = (one.table, one.owner, one.member)
+                read = [(one, oneOrigin), (other, otherOrigin)]
+            }
+            for (side, other) in [(master, slave), (slave, master)] {
+                guard case .joined(let held, _) = side.state, held.pointee != other.entity else { continue }
+                throw Obstacle("\(side.entity).\(side.name) holds objects of \(held.pointee), not of \(other.entity)")
+            }
+            let order = reader.model.entities.map(\.name)
+            read.sort { (order.firstIndex(of: $0.origin) ?? 0) < (order.firstIndex(of: $1.origin) ?? 0) }
+            guard let first = read.first?.side else { return nil }
+            var names = [join.masterColumn, join.slaveColumn]
+            var values = ["j.\(source.master)", "j.\(source.slave)"]
+            // A side's position counts its members from 1 in the order the record stream reads them.
+            for (link, state) in [(master.link, master.state), (slave.link, slave.state)] {
+                guard let column = link.orderColumn else { continue }
+                names.append(column)
+                if case .joined(let side, _) = state {
+                    let sort = (side.order.map { ["j.\($0)"] } ?? []) + ["j.\(side.member)"]
+                    values.append(
+                        "ROW_NUMBER() OVER (PARTITION BY j.\(side.owner) ORDER BY \(sort.joined(separator: ", ")))")
+                } else {
+                    values.append("NULL")
+                }
+            }
+            let sort = ["j.\(first.owner)"] + (first.order.map { ["j.\($0)"] } ?? []) + ["j.\(first.member)"]
+            let sql = "INSERT INTO \(join.name) (\(names.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) "
+                + "FROM src.\(source.table) AS j ORDER BY \(sort.joined(separator: ", "))"
+            var checks: [Check] = []
+            // Every owner and member is an object written (a key that names none dangles, or its object was not
+            // carried over), and each side holds as many members as the destination model allows.
+            for (side, other, column) in [(master, slave, join.slaveColumn), (slave, master, join.masterColumn)] {
+                guard let pointee = destinationSchema.entity(named: other.entity) else { continue }
+                checks.append(
+                    Check(
+                        // The distinct keys, read from the primary key's or the join index's order.
+                        sql: "SELECT IFNULL(k, 'NULL') FROM (SELECT DISTINCT \(column) AS k FROM \(join.name)) WHERE NOT "
+                            + "EXISTS (SELECT 1 FROM \(pointee.tableName) AS u WHERE u.Z_PK = k AND u.Z_ENT = "
+                            + "\(pointee.number)) LIMIT 1",
+                        reason: "\(side.entity).\(side.name) may hold an object that does not exist: key "))
+            }
+            for side in [master, slave] {
+                if case .absent = side.state { continue }
+                checks += try countChecks(side.entity, side.name, owner: side.link.sourceColumn, table: join.name)
+            }
+            return (sql, checks)
+        }
+
+        /// The queries finding an object of `entity` whose `relationship` holds fewer or more members (rows of the
+        /// join table `table` whose `owner` column holds its key) than the destination model allows.
+        private func countChecks(_ entity: String, _ relationship: String, owner: String, table: String) throws
+            -> [Check]
+        {
+            guard let layout = RecordLayout(entity: entity, in: plan.destination),
+                let mapping = destinationSchema.entity(named: entity),
+                let rule = ModelValidator.rules(for: layout, in: plan.destination).relationships.first(where: {
+                    $0.name == relationship
+                })
+            else { throw Obstacle("the destination model has no relationship \(entity).\(relationship)") }
+            let what = "\(entity).\(relationship)"
+            var checks: [Check] = []
+            if rule.maxCount > 0 {
+                checks.append(
+                    Check(
+                        sql: "SELECT \(owner) FROM \(table) GROUP BY \(owner) HAVING COUNT(*) > \(rule.maxCount) LIMIT 1",
+                        reason: "\(what) may hold more than \(rule.maxCount) objects in \(entity)/p"))
+            }
+            if rule.minCount > 0 {
+                // An optional to-many may be empty whatever its minimum (``ModelValidator``).
+                let least = rule.isOptional ? 1 : 0
+                checks.append(
+                    Check(
+                        sql: "SELECT t.Z_PK FROM \(mapping.tableName) AS t WHERE t.Z_ENT = \(mapping.number) AND (SELECT "
+                            + "COUNT(*) FROM \(table) AS j WHERE j.\(owner) = t.Z_PK) BETWEEN \(least) AND "
+                            + "\(rule.minCount - 1) LIMIT 1",
+                        reason: "\(what) may hold fewer than \(rule.minCount) objects in \(entity)/p"))
+            }
+            return checks
         }
 
         /// Whether every entity of `table` that has a column `key.column` stores `relationship` (the same
