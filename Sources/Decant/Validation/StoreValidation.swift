@@ -30,7 +30,8 @@ public enum StoreValidation: Sendable {
         /// The formats.
         public var registry: FormatRegistry = .builtIn
         /// Where the sets that grow with the store (the identities seen, the values of uniqueness constraints) are
-        /// kept: by default up to 4,000,000 keys each in memory and the rest in a temporary file.
+        /// kept: by default a store's primary keys and integer values as bits, up to 131,072 other keys each in
+        /// memory and the rest in a temporary file (``SpillingKeySet``).
         public var keySets: KeySetFactory = .spilling()
 
         /// Options for `bundle`. A reference to an externally stored value whose file is missing is checked as the

@@ -47,17 +47,24 @@ extension KeySet {
     }
 }
 
-/// A key set held wholly in memory: for small inputs and tests.
+/// A key set held wholly in memory: for small inputs and tests. Integer keys that come densely, as a store's primary
+/// keys do, are held as bits (``IntegerBitmap``, at most 16,384 chunks of 4,096 integers: 8 MiB); other integers
+/// and texts in hash sets.
 public final class InMemoryKeySet: KeySet {
     // Integers and text apart: hashing a bare Int64 or String costs about half of hashing a SetKey. Scopes are
     // numbered, and the last one is remembered: consecutive keys nearly always share their scope (an entity).
     private var scopes: [String: Int] = [:]
     private var names: [String] = []
+    private var bitmaps: [IntegerBitmap] = []
     private var integers: [Set<Int64>] = []
     private var texts: [Set<String>] = []
+    private var bitmapChunks = 0
     private var lastScope = ""
     private var lastIndex = -1
     public private(set) var count = 0
+
+    /// The chunks of bits a set may make, in all scopes.
+    private static let bitmapChunkLimit = 16_384
 
     /// Creates an empty set.
     public init() {}
@@ -72,6 +79,7 @@ public final class InMemoryKeySet: KeySet {
             index = names.count
             scopes[scope] = index
             names.append(scope)
+            bitmaps.append(IntegerBitmap())
             integers.append([])
             texts.append([])
         }
@@ -84,7 +92,14 @@ public final class InMemoryKeySet: KeySet {
         guard let index = index(of: scope, creating: true) else { return false }
         let inserted: Bool
         switch key {
-        case .integer(let value): inserted = integers[index].insert(value).inserted
+        case .integer(let value):
+            let chunks = bitmaps[index].chunkCount
+            if let new = bitmaps[index].insert(value, mayGrow: bitmapChunks < Self.bitmapChunkLimit) {
+                bitmapChunks += bitmaps[index].chunkCount - chunks
+                inserted = new
+            } else {
+                inserted = integers[index].insert(value).inserted
+            }
         case .text(let value): inserted = texts[index].insert(value).inserted
         }
         if inserted { count += 1 }
@@ -94,16 +109,8 @@ public final class InMemoryKeySet: KeySet {
     public func contains(_ key: SetKey, in scope: String) -> Bool {
         guard let index = index(of: scope, creating: false) else { return false }
         switch key {
-        case .integer(let value): return integers[index].contains(value)
+        case .integer(let value): return bitmaps[index].contains(value) ?? integers[index].contains(value)
         case .text(let value): return texts[index].contains(value)
-        }
-    }
-
-    /// Every key, by scope: what a spilling set moves to disk.
-    package func forEach(_ body: (_ scope: String, _ key: SetKey) throws -> Void) rethrows {
-        for (index, scope) in names.enumerated() {
-            for value in integers[index] { try body(scope, .integer(value)) }
-            for value in texts[index] { try body(scope, .text(value)) }
         }
     }
 }
@@ -112,7 +119,7 @@ public final class InMemoryKeySet: KeySet {
 extension InMemoryKeySet: Sendable {}
 
 /// Makes the ``KeySet``s a job needs: in memory by default; `DecantSQLite` adds `.spilling(bound:in:)`, whose sets
-/// move to a temporary file past a bound.
+/// keep dense integers as bits and move other keys to a temporary file past a bound.
 ///
 /// ```swift
 /// var validator = ModelValidator(model: v3, collectsRejects: true, keySets: .spilling(bound: 100_000))

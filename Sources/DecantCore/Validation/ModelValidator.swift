@@ -262,10 +262,8 @@ public struct ModelValidator {
                 }
             }
             for constraint in entityChecks.rules.constraints where checksUniqueness {
-                var parts = constraint.attributes.map { Self.uniquenessKey(batch.value(row: row, attribute: $0)) }
-                parts += constraint.relationships.map { "\(batch.cell(row: row, column: attributeCount + $0).integer)" }
-                let key = parts.joined(separator: "\u{1F}")
-                if try !uniqueKeys.insert(.text(key), in: constraint.scope) {
+                let key = Self.uniquenessKey(constraint, row: row, of: batch)
+                if try !uniqueKeys.insert(key, in: constraint.scope) {
                     fail(constraint.names.joined(separator: ","), .unique, nil)
                 }
             }
@@ -287,12 +285,13 @@ public struct ModelValidator {
     }
 
     /// Notes a reference from `object` (through `property`): one to an object not seen yet is pending until it is.
+    /// The holder's name is made only then: most references point at objects seen already.
     private mutating func note(
-        _ target: ObjectReference, from object: String, entity: String, property: String
+        _ target: ObjectReference, from object: @autoclosure () -> String, entity: String, property: String
     ) throws {
         guard checksReferences else { return }
         if pending[target] == nil, try !seen.contains(target) {
-            pending[target] = (object, entity, property)
+            pending[target] = (object(), entity, property)
         }
     }
 
@@ -411,12 +410,31 @@ public struct ModelValidator {
         return result
     }
 
-    /// The error for a failing object when rejects are not collected.
+    /// The key of `constraint`'s values in `row` of `batch`: the ``uniquenessKey(_:)`` of each attribute's value and
+    /// the key of each to-one, joined by U+001F. A constraint of one integer attribute or one to-one gives an integer
+    /// key instead of its text (`integer(5)`, `5`): such a scope's keys are all one part, and no other value's part
+    /// reads `integer(…)`, so keys are equal exactly when their texts would be, and key sets keep integers as bits.
+    package static func uniquenessKey(_ constraint: ConstraintRules, row: Int, of batch: RecordBatch) -> SetKey {
+        let attributeCount = batch.layout.attributes.count
+        switch (constraint.attributes.count, constraint.relationships.count) {
+        case (1, 0):
+            let value = batch.value(row: row, attribute: constraint.attributes[0])
+            if case .integer(let number) = value { return .integer(number) }
+            return .text(uniquenessKey(value))
+        case (0, 1):
+            return .integer(batch.cell(row: row, column: attributeCount + constraint.relationships[0]).integer)
+        default:
+            var parts = constraint.attributes.map { uniquenessKey(batch.value(row: row, attribute: $0)) }
+            parts += constraint.relationships.map { "\(batch.cell(row: row, column: attributeCount + $0).integer)" }
+            return .text(parts.joined(separator: "\u{1F}"))
+        }
+    }
+
     /// A value's part of a uniqueness key: texts equal exactly when the values are, byte for byte, as a SQLite store's
     /// unique index compares them. (A `String` takes canonically equivalent texts, `é` and `e` + U+0301, as one, and
     /// a `Data`'s description is only its length.) Texts that are plain ASCII without the key's separator stay as they
     /// are; other texts and bytes are written in hexadecimal.
-    static func uniquenessKey(_ value: Value) -> String {
+    package static func uniquenessKey(_ value: Value) -> String {
         func hex(_ bytes: some Sequence<UInt8>) -> String {
             let digits = Array("0123456789abcdef".utf8)
             var text: [UInt8] = []
@@ -436,6 +454,7 @@ public struct ModelValidator {
         }
     }
 
+    /// The error for a failing object when rejects are not collected.
     static func error(_ reject: Reject) -> DecantError {
         let what: String
         switch reject.rule {

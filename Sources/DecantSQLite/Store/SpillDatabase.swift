@@ -17,7 +17,7 @@ final class SpillDatabase {
     private var isClosed = false
 
     /// Creates the folder under `directory` (the system's temporary directory when nil) and the database in it, with
-    /// no journal (nothing in it outlives the process) and `schema` run once.
+    /// no journal and no syncing (nothing in it outlives the process) and `schema` run once.
     init(prefix: String, in directory: URL?, schema: String) throws {
         let parent = directory ?? FileManager.default.temporaryDirectory
         let folder = parent.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
@@ -26,6 +26,7 @@ final class SpillDatabase {
             let queue = try DatabaseQueue(path: folder.appendingPathComponent("spill.sqlite").path)
             try queue.inDatabase { db in
                 try db.execute(sql: "PRAGMA journal_mode = OFF")
+                try db.execute(sql: "PRAGMA synchronous = OFF")
                 try db.execute(sql: schema)
             }
             self.folder = folder

@@ -451,6 +451,49 @@ struct ValidationTests {
         return (model, batches)
     }
 
+    /// A constraint of one integer attribute or one to-one gives integer keys (which key sets keep as bits); two
+    /// objects share a key exactly when they share the text the validator keyed them by before (`integer(5)`, `5`,
+    /// `t5`…), whatever the values' kinds.
+    @Test func integerUniquenessKeysAreEqualExactlyWhenTheirTextsAre() throws {
+        var item = Entity(name: "Item")
+        item.attributes = [Attribute(name: "number", type: .integer64, isOptional: true)]
+        item.relationships = [Relationship(name: "owner", destination: "Item")]
+        item.uniquenessConstraints = [["number"], ["owner"], ["number", "owner"]]
+        let model = ObjectModel(versionName: "Items", entities: [item])
+        let layout = try #require(RecordLayout(entity: "Item", in: model))
+        let values: [Value] = [
+            0, 5, -5, 5, .integer(.max), .integer(.min), nil, .double(5), "5", "integer(5)", .decimal(5), .bool(true),
+            1, 1,
+        ]
+        let owners: [Int64?] = [nil, 5, -5, 5, .max, .min, 0, 1, 1, 5, nil, 7, 7, .min]
+        var batch = RecordBatch(layout: layout)
+        for (index, value) in values.enumerated() {
+            let owner = owners[index].map { ObjectReference(entity: "Item", id: .primaryKey($0)) }
+            let id = RecordID.primaryKey(Int64(index + 1))
+            batch.append(Record(entity: "Item", id: id, values: [value], relationships: [.toOne(owner)]))
+        }
+        let constraints = ModelValidator.rules(for: layout, in: model).constraints
+        #expect(constraints.count == 3)
+        for constraint in constraints {
+            let rows = 0..<batch.count
+            let keys = rows.map { ModelValidator.uniquenessKey(constraint, row: $0, of: batch) }
+            let texts = rows.map { row in
+                let attributes = constraint.attributes.map {
+                    ModelValidator.uniquenessKey(batch.value(row: row, attribute: $0))
+                }
+                let owners = constraint.relationships.map { "\(batch.cell(row: row, column: 1 + $0).integer)" }
+                return (attributes + owners).joined(separator: "\u{1F}")
+            }
+            for first in rows {
+                for second in rows {
+                    #expect((keys[first] == keys[second]) == (texts[first] == texts[second]), "\(first), \(second)")
+                }
+            }
+        }
+        #expect(ModelValidator.uniquenessKey(constraints[0], row: 1, of: batch) == .integer(5))
+        #expect(ModelValidator.uniquenessKey(constraints[1], row: 1, of: batch) == .integer(5))
+    }
+
     @Test func spillingSetsStillFindDuplicatesAndDanglingReferences() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
