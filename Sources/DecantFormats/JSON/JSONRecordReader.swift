@@ -32,10 +32,11 @@ public final class JSONRecordReader: EntityNamingReader {
     private var decoder: DocumentObjectDecoder?
     /// Decant's NDJSON lines of the usual form, read straight into batches (see ``DocumentLineDecoder``).
     private var lineDecoder: DocumentLineDecoder?
-    /// Whether lines of Decant's form go to ``lineDecoder`` first (tests compare with it off).
+    /// Whether lines of Decant's form go to ``lineDecoder`` first, and plain lines to the importer's
+    /// ``PlainObjectImporter/importLine(_:into:)`` (tests compare with it off).
     var readsLinesDirectly = true
     /// How many lines went straight into batches (for tests).
-    var linesReadDirectly: Int { lineDecoder?.decodedLines ?? 0 }
+    var linesReadDirectly: Int { lineDecoder?.decodedLines ?? importer?.linesImportedDirectly ?? 0 }
     private var importer: PlainObjectImporter?
     /// Where the reader is in the input's outer structure.
     private enum Position {
@@ -56,7 +57,9 @@ public final class JSONRecordReader: EntityNamingReader {
     public convenience init(
         contentsOf url: URL, style: JSONRecordWriter.Style, options: FormatOptions, batchSize: Int = 1024
     ) throws {
-        try self.init(scanner: JSONScanner(url: url), style: style, options: options, batchSize: batchSize)
+        try self.init(
+            scanner: JSONScanner(url: url), reopen: { try JSONScanner(url: url) }, style: style, options: options,
+            batchSize: batchSize)
     }
 
     /// Reads JSON from memory; `path` names it in messages.
@@ -64,11 +67,17 @@ public final class JSONRecordReader: EntityNamingReader {
         data: Data, path: String = "<data>", style: JSONRecordWriter.Style, options: FormatOptions,
         batchSize: Int = 1024
     ) throws {
+        let bytes = Array(data)
         try self.init(
-            scanner: JSONScanner(bytes: Array(data), path: path), style: style, options: options, batchSize: batchSize)
+            scanner: JSONScanner(bytes: bytes, path: path), reopen: { try JSONScanner(bytes: bytes, path: path) },
+            style: style, options: options, batchSize: batchSize)
     }
 
-    private init(scanner: JSONScanner, style: JSONRecordWriter.Style, options: FormatOptions, batchSize: Int) throws {
+    /// `reopen` scans the input again from its start (for ``PlainObjectImporter``'s recall of keys).
+    private init(
+        scanner: JSONScanner, reopen: @escaping () throws -> JSONScanner, style: JSONRecordWriter.Style,
+        options: FormatOptions, batchSize: Int
+    ) throws {
         self.scanner = scanner
         self.style = style
         self.batchSize = max(1, batchSize)
@@ -119,7 +128,9 @@ public final class JSONRecordReader: EntityNamingReader {
             model = try options.modelForModelLessInput(at: Location(path: path))
             let entity = try Self.entity(for: model, options: options, path: path)
             entityFromOptions = options.entity
-            importer = try PlainObjectImporter(model: model, entity: entity, options: options, path: path)
+            importer = try PlainObjectImporter(
+                model: model, entity: entity, options: options, path: path,
+                reread: { count, body in try Self.rereadObjects(count, reopen(), style: style, body) })
         }
     }
 
@@ -133,6 +144,14 @@ public final class JSONRecordReader: EntityNamingReader {
                 try scanner.skipWhitespace()
                 if try scanner.peek() != nil,
                     try scanner.withBufferedLine({ lineDecoder.decode($0, into: &sink) })
+                {
+                    continue
+                }
+            }
+            if readsLinesDirectly, importer != nil, pendingLine == nil, case .lines = position {
+                try scanner.skipWhitespace()
+                if try scanner.peek() != nil,
+                    try scanner.withBufferedLine({ importer?.importLine($0, into: &sink) ?? false })
                 {
                     continue
                 }
@@ -245,6 +264,31 @@ public final class JSONRecordReader: EntityNamingReader {
             throw try scanner.unexpected(expected: "the end of the line (NDJSON holds one JSON value per line)")
         }
         return node
+    }
+
+    /// Reads the first `count` objects of plain JSON again from `scanner` (an array of objects or NDJSON lines, as
+    /// `style` says), handing each to `body`.
+    private static func rereadObjects(
+        _ count: Int, _ scanner: JSONScanner, style: JSONRecordWriter.Style, _ body: (JSONNode) throws -> Void
+    ) throws {
+        defer { scanner.close() }
+        switch style {
+        case .lines:
+            for _ in 0..<count {
+                guard let node = try nextLine(scanner) else { return }
+                try body(node)
+            }
+        case .document:
+            try scanner.skipWhitespace()
+            try scanner.expect(UInt8(ascii: "["), "'[' (an array of objects)")
+            for index in 0..<count {
+                try scanner.skipWhitespace()
+                if index > 0 {
+                    try scanner.expect(UInt8(ascii: ","), "',' or ']' after an object")
+                }
+                try body(scanner.parseValue())
+            }
+        }
     }
 
     /// The entity plain JSON holds: `options.entity`, or the model's only concrete entity.

@@ -292,9 +292,9 @@ final class DocumentLineDecoder {
     }
 }
 
-/// A place in one line's bytes, with the few JSON tokens the line decoder reads; every reader returns nil or false,
+/// A place in one line's bytes, with the few JSON tokens the line decoders read; every reader returns nil or false,
 /// without consuming, for anything else.
-private struct LineCursor {
+struct LineCursor {
     let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
 

@@ -20,12 +20,12 @@ import DecantCore
 struct PlainObjectImporter {
     let path: String
     let rootEntity: String
-    private var plans: ModelPlan
+    var plans: ModelPlan
     private let values: AttributeDecoder
     private let keyOption: [String: String]
 
     /// Where a JSON key goes in an entity's layout.
-    private enum Target: Hashable {
+    enum Target: Hashable {
         case attribute(Int)
         case relationship(Int)
         /// A relationship given by the key(s) of its objects (`author_id`).
@@ -49,11 +49,36 @@ struct PlainObjectImporter {
     private var targets: [String: [String: Target]] = [:]
     private var keyAttributes: [String: Int?] = [:]
     private var roots: [String: String] = [:]
-    /// Per hierarchy root, every key value defined so far and the concrete entity of its object.
-    private var defined: [String: [String: String]] = [:]
+    /// Per hierarchy root, every key value defined so far and the concrete entity of its object. The top-level
+    /// objects' hierarchy is left out while ``topLevelKeysUnremembered``.
+    var defined: [String: [String: String]] = [:]
+    /// The hierarchy root of ``rootEntity``.
+    let topLevelRoot: String
+    /// Whether the keys of top-level objects are not remembered (yet): their key is a uniqueness constraint, so a
+    /// store's own unique index refuses a key two objects share, and nothing has mentioned an object of their
+    /// hierarchy from inside another object. The first such mention recalls the keys read so far
+    /// (``recallTopLevelKeys(before:)``); from then on they are remembered as every other key is. At millions of
+    /// objects, remembering every key was most of the import's memory, which grew with the input.
+    private(set) var topLevelKeysUnremembered: Bool
+    /// Whether top-level objects are started anonymous (``RecordBatch/beginRecord(anonymous:)``): their keys are
+    /// not remembered and no relationship of the model leads to their hierarchy, so nothing can refer to them and
+    /// a writer need not remember their ids either.
+    let topLevelObjectsAnonymous: Bool
+    /// The top-level objects imported before the current one.
+    var topLevelCount = 0
+    /// The key and entity of the top-level object being imported, once known (for a recall from inside it).
+    private var currentTopLevelKey: (key: String, entity: String, place: Location)?
+    /// Reads the first `count` top-level objects of the input again, in order, handing each to `body` (a recall).
+    /// What ``importLine(_:into:)`` reuses from line to line, and the entities it has used.
+    var lineScratch = LineScratch()
+    var lineEntities = LineEntities()
+    /// How many lines went straight into batches (for tests).
+    var linesImportedDirectly = 0
+    typealias Rereading = (_ count: Int, _ body: (JSONNode) throws -> Void) throws -> Void
+    private let reread: Rereading?
     /// References by key not yet defined: where each was first made, and what it asked for.
-    private var unresolved: [String: (location: Location, message: String)] = [:]
-    private var generated = 0
+    var unresolved: [String: (location: Location, message: String)] = [:]
+    var generated = 0
 
     /// The object that a nested object belongs to, and the relationship it is nested under.
     private struct Parent {
@@ -64,12 +89,40 @@ struct PlainObjectImporter {
         var isCarriedByInverse: Bool
     }
 
-    init(model: ObjectModel, entity: String, options: FormatOptions, path: String) throws {
+    /// An importer of `entity`'s objects; `reread` reads the input's first top-level objects again (without it,
+    /// every key is remembered).
+    init(
+        model: ObjectModel, entity: String, options: FormatOptions, path: String, reread: Rereading? = nil
+    ) throws {
         self.path = path
         self.rootEntity = entity
         self.plans = ModelPlan(model: model)
         self.values = AttributeDecoder(mode: .plain(epoch: options.json.dateEpoch))
         self.keyOption = options.keys
+        self.reread = reread
+        let holder = model.entity(named: entity)
+        let hierarchyRoot = holder.map { model.root(of: $0) }
+        topLevelRoot = hierarchyRoot?.name ?? entity
+        // Keyed by a uniqueness constraint (not `--key`): the store refuses a key two objects share.
+        var storeEnforced = false
+        if let holder, reread != nil {
+            let lineage = [holder] + model.ancestors(of: holder)
+            if !lineage.contains(where: { options.keys[$0.name] != nil }),
+                let constraint = lineage.flatMap(\.uniquenessConstraints).first(where: { $0.count == 1 }),
+                model.properties(of: holder).attributes.contains(where: { $0.name == constraint[0] })
+            {
+                storeEnforced = true
+            }
+        }
+        topLevelKeysUnremembered = storeEnforced
+        let hierarchy = Set(
+            model.entities.filter { candidate in
+                ([candidate] + model.ancestors(of: candidate)).contains { $0.name == hierarchyRoot?.name }
+            }.map(\.name))
+        let pointedTo = model.entities.contains { owner in
+            model.properties(of: owner).relationships.contains { hierarchy.contains($0.destinationEntity ?? "") }
+        }
+        topLevelObjectsAnonymous = storeEnforced && !pointedTo
         for (entityName, attributeName) in options.keys {
             guard let layout = RecordLayout(entity: entityName, in: model) else {
                 throw DecantError(
@@ -87,7 +140,48 @@ struct PlainObjectImporter {
 
     /// Imports one top-level object of ``rootEntity`` and the objects nested in it.
     mutating func importTopLevel(_ node: JSONNode, into sink: inout BatchSink) throws {
+        currentTopLevelKey = nil
         _ = try importObject(node, entity: rootEntity, parent: nil, into: &sink)
+        topLevelCount += 1
+    }
+
+    /// Remembers the keys of the top-level objects read so far (and of the one being read, when its key is known),
+    /// reading them again: an object inside another mentions the top-level objects' hierarchy for the first time.
+    /// - Throws: `.malformedInput` for a key two top-level objects share, as it would have been when first read.
+    private mutating func recallTopLevelKeys() throws {
+        guard topLevelKeysUnremembered else { return }
+        topLevelKeysUnremembered = false
+        guard let reread, let keyIndex = keyAttribute(of: rootEntity), let plan = plans.plan(for: rootEntity) else {
+            return
+        }
+        let layout = plan.layout
+        let attribute = layout.attributes[keyIndex]
+        var keys: [String: String] = defined[topLevelRoot] ?? [:]
+        try reread(topLevelCount) { node in
+            for member in node.value.members ?? [] {
+                let place = location(of: member, entity: rootEntity, atKey: true)
+                guard case .attribute(keyIndex)? = try target(for: member.key, plan: plan, at: place),
+                    let keyText = try? values.cell(for: member.node.value, attribute: attribute, in: layout).keyText
+                else { continue }
+                guard keys[keyText] == nil else {
+                    throw DecantError(
+                        .malformedInput,
+                        "a second \(rootEntity) with \(attribute.name) \(keyText): the key identifies one object",
+                        at: Location(path: path, line: node.line, column: node.column, entity: rootEntity))
+                }
+                keys[keyText] = rootEntity
+            }
+        }
+        if let current = currentTopLevelKey {
+            guard keys[current.key] == nil else {
+                throw DecantError(
+                    .malformedInput,
+                    "a second \(current.entity) with \(attribute.name) \(current.key): the key identifies one object",
+                    at: current.place)
+            }
+            keys[current.key] = current.entity
+        }
+        defined[topLevelRoot] = keys
     }
 
     /// Throws for the first reference by key whose object never came.
@@ -158,8 +252,17 @@ struct PlainObjectImporter {
 
         // The identity: the key value, else a generated id.
         let root = rootName(of: entity)
+        if parent != nil, root == topLevelRoot { try recallTopLevelKeys() }
         let id: RecordID
-        if let keyIndex = keyAttribute(of: entity), let keyText = cells[keyIndex].keyText {
+        var anonymous = false
+        if parent == nil, topLevelKeysUnremembered, let keyIndex = keyAttribute(of: entity),
+            let keyText = cells[keyIndex].keyText
+        {
+            // Not remembered: the store's unique index refuses a second object with this key.
+            currentTopLevelKey = (keyText, entity, here)
+            id = .external(keyText)
+            anonymous = topLevelObjectsAnonymous
+        } else if let keyIndex = keyAttribute(of: entity), let keyText = cells[keyIndex].keyText {
             if let known = defined[root]?[keyText] {
                 guard let parent else {
                     throw DecantError(
@@ -209,7 +312,10 @@ struct PlainObjectImporter {
                 relationships[index] = .toMany([parent.reference])
             }
         }
-        sink.append(DecodedRecord(entity: entity, id: id, cells: cells, relationships: relationships), layout: layout)
+        sink.append(
+            DecodedRecord(
+                entity: entity, id: id, cells: cells, relationships: relationships, isAnonymous: anonymous),
+            layout: layout)
         return reference
     }
 
@@ -292,6 +398,7 @@ struct PlainObjectImporter {
                     + "\(attribute.name), which expects \(error.expected)", at: place)
         }
         let root = rootName(of: destination)
+        if root == topLevelRoot { try recallTopLevelKeys() }
         if let known = defined[root]?[keyText] { return ObjectReference(entity: known, id: .external(keyText)) }
         let scoped = root + "\u{0}" + keyText
         if unresolved[scoped] == nil {
@@ -316,7 +423,7 @@ struct PlainObjectImporter {
             entity: entity, object: object?.description, keyPath: member.key)
     }
 
-    private mutating func rootName(of entity: String) -> String {
+    mutating func rootName(of entity: String) -> String {
         if let known = roots[entity] { return known }
         let root = plans.model.entity(named: entity).map { plans.model.root(of: $0).name } ?? entity
         roots[entity] = root
@@ -325,7 +432,7 @@ struct PlainObjectImporter {
 
     /// The key attribute's index in `entity`'s layout: `--key` for it or a parent, else a one-attribute uniqueness
     /// constraint of it or a parent.
-    private mutating func keyAttribute(of entity: String) -> Int? {
+    mutating func keyAttribute(of entity: String) -> Int? {
         if let known = keyAttributes[entity] { return known }
         guard let plan = plans.plan(for: entity) else { return nil }
         let model = plans.model
@@ -342,7 +449,7 @@ struct PlainObjectImporter {
     }
 
     /// Where JSON key `key` goes in `plan`'s entity, or nil when it names nothing.
-    private mutating func target(for key: String, plan: EntityPlan, at place: Location) throws -> Target? {
+    mutating func target(for key: String, plan: EntityPlan, at place: Location) throws -> Target? {
         let entity = plan.layout.entityName
         if let known = targets[entity]?[key] { return known }
         let attributes = plan.layout.attributes.map(\.name)

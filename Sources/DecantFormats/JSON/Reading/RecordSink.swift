@@ -41,6 +41,8 @@ struct DecodedRecord {
     var id: RecordID
     var cells: [CellValue]
     var relationships: [RelationshipValue]
+    /// Whether nothing can refer to the object (``RecordBatch/beginRecord(anonymous:)``; `id` is external).
+    var isAnonymous = false
 }
 
 /// Collects records into one batch per entity and hands out batches that are full, then, at the end, the rest.
@@ -84,7 +86,11 @@ struct BatchSink {
     /// Adds a record of `layout`'s entity.
     mutating func append(_ record: DecodedRecord, layout: RecordLayout) {
         withBatch(slot: slot(for: record.entity, layout: layout)) { batch in
-            batch.beginRecord(id: record.id)
+            if record.isAnonymous, case .external(let name) = record.id {
+                batch.beginRecord(anonymous: name)
+            } else {
+                batch.beginRecord(id: record.id)
+            }
             for cell in record.cells { batch.append(cell) }
             for relationship in record.relationships {
                 switch relationship {

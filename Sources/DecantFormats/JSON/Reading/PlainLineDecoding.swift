@@ -1,0 +1,587 @@
+import DecantCore
+import Foundation
+
+/// Plain NDJSON lines read straight from their bytes into batches, as ``PlainObjectImporter/importTopLevel(_:into:)``
+/// would read their trees: keys in any order, strings with escapes, integers, booleans, ISO 8601 dates, nulls,
+/// relationships by key and nested objects of a relationship's destination that hold only attributes.
+///
+/// A line is first read whole without changing anything (values into ``LineScratch``, key look-ups against what
+/// is defined so far and what the line itself defines); only then are its objects identified, remembered and
+/// appended, in the order the tree path appends them. For anything else — an unknown, ambiguous or repeated key,
+/// a value that is not of its attribute's own plain form, a number that does not fit, a nested object holding a
+/// relationship or mentioning the top-level hierarchy, a key defined twice, a reference to a key not seen yet,
+/// malformed text — the line is left untouched and the reader parses it into a tree as before, so accepted input,
+/// results and messages stay the tree path's.
+extension PlainObjectImporter {
+    /// One attribute value read from a line.
+    struct ScannedCell {
+        enum Kind {
+            case absent
+            case null
+            case integer
+            case real
+            /// UTF-8 text at `start..<end` of the scratch bytes.
+            case text
+        }
+
+        var kind = Kind.absent
+        var integer: Int64 = 0
+        var real: Double = 0
+        var start = 0
+        var end = 0
+    }
+
+    /// An object of a relationship read from a line: by key, or nested (an index into ``LineScratch/nested``).
+    enum ScannedMention {
+        case key(String)
+        case nested(Int)
+    }
+
+    /// A relationship's value read from a line.
+    enum ScannedRelationship {
+        case absent
+        case null
+        case one(ScannedMention)
+        case many([ScannedMention])
+    }
+
+    /// A nested object read from a line: its entity, its attribute values and its key, and what it turned out to be.
+    struct ScannedObject {
+        var entity: LineEntity
+        var cells: [ScannedCell]
+        var key: String?
+        /// The object seen before (in the input or earlier in the line) that it names.
+        var known: String?
+    }
+
+    /// An entity as lines use it (a class: a line borrows it without copying the plan).
+    final class LineEntity {
+        let name: String
+        let plan: EntityPlan
+        let root: String
+        /// The key attribute's index, if the entity has one.
+        let keyIndex: Int?
+        /// Keys met so far and where they go (nil: the tree path must read the key).
+        var targets: [(key: [UInt8], target: Target?)] = []
+        var sinkSlot: Int?
+
+        init(name: String, plan: EntityPlan, root: String, keyIndex: Int?) {
+            self.name = name
+            self.plan = plan
+            self.root = root
+            self.keyIndex = keyIndex
+        }
+    }
+
+    /// The bytes and values of the line being read, kept from line to line.
+    struct LineScratch {
+        var bytes: [UInt8] = []
+        var cells: [ScannedCell] = []
+        var relationships: [ScannedRelationship] = []
+        /// The relationships in the order their keys came.
+        var relationshipOrder: [Int] = []
+        var nested: [ScannedObject] = []
+        /// Keys the line's nested objects define, per hierarchy root.
+        var definedHere: [(root: String, key: String, entity: String)] = []
+    }
+
+    /// The entities lines have used.
+    struct LineEntities {
+        var root: LineEntity?
+        var byName: [String: LineEntity] = [:]
+    }
+
+    /// Reads `line` (without its line feed) into the batches of `sink`; false, with nothing changed, when the line
+    /// is not of the form read here.
+    mutating func importLine(_ line: UnsafeBufferPointer<UInt8>, into sink: inout BatchSink) -> Bool {
+        guard let entity = lineEntity(rootEntity), !entity.plan.entity.isAbstract else { return false }
+        // Taken out while the line is read (the methods reading it are the importer's own), put back after.
+        var scratch = lineScratch
+        lineScratch = LineScratch()
+        var cells = scratch.cells
+        scratch.cells = []
+        defer {
+            scratch.cells = cells
+            lineScratch = scratch
+        }
+        scratch.bytes.removeAll(keepingCapacity: true)
+        scratch.nested.removeAll(keepingCapacity: true)
+        scratch.definedHere.removeAll(keepingCapacity: true)
+        scratch.relationshipOrder.removeAll(keepingCapacity: true)
+        let layout = entity.plan.layout
+        cells.removeAll(keepingCapacity: true)
+        cells.append(contentsOf: repeatElement(ScannedCell(), count: layout.attributes.count))
+        scratch.relationships.removeAll(keepingCapacity: true)
+        scratch.relationships.append(contentsOf: repeatElement(.absent, count: layout.relationships.count))
+        var cursor = LineCursor(line)
+        guard scanObject(&cursor, entity: entity, cells: &cells, scratch: &scratch, topLevel: true) else {
+            return false
+        }
+        cursor.skipBlanks()
+        guard cursor.isAtEnd else { return false }
+
+        // The identity, as the tree path finds it.
+        var key: String?
+        if let keyIndex = entity.keyIndex { key = Self.keyText(cells[keyIndex], scratch.bytes) }
+        var remembers = false
+        if let key, !topLevelKeysUnremembered {
+            guard defined[entity.root]?[key] == nil else { return false }
+            remembers = true
+        }
+        // Every mention must resolve as the tree path resolves it, nested objects defining keys as they come.
+        guard resolveMentions(&scratch, owner: entity, ownerKey: remembers ? key : nil) else { return false }
+
+        // Nothing can fail from here on.
+        let id: RecordID
+        var anonymous = false
+        if let key, !remembers {
+            id = .external(key)
+            anonymous = topLevelObjectsAnonymous
+        } else if let key {
+            defined[entity.root, default: [:]][key] = entity.name
+            unresolved.removeValue(forKey: entity.root + "\u{0}" + key)
+            id = .external(key)
+        } else {
+            generated += 1
+            id = .external("#\(generated)")
+        }
+        let owner = ObjectReference(entity: entity.name, id: id)
+        var values = [RelationshipValue]()
+        values.reserveCapacity(layout.relationships.count)
+        for index in layout.relationships.indices { values.append(Self.emptyValue(entity.plan, index)) }
+        let plan = entity.plan
+        for index in scratch.relationshipOrder {
+            switch scratch.relationships[index] {
+            case .absent, .null: break
+            case .one(let mention):
+                values[index] = .toOne(
+                    commit(mention, scratch: scratch, relationship: index, of: plan, owner: owner, into: &sink))
+            case .many(let mentions):
+                var list: [ObjectReference] = []
+                list.reserveCapacity(mentions.count)
+                for mention in mentions {
+                    list.append(
+                        commit(mention, scratch: scratch, relationship: index, of: plan, owner: owner, into: &sink))
+                }
+                values[index] = plan.carriedByInverse[index] ? .viaInverse : .toMany(list)
+            }
+        }
+        let slot = sinkSlot(of: entity, in: &sink)
+        let bytes = scratch.bytes
+        sink.withBatch(slot: slot) { batch in
+            if anonymous, case .external(let name) = id {
+                batch.beginRecord(anonymous: name)
+            } else {
+                batch.beginRecord(id: id)
+            }
+            Self.append(cells, bytes, to: &batch)
+            for value in values { Self.append(value, to: &batch) }
+            batch.endRecord()
+        }
+        topLevelCount += 1
+        linesImportedDirectly += 1
+        return true
+    }
+
+    /// The line entity of `name` (made on first use).
+    private mutating func lineEntity(_ name: String) -> LineEntity? {
+        if let root = lineEntities.root, root.name == name { return root }
+        if let known = lineEntities.byName[name] { return known }
+        guard let plan = plans.plan(for: name) else { return nil }
+        let entity = LineEntity(name: name, plan: plan, root: rootName(of: name), keyIndex: keyAttribute(of: name))
+        lineEntities.byName[name] = entity
+        if name == rootEntity { lineEntities.root = entity }
+        return entity
+    }
+
+    private func sinkSlot(of entity: LineEntity, in sink: inout BatchSink) -> Int {
+        if let known = entity.sinkSlot { return known }
+        let slot = sink.slot(for: entity.name, layout: entity.plan.layout)
+        entity.sinkSlot = slot
+        return slot
+    }
+
+    /// Where JSON key `key` goes in `entity`, or nil when the tree path must read it.
+    private mutating func lineTarget(_ key: UnsafeBufferPointer<UInt8>, of entity: LineEntity) -> Target? {
+        for entry in entity.targets where entry.key.count == key.count && entry.key.elementsEqual(key) {
+            return entry.target
+        }
+        let found = try? target(
+            for: String(decoding: key, as: UTF8.self), plan: entity.plan, at: Location(path: path))
+        entity.targets.append((Array(key), found ?? nil))
+        return found ?? nil
+    }
+
+    // MARK: Reading
+
+    /// An object's members (at its `{`) into `cells` (attributes) and, at the top level, the relationships of
+    /// `scratch`; a nested object may hold attributes only.
+    private mutating func scanObject(
+        _ cursor: inout LineCursor, entity: LineEntity, cells: inout [ScannedCell], scratch: inout LineScratch,
+        topLevel: Bool
+    ) -> Bool {
+        guard cursor.take(UInt8(ascii: "{")) else { return false }
+        cursor.skipBlanks()
+        if cursor.take(UInt8(ascii: "}")) { return true }
+        let layout = entity.plan.layout
+        while true {
+            cursor.skipBlanks()
+            guard let key = cursor.key(), let target = lineTarget(key, of: entity) else { return false }
+            cursor.skipBlanks()
+            switch target {
+            case .attribute(let index):
+                guard cells[index].kind == .absent,
+                    scanValue(&cursor, type: layout.attributes[index].type, into: &cells[index], scratch: &scratch)
+                else { return false }
+            case .relationship(let index), .reference(let index):
+                guard topLevel, case .absent = scratch.relationships[index],
+                    let value = scanRelationship(
+                        &cursor, index: index, of: entity, byKey: target == .reference(index), scratch: &scratch)
+                else { return false }
+                scratch.relationships[index] = value
+                scratch.relationshipOrder.append(index)
+            }
+            cursor.skipBlanks()
+            if cursor.take(UInt8(ascii: "}")) { return true }
+            guard cursor.take(UInt8(ascii: ",")) else { return false }
+        }
+    }
+
+    /// One attribute value of `type` in the form the tree path reads the same way.
+    private func scanValue(
+        _ cursor: inout LineCursor, type: AttributeType, into cell: inout ScannedCell, scratch: inout LineScratch
+    ) -> Bool {
+        guard let byte = cursor.peek() else { return false }
+        switch byte {
+        case UInt8(ascii: "n"):
+            guard cursor.takeWord("null") else { return false }
+            cell.kind = .null
+            return true
+        case UInt8(ascii: "t"), UInt8(ascii: "f"):
+            guard type == .boolean else { return false }
+            if cursor.takeWord("true") {
+                cell.integer = 1
+            } else if cursor.takeWord("false") {
+                cell.integer = 0
+            } else {
+                return false
+            }
+            cell.kind = .integer
+            return true
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            guard let (number, isInteger) = cursor.number() else { return false }
+            switch type {
+            case .integer16, .integer32, .integer64:
+                guard isInteger, let value = Self.integer(number, type: type) else { return false }
+                cell.kind = .integer
+                cell.integer = value
+            case .double, .float:
+                guard let value = Double(String(decoding: number, as: UTF8.self)) else { return false }
+                cell.kind = .real
+                cell.real = value
+            default:
+                return false
+            }
+            return true
+        case UInt8(ascii: "\""):
+            let start = scratch.bytes.count
+            guard Self.string(&cursor, into: &scratch.bytes) else { return false }
+            switch type {
+            case .string, .uri:
+                cell.kind = .text
+                cell.start = start
+                cell.end = scratch.bytes.count
+            case .date:
+                let seconds = scratch.bytes.withUnsafeBytes { bytes in
+                    ExactDate.referenceSeconds(isoUTF8: UnsafeRawBufferPointer(rebasing: bytes[start...]))
+                }
+                guard case .success(let value) = seconds else { return false }
+                scratch.bytes.removeSubrange(start...)
+                cell.kind = .real
+                cell.real = value
+            default:
+                return false
+            }
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// A relationship's value: null, a key or a nested object (to-one), an array of them (to-many).
+    private mutating func scanRelationship(
+        _ cursor: inout LineCursor, index: Int, of entity: LineEntity, byKey: Bool, scratch: inout LineScratch
+    ) -> ScannedRelationship? {
+        let plan = entity.plan
+        guard let name = plan.destinationNames[index], let destination = lineEntity(name),
+            destination.root != topLevelRoot, !destination.plan.entity.isAbstract
+        else { return nil }
+        let carried = plan.carriedByInverse[index]
+        func mention(_ cursor: inout LineCursor) -> ScannedMention? {
+            guard let byte = cursor.peek() else { return nil }
+            if byte == UInt8(ascii: "{") {
+                guard !byKey else { return nil }
+                var cells = [ScannedCell](repeating: ScannedCell(), count: destination.plan.layout.attributes.count)
+                guard scanObject(&cursor, entity: destination, cells: &cells, scratch: &scratch, topLevel: false)
+                else { return nil }
+                let key = destination.keyIndex.flatMap { Self.keyText(cells[$0], scratch.bytes) }
+                scratch.nested.append(ScannedObject(entity: destination, cells: cells, key: key))
+                return .nested(scratch.nested.count - 1)
+            }
+            // A key: a string where the key is text, an integer where it is one.
+            guard !carried, let keyIndex = destination.keyIndex else { return nil }
+            var cell = ScannedCell()
+            let start = scratch.bytes.count
+            let type = destination.plan.layout.attributes[keyIndex].type
+            guard type == .string || type == .integer16 || type == .integer32 || type == .integer64,
+                byte != UInt8(ascii: "n"),
+                scanValue(&cursor, type: type, into: &cell, scratch: &scratch),
+                let key = Self.keyText(cell, scratch.bytes)
+            else { return nil }
+            scratch.bytes.removeSubrange(start...)
+            return .key(key)
+        }
+        if cursor.takeWord("null") { return .null }
+        guard plan.layout.relationships[index].isToMany else {
+            return mention(&cursor).map(ScannedRelationship.one)
+        }
+        guard cursor.take(UInt8(ascii: "[")) else { return nil }
+        var list: [ScannedMention] = []
+        cursor.skipBlanks()
+        if cursor.take(UInt8(ascii: "]")) { return .many(list) }
+        while true {
+            cursor.skipBlanks()
+            guard let member = mention(&cursor) else { return nil }
+            list.append(member)
+            cursor.skipBlanks()
+            if cursor.take(UInt8(ascii: "]")) { return .many(list) }
+            guard cursor.take(UInt8(ascii: ",")) else { return nil }
+        }
+    }
+
+    /// Whether every mention resolves as in the tree path: a key names an object defined before (in the input or
+    /// by a nested object earlier in the line) or already awaited; a nested object naming one seen before may
+    /// stand for it unless its relationship is carried by the inverse. `ownerKey`: the top-level object's key, when
+    /// it is remembered (the line defines it first).
+    private func resolveMentions(_ scratch: inout LineScratch, owner: LineEntity, ownerKey: String?) -> Bool {
+        if let ownerKey { scratch.definedHere.append((owner.root, ownerKey, owner.name)) }
+        func known(_ root: String, _ key: String) -> String? {
+            if let entity = defined[root]?[key] { return entity }
+            return scratch.definedHere.first { $0.root == root && $0.key == key }?.entity
+        }
+        for index in scratch.relationshipOrder {
+            let mentions: [ScannedMention]
+            switch scratch.relationships[index] {
+            case .absent, .null: continue
+            case .one(let mention): mentions = [mention]
+            case .many(let list): mentions = list
+            }
+            guard let name = owner.plan.destinationNames[index], let destination = lineEntities.byName[name] else {
+                return false
+            }
+            for mention in mentions {
+                switch mention {
+                case .key(let key):
+                    guard known(destination.root, key) != nil
+                        || unresolved[destination.root + "\u{0}" + key] != nil
+                    else { return false }
+                case .nested(let position):
+                    guard let key = scratch.nested[position].key else { continue }
+                    if let entity = known(destination.root, key) {
+                        guard !owner.plan.carriedByInverse[index] else { return false }
+                        scratch.nested[position].known = entity
+                    } else {
+                        scratch.definedHere.append((destination.root, key, destination.name))
+                    }
+                }
+            }
+        }
+        return true
+    }
+
+    // MARK: Committing
+
+    /// The object `mention` names, a nested one defined and appended (its inverse pointing at `owner`).
+    private mutating func commit(
+        _ mention: ScannedMention, scratch: LineScratch, relationship index: Int, of plan: EntityPlan,
+        owner: ObjectReference, into sink: inout BatchSink
+    ) -> ObjectReference {
+        guard let name = plan.destinationNames[index], let destination = lineEntities.byName[name] else {
+            return owner
+        }
+        switch mention {
+        case .key(let key):
+            return ObjectReference(entity: defined[destination.root]?[key] ?? name, id: .external(key))
+        case .nested(let position):
+            let object = scratch.nested[position]
+            let id: RecordID
+            if let key = object.key {
+                if let known = object.known { return ObjectReference(entity: known, id: .external(key)) }
+                defined[destination.root, default: [:]][key] = name
+                unresolved.removeValue(forKey: destination.root + "\u{0}" + key)
+                id = .external(key)
+            } else {
+                generated += 1
+                id = .external("#\(generated)")
+            }
+            let nestedPlan = destination.plan
+            let layout = nestedPlan.layout
+            var values = layout.relationships.indices.map { Self.emptyValue(nestedPlan, $0) }
+            if let inverse = plan.inverses[index], let inverseIndex = layout.relationshipIndex(inverse.name) {
+                if !inverse.isToMany {
+                    values[inverseIndex] = .toOne(owner)
+                } else if !nestedPlan.carriedByInverse[inverseIndex] {
+                    values[inverseIndex] = .toMany([owner])
+                }
+            }
+            let slot = sinkSlot(of: destination, in: &sink)
+            sink.withBatch(slot: slot) { batch in
+                batch.beginRecord(id: id)
+                Self.append(object.cells, scratch.bytes, to: &batch)
+                for value in values { Self.append(value, to: &batch) }
+                batch.endRecord()
+            }
+            return ObjectReference(entity: name, id: id)
+        }
+    }
+
+    /// A relationship's value when the object gives none.
+    private static func emptyValue(_ plan: EntityPlan, _ index: Int) -> RelationshipValue {
+        if plan.carriedByInverse[index] { return .viaInverse }
+        return plan.layout.relationships[index].isToMany ? .toMany([]) : .toOne(nil)
+    }
+
+    private static func append(_ cells: [ScannedCell], _ bytes: [UInt8], to batch: inout RecordBatch) {
+        bytes.withUnsafeBytes { bytes in
+            for cell in cells {
+                switch cell.kind {
+                case .absent, .null: batch.appendNull()
+                case .integer: batch.appendInteger(cell.integer)
+                case .real: batch.appendReal(cell.real)
+                case .text: batch.appendText(utf8: UnsafeRawBufferPointer(rebasing: bytes[cell.start..<cell.end]))
+                }
+            }
+        }
+    }
+
+    private static func append(_ value: RelationshipValue, to batch: inout RecordBatch) {
+        switch value {
+        case .toOne(let reference): batch.appendReference(reference)
+        case .toMany(let list): batch.appendReferenceList(list)
+        case .viaInverse: batch.appendViaInverse()
+        }
+    }
+
+    // MARK: Values
+
+    /// The key text of a cell read as a key attribute's value (``CellValue/keyText``), nil for null.
+    private static func keyText(_ cell: ScannedCell, _ bytes: [UInt8]) -> String? {
+        switch cell.kind {
+        case .absent, .null: nil
+        case .integer: String(cell.integer)
+        case .real: cell.real.description
+        case .text: bytes.withUnsafeBufferPointer { String(decoding: $0[cell.start..<cell.end], as: UTF8.self) }
+        }
+    }
+
+    /// A JSON integer's value when it fits `type` (the plain range check), else nil.
+    private static func integer(_ digits: UnsafeBufferPointer<UInt8>, type: AttributeType) -> Int64? {
+        let negative = digits.first == UInt8(ascii: "-")
+        var value: Int64 = 0
+        for byte in digits.dropFirst(negative ? 1 : 0) {
+            let digit = Int64(byte - 0x30)
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            let (sum, overflowed) =
+                negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+            guard !overflowed else { return nil }
+            value = sum
+        }
+        switch type {
+        case .integer16: return Int64(Int16.min)...Int64(Int16.max) ~= value ? value : nil
+        case .integer32: return Int64(Int32.min)...Int64(Int32.max) ~= value ? value : nil
+        default: return value
+        }
+    }
+
+    /// A JSON string (at its opening quote) appended to `bytes` as the scanner reads it: escapes decoded, UTF-8
+    /// checked; false, with `bytes` possibly extended, for a control character, a bad escape or an unpaired
+    /// surrogate, invalid UTF-8 or a missing closing quote.
+    private static func string(_ cursor: inout LineCursor, into bytes: inout [UInt8]) -> Bool {
+        let source = cursor.bytes
+        guard cursor.position < source.count, source[cursor.position] == UInt8(ascii: "\"") else { return false }
+        var index = cursor.position + 1
+        var ascii = true
+        let rawStart = index
+        while index < source.count {
+            // The run up to a quote, a backslash or a control character, at once.
+            var end = index
+            while end < source.count {
+                let byte = source[end]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                if byte >= 0x80 { ascii = false }
+                end += 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[index..<end]))
+            index = end
+            guard index < source.count else { return false }
+            let byte = source[index]
+            if byte == UInt8(ascii: "\"") {
+                // Escapes are ASCII: the raw bytes are valid UTF-8 exactly when the decoded ones are.
+                guard ascii || String(validating: UnsafeBufferPointer(rebasing: source[rawStart..<index]), as: UTF8.self) != nil
+                else { return false }
+                cursor.position = index + 1
+                return true
+            }
+            guard byte == UInt8(ascii: "\\"), index + 1 < source.count else { return false }
+            index += 1
+            switch source[index] {
+            case UInt8(ascii: "\""): bytes.append(0x22)
+            case UInt8(ascii: "\\"): bytes.append(0x5C)
+            case UInt8(ascii: "/"): bytes.append(0x2F)
+            case UInt8(ascii: "b"): bytes.append(0x08)
+            case UInt8(ascii: "f"): bytes.append(0x0C)
+            case UInt8(ascii: "n"): bytes.append(0x0A)
+            case UInt8(ascii: "r"): bytes.append(0x0D)
+            case UInt8(ascii: "t"): bytes.append(0x09)
+            case UInt8(ascii: "u"):
+                guard let unit = hexUnit(source, at: index + 1) else { return false }
+                index += 4
+                var value = UInt32(unit)
+                if (0xD800...0xDBFF).contains(unit) {
+                    guard index + 6 < source.count, source[index + 1] == UInt8(ascii: "\\"),
+                        source[index + 2] == UInt8(ascii: "u"), let low = hexUnit(source, at: index + 3),
+                        (0xDC00...0xDFFF).contains(low)
+                    else { return false }
+                    index += 6
+                    value = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+                } else if (0xDC00...0xDFFF).contains(unit) {
+                    return false
+                }
+                guard let scalar = Unicode.Scalar(value) else { return false }
+                UTF8.encode(scalar) { bytes.append($0) }
+            default:
+                return false
+            }
+            index += 1
+        }
+        return false
+    }
+
+    /// The four hexadecimal digits at `position`, as a UTF-16 unit.
+    private static func hexUnit(_ source: UnsafeBufferPointer<UInt8>, at position: Int) -> UInt16? {
+        guard position + 4 <= source.count else { return nil }
+        var unit: UInt16 = 0
+        for byte in source[position..<position + 4] {
+            let digit: UInt16
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt16(byte - 0x30)
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt16(byte - 0x61 + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt16(byte - 0x41 + 10)
+            default: return nil
+            }
+            unit = unit << 4 | digit
+        }
+        return unit
+    }
+}
