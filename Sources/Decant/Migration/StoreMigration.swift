@@ -42,8 +42,9 @@ public enum StoreMigration: Sendable {
         public var functions = ValueExpressionFunctions()
         /// The formats.
         public var registry: FormatRegistry = .builtIn
-        /// Where the sets that grow with the store (the objects a hop removes) are kept: by default up to 4,000,000
-        /// keys each in memory and the rest in a temporary file.
+        /// Where the sets that grow with the store (the identities the validator has seen, uniqueness-constraint
+        /// values, the objects a hop removes) are kept: by default integer keys as bits, up to 131,072 other keys each
+        /// in memory and the rest in a temporary file (``SpillingKeySet``).
         public var keySets: KeySetFactory = .spilling()
         /// Whether a migration into the store's own format runs inside the store when that format can
         /// (``InStoreMigratingFormat``): a SQLite → SQLite migration whose hops only keep, rename, widen, default or
