@@ -391,7 +391,11 @@ public struct ModelValidator {
     /// After the last object, as ``finish()``; the dangling references ``excuses`` excuses go to `excused`.
     public mutating func finish(excused: inout [Reject]) throws -> [Reject] {
         var result: [Reject] = []
-        for (target, holder) in pending.sorted(by: { $0.value.object < $1.value.object }) {
+        // By holder, then property and target: one holder's dangling references come in the same order every run.
+        let ordered = pending.map { (target: $0.key, holder: $0.value, name: $0.key.description) }.sorted {
+            ($0.holder.object, $0.holder.property, $0.name) < ($1.holder.object, $1.holder.property, $1.name)
+        }
+        for (target, holder, _) in ordered {
             let reject = Reject(
                 entity: holder.entity,
                 object: holder.object,

@@ -122,11 +122,9 @@ struct InStoreMigrationTests {
     /// Migrates `store` inside SQLite and through the record stream and compares the two; with `oracle`, both
     /// outputs must also give the rows written by hand for its query, and with `apple`, the tables and row counts
     /// of the store Core Data migrated (the engines share one writer, so agreeing with each other alone proves
-    /// little). With `rejectsInAnyOrder`, the rejects files hold the same lines in any order (the validator lists the
-    /// dangling references of one object in no fixed order).
+    /// little).
     static func sameBothWays(
         _ store: URL, options: StoreMigration.Options, in folder: URL, rejects: Bool = false,
-        rejectsInAnyOrder: Bool = false,
         oracle: (query: String, rows: String)? = nil, apple: URL? = nil
     ) throws -> StoreMigration.Report {
         var streaming = options
@@ -161,11 +159,7 @@ struct InStoreMigrationTests {
         #expect(report.rejected == expected.rejected && report.dangling == expected.dangling)
         if let mine = inStore.rejects, let theirs = streaming.rejects {
             let (ours, expected) = try (String(contentsOf: mine, encoding: .utf8), String(contentsOf: theirs, encoding: .utf8))
-            if rejectsInAnyOrder {
-                #expect(ours.split(separator: "\n").sorted() == expected.split(separator: "\n").sorted())
-            } else {
-                #expect(ours == expected)
-            }
+            #expect(ours == expected)
         }
         return report
     }

@@ -494,6 +494,32 @@ struct ValidationTests {
         #expect(ModelValidator.uniquenessKey(constraints[1], row: 1, of: batch) == .integer(5))
     }
 
+    /// One object's dangling references come out by property, then target, every run: they were listed in the
+    /// order of a dictionary's hash, which changes from process to process, so two runs of one migration could
+    /// write different rejects files.
+    @Test func oneObjectsDanglingReferencesComeInAFixedOrder() throws {
+        var item = Entity(name: "Item")
+        item.relationships = [
+            Relationship(name: "parts", destination: "Item", toMany: true),
+            Relationship(name: "owner", destination: "Item"),
+        ]
+        let model = ObjectModel(versionName: "Items", entities: [item])
+        let layout = try #require(RecordLayout(entity: "Item", in: model))
+        #expect(layout.relationships.map(\.name) == ["owner", "parts"])
+        let missing = [31, 7, 12, 40, 3, 25, 18, 9, 33, 21].map { ObjectReference(entity: "Item", id: .primaryKey($0)) }
+        var batch = RecordBatch(layout: layout)
+        batch.append(
+            Record(
+                entity: "Item", id: .primaryKey(1), values: [],
+                relationships: [.toOne(ObjectReference(entity: "Item", id: .primaryKey(50))), .toMany(missing)]))
+        var validator = ModelValidator(model: model, collectsRejects: true)
+        var rejects: [Reject] = []
+        _ = try validator.check(batch, rejects: &rejects)
+        let found = try validator.finish()
+        #expect(found.map(\.property) == ["owner"] + Array(repeating: "parts", count: missing.count))
+        #expect(found.compactMap(\.value) == ["Item/p50"] + missing.map(\.description).sorted())
+    }
+
     @Test func spillingSetsStillFindDuplicatesAndDanglingReferences() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
