@@ -276,7 +276,7 @@ final class DocumentLineDecoder {
     }
 
     /// A JSON integer's value, or nil when it does not fit an Int64.
-    private static func integer(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {
+    static func integer(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {
         let negative = digits.first == UInt8(ascii: "-")
         var value: Int64 = 0
         for byte in digits.dropFirst(negative ? 1 : 0) {

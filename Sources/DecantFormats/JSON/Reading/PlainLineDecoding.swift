@@ -486,17 +486,7 @@ extension PlainObjectImporter {
 
     /// A JSON integer's value when it fits `type` (the plain range check), else nil.
     private static func integer(_ digits: UnsafeBufferPointer<UInt8>, type: AttributeType) -> Int64? {
-        let negative = digits.first == UInt8(ascii: "-")
-        var value: Int64 = 0
-        for byte in digits.dropFirst(negative ? 1 : 0) {
-            let digit = Int64(byte - 0x30)
-            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-            guard !overflow else { return nil }
-            let (sum, overflowed) =
-                negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
-            guard !overflowed else { return nil }
-            value = sum
-        }
+        guard let value = DocumentLineDecoder.integer(digits) else { return nil }
         switch type {
         case .integer16: return Int64(Int16.min)...Int64(Int16.max) ~= value ? value : nil
         case .integer32: return Int64(Int32.min)...Int64(Int32.max) ~= value ? value : nil
