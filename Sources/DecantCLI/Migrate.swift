@@ -33,10 +33,10 @@ extension DecantCommand {
                 left alone in place, and the output says so.
 
                 A SQLite store migrated into a SQLite store whose hops only keep, rename, widen, default or drop \
-                attributes and entities (and keep to-one relationships) runs inside SQLite, as Core Data's \
-                lightweight migration does (INSERT … SELECT from the attached store); every other migration runs \
-                through the record stream. Both write the same store; the output says which ran, and why the \
-                stream did.
+                attributes and entities (and keep to-one and many-to-many relationships) runs inside SQLite, as \
+                Core Data's lightweight migration does (INSERT … SELECT from the attached store); every other \
+                migration runs through the record stream. Both write the same store; the output says which ran, \
+                and why the stream did.
 
                 An object that breaks the destination's rules (a required value that is nil) stops the run with exit \
                 1 and nothing is written, unless --rejects FILE: then such objects are listed there (NDJSON) and the \
