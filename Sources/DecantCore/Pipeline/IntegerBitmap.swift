@@ -33,18 +33,16 @@ package struct IntegerBitmap {
     @inlinable
     package var chunkCount: Int { offsets.count }
 
+    /// The first word of `chunk` in ``words``, nil when the chunk does not exist.
+    @inlinable
+    func chunkOffset(_ chunk: Int64) -> Int? {
+        chunk == lastChunk ? lastOffset : offsets[chunk]
+    }
+
     /// Whether `key` is in the bitmap; nil when its chunk does not exist (the key is not held here).
     @inlinable
     package func contains(_ key: Int64) -> Bool? {
-        let chunk = key >> 12
-        let offset: Int
-        if chunk == lastChunk {
-            offset = lastOffset
-        } else if let known = offsets[chunk] {
-            offset = known
-        } else {
-            return nil
-        }
+        guard let offset = chunkOffset(key >> 12) else { return nil }
         let bit = Int(truncatingIfNeeded: key & 4095)
         return words[offset + bit >> 6] & (1 << UInt64(bit & 63)) != 0
     }
@@ -56,9 +54,7 @@ package struct IntegerBitmap {
     package mutating func insert(_ key: Int64, mayGrow: Bool) -> Bool? {
         let chunk = key >> 12
         let offset: Int
-        if chunk == lastChunk {
-            offset = lastOffset
-        } else if let known = offsets[chunk] {
+        if let known = chunkOffset(chunk) {
             offset = known
         } else {
             guard mayGrow else { return nil }
