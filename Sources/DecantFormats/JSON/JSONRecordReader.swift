@@ -132,6 +132,7 @@ public final class JSONRecordReader: EntityNamingReader {
                 model: model, entity: entity, options: options, path: path,
                 reread: { count, body in try Self.rereadObjects(count, reopen(), style: style, body) })
         }
+        sink.rootOf = { [model] name in model.entity(named: name).map { model.root(of: $0).name } ?? name }
     }
 
     deinit {

@@ -48,14 +48,22 @@ struct DecodedRecord {
 /// Collects records into one batch per entity and hands out batches that are full, then, at the end, the rest.
 ///
 /// Each entity has a slot (in the order its first record came): a reader that knows the slot fills that entity's
-/// batch in place with ``withBatch(slot:_:)``.
+/// batch in place with ``withBatch(slot:_:)``. When a batch is full, the partly filled batches of the other
+/// hierarchies go out before it: a record usually refers to objects read before it (a nested folder, a tag named
+/// earlier), and a store writer resolves a reference to an object it has already written from memory, where one to
+/// an object still waiting in the sink must be staged and resolved at the end. Batches of one hierarchy keep their
+/// order, since its entities share a table whose keys are given in the order records arrive.
 struct BatchSink {
     let batchSize: Int
     /// Per slot: the batch being filled.
     private var pending: [RecordBatch] = []
+    /// Per slot: the root entity of its entity's hierarchy.
+    private var roots: [String] = []
     private var slots: [String: Int] = [:]
     private var ready: [RecordBatch] = []
     private var readyIndex = 0
+    /// The root entity of an entity's hierarchy (the entity itself until the reader knows the model).
+    var rootOf: (String) -> String = { $0 }
 
     init(batchSize: Int) {
         self.batchSize = max(1, batchSize)
@@ -68,6 +76,7 @@ struct BatchSink {
     mutating func slot(for entity: String, layout: RecordLayout) -> Int {
         if let slot = slots[entity] { return slot }
         pending.append(RecordBatch(layout: layout))
+        roots.append(rootOf(entity))
         slots[entity] = pending.count - 1
         return pending.count - 1
     }
@@ -76,11 +85,20 @@ struct BatchSink {
     mutating func withBatch<R>(slot: Int, _ body: (inout RecordBatch) throws -> R) rethrows -> R {
         let result = try body(&pending[slot])
         if pending[slot].count >= batchSize {
-            let layout = pending[slot].layout
-            ready.append(pending[slot])
-            pending[slot] = RecordBatch(layout: layout)
+            for other in pending.indices where other != slot && roots[other] != roots[slot] {
+                moveToReady(other)
+            }
+            moveToReady(slot)
         }
         return result
+    }
+
+    /// Moves the batch of `slot` to the ready ones, if it holds records.
+    private mutating func moveToReady(_ slot: Int) {
+        guard pending[slot].count > 0 else { return }
+        let layout = pending[slot].layout
+        ready.append(pending[slot])
+        pending[slot] = RecordBatch(layout: layout)
     }
 
     /// Adds a record of `layout`'s entity.
@@ -105,11 +123,7 @@ struct BatchSink {
 
     /// Moves every partly filled batch to the ready ones.
     mutating func flush() {
-        for slot in pending.indices where pending[slot].count > 0 {
-            let layout = pending[slot].layout
-            ready.append(pending[slot])
-            pending[slot] = RecordBatch(layout: layout)
-        }
+        for slot in pending.indices { moveToReady(slot) }
     }
 
     /// The next ready batch, if any.
