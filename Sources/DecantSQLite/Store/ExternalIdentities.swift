@@ -7,7 +7,7 @@ import GRDB
 /// memory does not grow with the input and the cost stays linear in it.
 ///
 /// An object with an external id gets the next free key of its table when it is written; its id and key go to
-/// `temp.decant_ids` (an append, no index). A reference naming an id is resolved at once when the id is among the
+/// `temp.decant_ids` (an append, no index, ``chunk`` rows a statement). A reference naming an id is resolved at once when the id is among the
 /// first `memoryBound` ids seen (the ones a small destination entity has, typically); any other goes to
 /// `temp.decant_refs` with the row and column it belongs to. ``resolve(_:entityOfTable:highestKey:noteKey:)`` (from the writer's `finish()`)
 /// builds one unique index on the ids, which also finds an id two objects share, then fills every staged
@@ -40,7 +40,16 @@ final class ExternalIdentities {
     private var scopeNames: [String] = []
     private var targets: [Target] = []
     private var insertID: Statement?
+    private var insertIDs: Statement?
     private var insertReference: Statement?
+    /// Ids waiting to go into `temp.decant_ids`: their scopes and keys, and their names' UTF-8 bytes in `pendingNames`
+    /// (each ending where `pendingEnds` says).
+    private var pendingScopes: [Int64] = []
+    private var pendingKeys: [Int64] = []
+    private var pendingEnds: [Int] = []
+    private var pendingNames: [UInt8] = []
+    /// Ids staged by one statement (one step for many rows costs far less than a step per id).
+    static let chunk = 64
     /// Whether ids with no key in memory were staged (nothing to check or resolve otherwise).
     private var idsStaged = false
     private var referencesStaged = false
@@ -72,14 +81,48 @@ final class ExternalIdentities {
             memory[Int(scope)].insert(key, for: name)
             remembered += 1
         }
-        let statement = try insertID ?? prepare(db, Self.idsSchema, "INSERT INTO temp.decant_ids VALUES (?, ?, ?)")
-        insertID = statement
         idsStaged = true
+        pendingScopes.append(scope)
+        pendingKeys.append(key)
+        pendingNames.append(contentsOf: name)
+        pendingEnds.append(pendingNames.count)
+        if pendingKeys.count == Self.chunk { try flushIDs(db) }
+    }
+
+    /// Inserts the ids waiting, in the order they came (a whole chunk in one statement, the rest one by one).
+    private func flushIDs(_ db: Database) throws {
+        guard !pendingKeys.isEmpty else { return }
+        defer {
+            pendingScopes.removeAll(keepingCapacity: true)
+            pendingKeys.removeAll(keepingCapacity: true)
+            pendingEnds.removeAll(keepingCapacity: true)
+            pendingNames.removeAll(keepingCapacity: true)
+        }
+        let whole = pendingKeys.count == Self.chunk
+        let statement: Statement
+        if whole {
+            statement = try insertIDs
+                ?? prepare(db, Self.idsSchema, "INSERT INTO temp.decant_ids VALUES "
+                    + Array(repeating: "(?, ?, ?)", count: Self.chunk).joined(separator: ", "))
+            insertIDs = statement
+        } else {
+            statement = try insertID ?? prepare(db, Self.idsSchema, "INSERT INTO temp.decant_ids VALUES (?, ?, ?)")
+            insertID = statement
+        }
         let handle = statement.sqliteStatement
-        sqlite3_bind_int64(handle, 1, scope)
-        sqlite3_bind_text(handle, 2, name.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(name.count), nil)
-        sqlite3_bind_int64(handle, 3, key)
-        try step(handle, db)
+        try pendingNames.withUnsafeBufferPointer { names in
+            var start = 0
+            for (row, end) in pendingEnds.enumerated() {
+                let first = whole ? Int32(row) * 3 : 0
+                sqlite3_bind_int64(handle, first + 1, pendingScopes[row])
+                let text = names.baseAddress.map { UnsafeRawPointer($0 + start).assumingMemoryBound(to: CChar.self) }
+                sqlite3_bind_text(handle, first + 2, text, Int32(end - start), nil)
+                sqlite3_bind_int64(handle, first + 3, pendingKeys[row])
+                start = end
+                if !whole { try step(handle, db) }
+            }
+            if whole { try step(handle, db) }
+        }
     }
 
     /// The key of the object named `name` in `scope`, when it is known in memory.
@@ -109,9 +152,11 @@ final class ExternalIdentities {
         try step(handle, db)
     }
 
-    /// Finalizes the prepared statements (before the connection closes); nothing can be staged afterwards.
+    /// Finalizes the prepared statements (before the connection closes); nothing can be staged afterwards, and ids
+    /// not yet inserted are dropped (the writer is abandoned, or resolved them first).
     func close() {
         insertID = nil
+        insertIDs = nil
         insertReference = nil
     }
 
@@ -122,6 +167,7 @@ final class ExternalIdentities {
         _ db: Database, entityOfTable: (String) -> String, highestKey: (String) -> Int64,
         noteKey: (Int64, String) -> Void
     ) throws {
+        try flushIDs(db)
         close()
         memory = memory.map { _ in ByteStringTable() }
         remembered = 0

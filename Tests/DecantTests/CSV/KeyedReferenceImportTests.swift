@@ -270,6 +270,51 @@ struct KeyedReferenceImportTests {
 
     /// `Folder{name, unique}` ← `Note{number (Integer 64, unique), title, folder}`: notes keyed by their number,
     /// which no file refers to.
+    @Test("ids staged many to a statement resolve, and clash, as ids staged one by one", arguments: [0, 70])
+    func idsStagedInChunksResolveAndClash(bound: Int) throws {
+        // 150 folders: two whole statements of 64 ids and a rest of 22, all staged (bound 0) or the first 70
+        // remembered; each note names a folder from the other end, so references reach into every statement.
+        let model = Self.numberedModel
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func write(_ store: URL, ids: [String]) throws {
+            let writer = try SQLiteStoreWriter(creating: store, model: model, identityMapBound: bound)
+            var folders = try #require(RecordLayout(entity: "Folder", in: model)).emptyBatch()
+            folders.entityNames = model.entities.map(\.name)
+            for (index, id) in ids.enumerated() {
+                folders.beginRecord(id: .external(id))
+                folders.appendText("Folder \(index + 1)")
+                folders.appendViaInverse()
+                folders.endRecord()
+            }
+            try writer.write(folders)
+            var notes = try #require(RecordLayout(entity: "Note", in: model)).emptyBatch()
+            notes.entityNames = model.entities.map(\.name)
+            for number in 1...150 {
+                notes.beginRecord(id: .external("n\(number)"))
+                notes.appendInteger(Int64(number))
+                notes.appendNull()
+                notes.appendReference(ObjectReference(entity: "Folder", id: .external("f\(151 - number)")))
+                notes.endRecord()
+            }
+            try writer.write(notes)
+            try writer.finish()
+        }
+        let store = folder.appendingPathComponent("Chunks.sqlite")
+        try write(store, ids: (1...150).map { "f\($0)" })
+        #expect(
+            Self.query(store, "SELECT n.ZNUMBER, f.ZNAME FROM ZNOTE n JOIN ZFOLDER f ON f.Z_PK = n.ZFOLDER ORDER BY 1")
+                == (1...150).map { "\($0)|Folder \(151 - $0)" })
+        // The 140th folder (in the last statement's rest) repeats the 3rd's id: refused, naming it, no store left.
+        let clash = folder.appendingPathComponent("Clash.sqlite")
+        var ids = (1...150).map { "f\($0)" }
+        ids[139] = "f3"
+        let error = #expect(throws: DecantError.self) { try write(clash, ids: ids) }
+        #expect(error?.location?.object == "Folder/f3")
+        #expect(error?.message.contains("two objects of Folder have the id \"f3\"") == true, "\(error?.message ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: clash.path))
+    }
+
     static let numberedModel: ObjectModel = {
         var folder = Entity(name: "Folder")
         folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
