@@ -31,9 +31,10 @@ extension PlainObjectImporter {
         var end = 0
     }
 
-    /// An object of a relationship read from a line: by key, or nested (an index into ``LineScratch/nested``).
+    /// An object of a relationship read from a line: by key (with the entity of the object defined under that key,
+    /// once ``resolveMentions(_:owner:ownerKey:)`` has found it), or nested (an index into ``LineScratch/nested``).
     enum ScannedMention {
-        case key(String)
+        case key(String, entity: String?)
         case nested(Int)
     }
 
@@ -64,12 +65,15 @@ extension PlainObjectImporter {
         /// Keys met so far and where they go (nil: the tree path must read the key).
         var targets: [(key: [UInt8], target: Target?)] = []
         var sinkSlot: Int?
+        /// Per relationship: its destination's place in ``LineEntities/list`` once looked up (-1: not yet, -2: none).
+        var destinations: [Int]
 
         init(name: String, plan: EntityPlan, root: String, keyIndex: Int?) {
             self.name = name
             self.plan = plan
             self.root = root
             self.keyIndex = keyIndex
+            self.destinations = Array(repeating: -1, count: plan.layout.relationships.count)
         }
     }
 
@@ -89,6 +93,9 @@ extension PlainObjectImporter {
     struct LineEntities {
         var root: LineEntity?
         var byName: [String: LineEntity] = [:]
+        /// Every line entity, in the order they were made (destinations refer to them by place, not by reference,
+        /// which would make cycles).
+        var list: [LineEntity] = []
     }
 
     /// Reads `line` (without its line feed) into the batches of `sink`; false, with nothing changed, when the line
@@ -155,13 +162,13 @@ extension PlainObjectImporter {
             case .absent, .null: break
             case .one(let mention):
                 values[index] = .toOne(
-                    commit(mention, scratch: scratch, relationship: index, of: plan, owner: owner, into: &sink))
+                    commit(mention, scratch: scratch, relationship: index, of: entity, owner: owner, into: &sink))
             case .many(let mentions):
                 var list: [ObjectReference] = []
                 list.reserveCapacity(mentions.count)
                 for mention in mentions {
                     list.append(
-                        commit(mention, scratch: scratch, relationship: index, of: plan, owner: owner, into: &sink))
+                        commit(mention, scratch: scratch, relationship: index, of: entity, owner: owner, into: &sink))
                 }
                 values[index] = plan.carriedByInverse[index] ? .viaInverse : .toMany(list)
             }
@@ -190,8 +197,28 @@ extension PlainObjectImporter {
         guard let plan = plans.plan(for: name) else { return nil }
         let entity = LineEntity(name: name, plan: plan, root: rootName(of: name), keyIndex: keyAttribute(of: name))
         lineEntities.byName[name] = entity
+        lineEntities.list.append(entity)
         if name == rootEntity { lineEntities.root = entity }
         return entity
+    }
+
+    /// The line entity of the destination of `entity`'s relationship `index` (looked up by name once).
+    private mutating func destination(of entity: LineEntity, relationship index: Int) -> LineEntity? {
+        let place = entity.destinations[index]
+        if place >= 0 { return lineEntities.list[place] }
+        if place == -2 { return nil }
+        guard let name = entity.plan.destinationNames[index], let destination = lineEntity(name) else {
+            entity.destinations[index] = -2
+            return nil
+        }
+        entity.destinations[index] = lineEntities.list.firstIndex { $0 === destination } ?? -2
+        return destination
+    }
+
+    /// The destination ``destination(of:relationship:)`` found for the relationship read from the line.
+    private func scannedDestination(of entity: LineEntity, relationship index: Int) -> LineEntity? {
+        let place = entity.destinations[index]
+        return place >= 0 ? lineEntities.list[place] : nil
     }
 
     private func sinkSlot(of entity: LineEntity, in sink: inout BatchSink) -> Int {
@@ -313,8 +340,8 @@ extension PlainObjectImporter {
         _ cursor: inout LineCursor, index: Int, of entity: LineEntity, byKey: Bool, scratch: inout LineScratch
     ) -> ScannedRelationship? {
         let plan = entity.plan
-        guard let name = plan.destinationNames[index], let destination = lineEntity(name),
-            destination.root != topLevelRoot, !destination.plan.entity.isAbstract
+        guard let destination = destination(of: entity, relationship: index), destination.root != topLevelRoot,
+            !destination.plan.entity.isAbstract
         else { return nil }
         let carried = plan.carriedByInverse[index]
         func mention(_ cursor: inout LineCursor) -> ScannedMention? {
@@ -339,7 +366,7 @@ extension PlainObjectImporter {
                 let key = Self.keyText(cell, scratch.bytes)
             else { return nil }
             scratch.bytes.removeSubrange(start...)
-            return .key(key)
+            return .key(key, entity: nil)
         }
         if cursor.takeWord("null") { return .null }
         guard plan.layout.relationships[index].isToMany else {
@@ -360,9 +387,9 @@ extension PlainObjectImporter {
     }
 
     /// Whether every mention resolves as in the tree path: a key names an object defined before (in the input or
-    /// by a nested object earlier in the line) or already awaited; a nested object naming one seen before may
-    /// stand for it unless its relationship is carried by the inverse. `ownerKey`: the top-level object's key, when
-    /// it is remembered (the line defines it first).
+    /// by a nested object earlier in the line), whose entity the mention then carries, or one already awaited; a
+    /// nested object naming one seen before may stand for it unless its relationship is carried by the inverse.
+    /// `ownerKey`: the top-level object's key, when it is remembered (the line defines it first).
     private func resolveMentions(_ scratch: inout LineScratch, owner: LineEntity, ownerKey: String?) -> Bool {
         if let ownerKey { scratch.definedHere.append((owner.root, ownerKey, owner.name)) }
         func known(_ root: String, _ key: String) -> String? {
@@ -370,21 +397,23 @@ extension PlainObjectImporter {
             return scratch.definedHere.first { $0.root == root && $0.key == key }?.entity
         }
         for index in scratch.relationshipOrder {
-            let mentions: [ScannedMention]
+            var mentions: [ScannedMention]
             switch scratch.relationships[index] {
             case .absent, .null: continue
             case .one(let mention): mentions = [mention]
             case .many(let list): mentions = list
             }
-            guard let name = owner.plan.destinationNames[index], let destination = lineEntities.byName[name] else {
-                return false
-            }
-            for mention in mentions {
+            guard let destination = scannedDestination(of: owner, relationship: index) else { return false }
+            var keysFound = false
+            for (place, mention) in mentions.enumerated() {
                 switch mention {
-                case .key(let key):
-                    guard known(destination.root, key) != nil
-                        || unresolved[destination.root + "\u{0}" + key] != nil
-                    else { return false }
+                case .key(let key, _):
+                    if let entity = known(destination.root, key) {
+                        mentions[place] = .key(key, entity: entity)
+                        keysFound = true
+                    } else {
+                        guard unresolved[destination.root + "\u{0}" + key] != nil else { return false }
+                    }
                 case .nested(let position):
                     guard let key = scratch.nested[position].key else { continue }
                     if let entity = known(destination.root, key) {
@@ -395,6 +424,13 @@ extension PlainObjectImporter {
                     }
                 }
             }
+            if keysFound {
+                if case .one = scratch.relationships[index] {
+                    scratch.relationships[index] = .one(mentions[0])
+                } else {
+                    scratch.relationships[index] = .many(mentions)
+                }
+            }
         }
         return true
     }
@@ -403,15 +439,16 @@ extension PlainObjectImporter {
 
     /// The object `mention` names, a nested one defined and appended (its inverse pointing at `owner`).
     private mutating func commit(
-        _ mention: ScannedMention, scratch: LineScratch, relationship index: Int, of plan: EntityPlan,
+        _ mention: ScannedMention, scratch: LineScratch, relationship index: Int, of entity: LineEntity,
         owner: ObjectReference, into sink: inout BatchSink
     ) -> ObjectReference {
-        guard let name = plan.destinationNames[index], let destination = lineEntities.byName[name] else {
-            return owner
-        }
+        guard let destination = scannedDestination(of: entity, relationship: index) else { return owner }
+        let plan = entity.plan
+        let name = destination.name
         switch mention {
-        case .key(let key):
-            return ObjectReference(entity: defined[destination.root]?[key] ?? name, id: .external(key))
+        case .key(let key, let entity):
+            // The entity of the object defined under the key, as resolveMentions found it; else one awaited.
+            return ObjectReference(entity: entity ?? name, id: .external(key))
         case .nested(let position):
             let object = scratch.nested[position]
             let id: RecordID
