@@ -196,6 +196,10 @@ public final class CSVWriter: RecordWriter, MemberPartsConsumer {
                                 // The text ``CSVValueText/format(_:as:in:)`` gives, from bytes (the NDJSON writer's
                                 // way): a String per date was a third of a store's export.
                                 continue
+                            case .integer where type == .date && records.writeDate(referenceSeconds: Double(cell.integer)):
+                                // A date of whole seconds, which SQLite keeps as an integer (a quarter of the
+                                // realistic store's dates), spelled as the real one is.
+                                continue
                             default:
                                 if let text = CSVValueText.format(cell, as: type, in: batch) {
                                     records.write(text)

@@ -64,6 +64,8 @@ struct CSVFieldSpellingTests {
         0, 737_835_259.25, 737_835_272.5, 700_000_000.123456, -1e9, -0.5, 0.1, 1.5e-7, 1e15, -1e15, .nan, .infinity,
         -0.0, 63_113_904_000,
     ]
+    /// Dates of whole seconds, as SQLite keeps them (an integer cell): in range, before 2001, past year 9999.
+    static let integerDates: [Int64] = [0, 737_835_259, -1_000_000_000, -63_113_904_000, 63_113_904_000, .max, .min]
     static let reals: [Double] = [0.1, 1e-5, 2.5, -2.5, .infinity, -.infinity, .nan, 123_456_789.125, 1e300]
 
     /// A batch of `count` items whose cells run through every kind each column can hold, the general path's rare
@@ -100,7 +102,7 @@ struct CSVFieldSpellingTests {
             }
             // eWhen
             switch row % 9 {
-            case 0: batch.appendInteger(Int64(row))
+            case 0: batch.appendInteger(integerDates[(row / 9) % integerDates.count] &+ Int64(row % 2))
             case 1: batch.appendNull()
             default: batch.appendReal(dates[row % dates.count] + (row % 4 == 0 ? Double(row) : 0))
             }
