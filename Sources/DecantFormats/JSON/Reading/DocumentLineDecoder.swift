@@ -382,8 +382,8 @@ struct LineCursor {
         }
         guard index < bytes.count else { return nil }
         let text = UnsafeBufferPointer(rebasing: bytes[position + 1..<index])
-        // Swift's UTF-8 validation is the scanner's: Unicode table 3-7.
-        guard ascii || String(validating: text, as: UTF8.self) != nil else { return nil }
+        // The scanner's rules (Unicode table 3-7), without making a String of the text to check it.
+        guard ascii || UTF8Validation.firstInvalidByte(in: UnsafeRawBufferPointer(text)) == nil else { return nil }
         position = index + 1
         return text
     }

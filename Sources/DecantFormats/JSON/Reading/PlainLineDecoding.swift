@@ -62,8 +62,11 @@ extension PlainObjectImporter {
         let root: String
         /// The key attribute's index, if the entity has one.
         let keyIndex: Int?
-        /// Keys met so far and where they go (nil: the tree path must read the key).
-        var targets: [(key: [UInt8], target: Target?)] = []
+        /// Keys met so far, their UTF-8 bytes one after the other (each ending at its `targetKeyEnds`), and where
+        /// they go (nil: the tree path must read the key). Flat, so that looking a key up copies and retains nothing.
+        var targetKeyBytes: [UInt8] = []
+        var targetKeyEnds: [Int] = []
+        var targets: [Target?] = []
         var sinkSlot: Int?
         /// Per relationship: its destination's place in ``LineEntities/list`` once looked up (-1: not yet, -2: none).
         var destinations: [Int]
@@ -230,12 +233,22 @@ extension PlainObjectImporter {
 
     /// Where JSON key `key` goes in `entity`, or nil when the tree path must read it.
     private mutating func lineTarget(_ key: UnsafeBufferPointer<UInt8>, of entity: LineEntity) -> Target? {
-        for entry in entity.targets where entry.key.count == key.count && entry.key.elementsEqual(key) {
-            return entry.target
+        let known = entity.targetKeyBytes.withUnsafeBufferPointer { bytes -> Int? in
+            var start = 0
+            for (index, end) in entity.targetKeyEnds.enumerated() {
+                defer { start = end }
+                guard end - start == key.count else { continue }
+                guard let base = bytes.baseAddress, let other = key.baseAddress else { return index }  // both empty
+                if memcmp(base + start, other, key.count) == 0 { return index }
+            }
+            return nil
         }
+        if let known { return entity.targets[known] }
         let found = try? target(
             for: String(decoding: key, as: UTF8.self), plan: entity.plan, at: Location(path: path))
-        entity.targets.append((Array(key), found ?? nil))
+        entity.targetKeyBytes.append(contentsOf: key)
+        entity.targetKeyEnds.append(entity.targetKeyBytes.count)
+        entity.targets.append(found ?? nil)
         return found ?? nil
     }
 
@@ -396,40 +409,41 @@ extension PlainObjectImporter {
             if let entity = defined[root]?[key] { return entity }
             return scratch.definedHere.first { $0.root == root && $0.key == key }?.entity
         }
-        for index in scratch.relationshipOrder {
-            var mentions: [ScannedMention]
-            switch scratch.relationships[index] {
-            case .absent, .null: continue
-            case .one(let mention): mentions = [mention]
-            case .many(let list): mentions = list
-            }
-            guard let destination = scannedDestination(of: owner, relationship: index) else { return false }
-            var keysFound = false
-            for (place, mention) in mentions.enumerated() {
-                switch mention {
-                case .key(let key, _):
-                    if let entity = known(destination.root, key) {
-                        mentions[place] = .key(key, entity: entity)
-                        keysFound = true
-                    } else {
-                        guard unresolved[destination.root + "\u{0}" + key] != nil else { return false }
-                    }
-                case .nested(let position):
-                    guard let key = scratch.nested[position].key else { continue }
-                    if let entity = known(destination.root, key) {
-                        guard !owner.plan.carriedByInverse[index] else { return false }
-                        scratch.nested[position].known = entity
-                    } else {
-                        scratch.definedHere.append((destination.root, key, destination.name))
-                    }
-                }
-            }
-            if keysFound {
-                if case .one = scratch.relationships[index] {
-                    scratch.relationships[index] = .one(mentions[0])
+        // The mention as resolved (a key with its object's entity), or nil when it does not resolve here.
+        func resolved(_ mention: ScannedMention, in destination: LineEntity, carried: Bool) -> ScannedMention? {
+            switch mention {
+            case .key(let key, _):
+                if let entity = known(destination.root, key) { return .key(key, entity: entity) }
+                return unresolved[destination.root + "\u{0}" + key] != nil ? mention : nil
+            case .nested(let position):
+                guard let key = scratch.nested[position].key else { return mention }
+                if let entity = known(destination.root, key) {
+                    guard !carried else { return nil }
+                    scratch.nested[position].known = entity
                 } else {
-                    scratch.relationships[index] = .many(mentions)
+                    scratch.definedHere.append((destination.root, key, destination.name))
                 }
+                return mention
+            }
+        }
+        for index in scratch.relationshipOrder {
+            let carried = owner.plan.carriedByInverse[index]
+            switch scratch.relationships[index] {
+            case .absent, .null:
+                continue
+            case .one(let mention):
+                guard let destination = scannedDestination(of: owner, relationship: index),
+                    let done = resolved(mention, in: destination, carried: carried)
+                else { return false }
+                scratch.relationships[index] = .one(done)
+            case .many(var list):
+                guard let destination = scannedDestination(of: owner, relationship: index) else { return false }
+                scratch.relationships[index] = .absent  // the list's only holder while it is changed in place
+                for place in list.indices {
+                    guard let done = resolved(list[place], in: destination, carried: carried) else { return false }
+                    list[place] = done
+                }
+                scratch.relationships[index] = .many(list)
             }
         }
         return true
@@ -555,7 +569,9 @@ extension PlainObjectImporter {
             let byte = source[index]
             if byte == UInt8(ascii: "\"") {
                 // Escapes are ASCII: the raw bytes are valid UTF-8 exactly when the decoded ones are.
-                guard ascii || String(validating: UnsafeBufferPointer(rebasing: source[rawStart..<index]), as: UTF8.self) != nil
+                guard ascii
+                    || UTF8Validation.firstInvalidByte(
+                        in: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: source[rawStart..<index]))) == nil
                 else { return false }
                 cursor.position = index + 1
                 return true
