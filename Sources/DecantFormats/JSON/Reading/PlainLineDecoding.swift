@@ -70,6 +70,14 @@ extension PlainObjectImporter {
         var sinkSlot: Int?
         /// Per relationship: its destination's place in ``LineEntities/list`` once looked up (-1: not yet, -2: none).
         var destinations: [Int]
+        /// What each line asks of the plan, taken out once: reading a field of `plan` on a line copies the plan or
+        /// its layout, retaining every array they hold.
+        let isAbstract: Bool
+        let attributeTypes: [AttributeType]
+        let isToMany: [Bool]
+        let carriedByInverse: [Bool]
+        /// Per relationship, its value when a line gives none.
+        let emptyValues: [RelationshipValue]
 
         init(name: String, plan: EntityPlan, root: String, keyIndex: Int?) {
             self.name = name
@@ -77,6 +85,11 @@ extension PlainObjectImporter {
             self.root = root
             self.keyIndex = keyIndex
             self.destinations = Array(repeating: -1, count: plan.layout.relationships.count)
+            isAbstract = plan.entity.isAbstract
+            attributeTypes = plan.layout.attributes.map(\.type)
+            isToMany = plan.layout.relationships.map(\.isToMany)
+            carriedByInverse = plan.carriedByInverse
+            emptyValues = plan.layout.relationships.indices.map { PlainObjectImporter.emptyValue(plan, $0) }
         }
     }
 
@@ -104,7 +117,7 @@ extension PlainObjectImporter {
     /// Reads `line` (without its line feed) into the batches of `sink`; false, with nothing changed, when the line
     /// is not of the form read here.
     mutating func importLine(_ line: UnsafeBufferPointer<UInt8>, into sink: inout BatchSink) -> Bool {
-        guard let entity = lineEntity(rootEntity), !entity.plan.entity.isAbstract else { return false }
+        guard let entity = lineEntity(rootEntity), !entity.isAbstract else { return false }
         // Taken out while the line is read (the methods reading it are the importer's own), put back after.
         var scratch = lineScratch
         lineScratch = LineScratch()
@@ -118,11 +131,10 @@ extension PlainObjectImporter {
         scratch.nested.removeAll(keepingCapacity: true)
         scratch.definedHere.removeAll(keepingCapacity: true)
         scratch.relationshipOrder.removeAll(keepingCapacity: true)
-        let layout = entity.plan.layout
         cells.removeAll(keepingCapacity: true)
-        cells.append(contentsOf: repeatElement(ScannedCell(), count: layout.attributes.count))
+        cells.append(contentsOf: repeatElement(ScannedCell(), count: entity.attributeTypes.count))
         scratch.relationships.removeAll(keepingCapacity: true)
-        scratch.relationships.append(contentsOf: repeatElement(.absent, count: layout.relationships.count))
+        scratch.relationships.append(contentsOf: repeatElement(.absent, count: entity.isToMany.count))
         var cursor = LineCursor(line)
         guard scanObject(&cursor, entity: entity, cells: &cells, scratch: &scratch, topLevel: true) else {
             return false
@@ -156,10 +168,7 @@ extension PlainObjectImporter {
             id = .external("#\(generated)")
         }
         let owner = ObjectReference(entity: entity.name, id: id)
-        var values = [RelationshipValue]()
-        values.reserveCapacity(layout.relationships.count)
-        for index in layout.relationships.indices { values.append(Self.emptyValue(entity.plan, index)) }
-        let plan = entity.plan
+        var values = entity.emptyValues
         for index in scratch.relationshipOrder {
             switch scratch.relationships[index] {
             case .absent, .null: break
@@ -173,7 +182,7 @@ extension PlainObjectImporter {
                     list.append(
                         commit(mention, scratch: scratch, relationship: index, of: entity, owner: owner, into: &sink))
                 }
-                values[index] = plan.carriedByInverse[index] ? .viaInverse : .toMany(list)
+                values[index] = entity.carriedByInverse[index] ? .viaInverse : .toMany(list)
             }
         }
         let slot = sinkSlot(of: entity, in: &sink)
@@ -263,7 +272,6 @@ extension PlainObjectImporter {
         guard cursor.take(UInt8(ascii: "{")) else { return false }
         cursor.skipBlanks()
         if cursor.take(UInt8(ascii: "}")) { return true }
-        let layout = entity.plan.layout
         while true {
             cursor.skipBlanks()
             guard let key = cursor.key(), let target = lineTarget(key, of: entity) else { return false }
@@ -271,7 +279,7 @@ extension PlainObjectImporter {
             switch target {
             case .attribute(let index):
                 guard cells[index].kind == .absent,
-                    scanValue(&cursor, type: layout.attributes[index].type, into: &cells[index], scratch: &scratch)
+                    scanValue(&cursor, type: entity.attributeTypes[index], into: &cells[index], scratch: &scratch)
                 else { return false }
             case .relationship(let index), .reference(let index):
                 guard topLevel, case .absent = scratch.relationships[index],
@@ -352,16 +360,15 @@ extension PlainObjectImporter {
     private mutating func scanRelationship(
         _ cursor: inout LineCursor, index: Int, of entity: LineEntity, byKey: Bool, scratch: inout LineScratch
     ) -> ScannedRelationship? {
-        let plan = entity.plan
         guard let destination = destination(of: entity, relationship: index), destination.root != topLevelRoot,
-            !destination.plan.entity.isAbstract
+            !destination.isAbstract
         else { return nil }
-        let carried = plan.carriedByInverse[index]
+        let carried = entity.carriedByInverse[index]
         func mention(_ cursor: inout LineCursor) -> ScannedMention? {
             guard let byte = cursor.peek() else { return nil }
             if byte == UInt8(ascii: "{") {
                 guard !byKey else { return nil }
-                var cells = [ScannedCell](repeating: ScannedCell(), count: destination.plan.layout.attributes.count)
+                var cells = [ScannedCell](repeating: ScannedCell(), count: destination.attributeTypes.count)
                 guard scanObject(&cursor, entity: destination, cells: &cells, scratch: &scratch, topLevel: false)
                 else { return nil }
                 let key = destination.keyIndex.flatMap { Self.keyText(cells[$0], scratch.bytes) }
@@ -372,7 +379,7 @@ extension PlainObjectImporter {
             guard !carried, let keyIndex = destination.keyIndex else { return nil }
             var cell = ScannedCell()
             let start = scratch.bytes.count
-            let type = destination.plan.layout.attributes[keyIndex].type
+            let type = destination.attributeTypes[keyIndex]
             guard type == .string || type == .integer16 || type == .integer32 || type == .integer64,
                 byte != UInt8(ascii: "n"),
                 scanValue(&cursor, type: type, into: &cell, scratch: &scratch),
@@ -382,7 +389,7 @@ extension PlainObjectImporter {
             return .key(key, entity: nil)
         }
         if cursor.takeWord("null") { return .null }
-        guard plan.layout.relationships[index].isToMany else {
+        guard entity.isToMany[index] else {
             return mention(&cursor).map(ScannedRelationship.one)
         }
         guard cursor.take(UInt8(ascii: "[")) else { return nil }
@@ -427,7 +434,7 @@ extension PlainObjectImporter {
             }
         }
         for index in scratch.relationshipOrder {
-            let carried = owner.plan.carriedByInverse[index]
+            let carried = owner.carriedByInverse[index]
             switch scratch.relationships[index] {
             case .absent, .null:
                 continue
@@ -457,12 +464,11 @@ extension PlainObjectImporter {
         owner: ObjectReference, into sink: inout BatchSink
     ) -> ObjectReference {
         guard let destination = scannedDestination(of: entity, relationship: index) else { return owner }
-        let plan = entity.plan
         let name = destination.name
         switch mention {
-        case .key(let key, let entity):
+        case .key(let key, let found):
             // The entity of the object defined under the key, as resolveMentions found it; else one awaited.
-            return ObjectReference(entity: entity ?? name, id: .external(key))
+            return ObjectReference(entity: found ?? name, id: .external(key))
         case .nested(let position):
             let object = scratch.nested[position]
             let id: RecordID
@@ -475,13 +481,13 @@ extension PlainObjectImporter {
                 generated += 1
                 id = .external("#\(generated)")
             }
-            let nestedPlan = destination.plan
-            let layout = nestedPlan.layout
-            var values = layout.relationships.indices.map { Self.emptyValue(nestedPlan, $0) }
-            if let inverse = plan.inverses[index], let inverseIndex = layout.relationshipIndex(inverse.name) {
+            var values = destination.emptyValues
+            if let inverse = entity.plan.inverses[index],
+                let inverseIndex = destination.plan.layout.relationshipIndex(inverse.name)
+            {
                 if !inverse.isToMany {
                     values[inverseIndex] = .toOne(owner)
-                } else if !nestedPlan.carriedByInverse[inverseIndex] {
+                } else if !destination.carriedByInverse[inverseIndex] {
                     values[inverseIndex] = .toMany([owner])
                 }
             }
@@ -497,7 +503,7 @@ extension PlainObjectImporter {
     }
 
     /// A relationship's value when the object gives none.
-    private static func emptyValue(_ plan: EntityPlan, _ index: Int) -> RelationshipValue {
+    static func emptyValue(_ plan: EntityPlan, _ index: Int) -> RelationshipValue {
         if plan.carriedByInverse[index] { return .viaInverse }
         return plan.layout.relationships[index].isToMany ? .toMany([]) : .toOne(nil)
     }
