@@ -223,4 +223,43 @@ struct PlainNDJSONLineTests {
         #expect(direct == lines.count - 1)
         Self.same(data, entity: "Note", model: model, keys: ["Note": "id"])
     }
+
+    /// Keys compare by their UTF-8 bytes, as a store's unique index and staged ids do: `Café` (one precomposed
+    /// character) and `Cafe` with a combining accent are two tags, and a reference in one spelling does not find the
+    /// object defined in the other (before, both paths took them for one key: the store then got a reference to no
+    /// row, or lost the second tag).
+    @Test(arguments: [true, false])
+    func keysCompareByTheirBytes(direct: Bool) throws {
+        var options = FormatOptions(bundle: JSONTesting.bundle(Self.model))
+        options.entity = "Book"
+        func read(_ lines: [String]) throws -> InMemoryStore {
+            var reader = try JSONRecordReader(
+                data: Data(lines.joined(separator: "\n").utf8), path: "in.ndjson", style: .lines, options: options,
+                batchSize: 4)
+            reader.readsLinesDirectly = direct
+            var writer = InMemoryStore.Writer(model: reader.model)
+            _ = try RecordTransfer.copy(from: &reader, to: &writer)
+            return writer.store
+        }
+        func bytes(_ id: RecordID) -> [UInt8] { Array("\(id)".utf8) }
+        let decomposed = "Cafe\u{301}", precomposed = "Caf\u{e9}"
+        let store = try read([
+            #"{"title": "A", "tags": [{"name": "Cafe\u0301"}]}"#,
+            #"{"title": "B", "tags": [{"name": "Caf\u00e9"}, "Cafe\u0301"]}"#,
+        ])
+        #expect(store.records(of: "Tag").map { bytes($0.id) } == [decomposed, precomposed].map { Array($0.utf8) })
+        let second = try #require(store.records(of: "Book").last)
+        guard case .toMany(let tags)? = second.relationships.last else {
+            Issue.record("book B has no tags: \(second)")
+            return
+        }
+        #expect(tags.map { bytes($0.id) } == [precomposed, decomposed].map { Array($0.utf8) })
+
+        let error = #expect(throws: DecantError.self) {
+            _ = try read([#"{"title": "A", "tags": [{"name": "Cafe\u0301"}]}"#, #"{"title": "B", "tags": ["Caf\u00e9"]}"#])
+        }
+        #expect(error?.location?.line == 2)
+        #expect(error?.message.contains("refers to the Tag with name Café, which is not in the input") == true,
+            "\(error?.message ?? "")")
+    }
 }

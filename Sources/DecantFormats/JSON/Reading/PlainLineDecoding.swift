@@ -147,7 +147,7 @@ extension PlainObjectImporter {
         if let keyIndex = entity.keyIndex { key = Self.keyText(cells[keyIndex], scratch.bytes) }
         var remembers = false
         if let key, !topLevelKeysUnremembered {
-            guard defined[entity.root]?[key] == nil else { return false }
+            guard defined[entity.root]?[ExactKey(key)] == nil else { return false }
             remembers = true
         }
         // Every mention must resolve as the tree path resolves it, nested objects defining keys as they come.
@@ -160,8 +160,8 @@ extension PlainObjectImporter {
             id = .external(key)
             anonymous = topLevelObjectsAnonymous
         } else if let key {
-            defined[entity.root, default: [:]][key] = entity.name
-            unresolved.removeValue(forKey: entity.root + "\u{0}" + key)
+            defined[entity.root, default: [:]][ExactKey(key)] = entity.name
+            unresolved.removeValue(forKey: ExactKey(entity.root, key))
             id = .external(key)
         } else {
             generated += 1
@@ -413,15 +413,15 @@ extension PlainObjectImporter {
     private func resolveMentions(_ scratch: inout LineScratch, owner: LineEntity, ownerKey: String?) -> Bool {
         if let ownerKey { scratch.definedHere.append((owner.root, ownerKey, owner.name)) }
         func known(_ root: String, _ key: String) -> String? {
-            if let entity = defined[root]?[key] { return entity }
-            return scratch.definedHere.first { $0.root == root && $0.key == key }?.entity
+            if let entity = defined[root]?[ExactKey(key)] { return entity }
+            return scratch.definedHere.first { $0.root == root && ExactKey($0.key) == ExactKey(key) }?.entity
         }
         // The mention as resolved (a key with its object's entity), or nil when it does not resolve here.
         func resolved(_ mention: ScannedMention, in destination: LineEntity, carried: Bool) -> ScannedMention? {
             switch mention {
             case .key(let key, _):
                 if let entity = known(destination.root, key) { return .key(key, entity: entity) }
-                return unresolved[destination.root + "\u{0}" + key] != nil ? mention : nil
+                return unresolved[ExactKey(destination.root, key)] != nil ? mention : nil
             case .nested(let position):
                 guard let key = scratch.nested[position].key else { return mention }
                 if let entity = known(destination.root, key) {
@@ -474,8 +474,8 @@ extension PlainObjectImporter {
             let id: RecordID
             if let key = object.key {
                 if let known = object.known { return ObjectReference(entity: known, id: .external(key)) }
-                defined[destination.root, default: [:]][key] = name
-                unresolved.removeValue(forKey: destination.root + "\u{0}" + key)
+                defined[destination.root, default: [:]][ExactKey(key)] = name
+                unresolved.removeValue(forKey: ExactKey(destination.root, key))
                 id = .external(key)
             } else {
                 generated += 1

@@ -51,7 +51,7 @@ struct PlainObjectImporter {
     private var roots: [String: String] = [:]
     /// Per hierarchy root, every key value defined so far and the concrete entity of its object. The top-level
     /// objects' hierarchy is left out while ``topLevelKeysUnremembered``.
-    var defined: [String: [String: String]] = [:]
+    var defined: [String: [ExactKey: String]] = [:]
     /// The hierarchy root of ``rootEntity``.
     let topLevelRoot: String
     /// Whether the keys of top-level objects are not remembered (yet): their key is a uniqueness constraint, so a
@@ -76,8 +76,9 @@ struct PlainObjectImporter {
     var linesImportedDirectly = 0
     typealias Rereading = (_ count: Int, _ body: (JSONNode) throws -> Void) throws -> Void
     private let reread: Rereading?
-    /// References by key not yet defined: where each was first made, and what it asked for.
-    var unresolved: [String: (location: Location, message: String)] = [:]
+    /// References by key not yet defined (by hierarchy root and key): where each was first made, and what it asked
+    /// for.
+    var unresolved: [ExactKey: (location: Location, message: String)] = [:]
     var generated = 0
 
     /// The object that a nested object belongs to, and the relationship it is nested under.
@@ -156,30 +157,30 @@ struct PlainObjectImporter {
         }
         let layout = plan.layout
         let attribute = layout.attributes[keyIndex]
-        var keys: [String: String] = defined[topLevelRoot] ?? [:]
+        var keys: [ExactKey: String] = defined[topLevelRoot] ?? [:]
         try reread(topLevelCount) { node in
             for member in node.value.members ?? [] {
                 let place = location(of: member, entity: rootEntity, atKey: true)
                 guard case .attribute(keyIndex)? = try target(for: member.key, plan: plan, at: place),
                     let keyText = try? values.cell(for: member.node.value, attribute: attribute, in: layout).keyText
                 else { continue }
-                guard keys[keyText] == nil else {
+                guard keys[ExactKey(keyText)] == nil else {
                     throw DecantError(
                         .malformedInput,
                         "a second \(rootEntity) with \(attribute.name) \(keyText): the key identifies one object",
                         at: Location(path: path, line: node.line, column: node.column, entity: rootEntity))
                 }
-                keys[keyText] = rootEntity
+                keys[ExactKey(keyText)] = rootEntity
             }
         }
         if let current = currentTopLevelKey {
-            guard keys[current.key] == nil else {
+            guard keys[ExactKey(current.key)] == nil else {
                 throw DecantError(
                     .malformedInput,
                     "a second \(current.entity) with \(attribute.name) \(current.key): the key identifies one object",
                     at: current.place)
             }
-            keys[current.key] = current.entity
+            keys[ExactKey(current.key)] = current.entity
         }
         defined[topLevelRoot] = keys
     }
@@ -263,7 +264,7 @@ struct PlainObjectImporter {
             id = .external(keyText)
             anonymous = topLevelObjectsAnonymous
         } else if let keyIndex = keyAttribute(of: entity), let keyText = cells[keyIndex].keyText {
-            if let known = defined[root]?[keyText] {
+            if let known = defined[root]?[ExactKey(keyText)] {
                 guard let parent else {
                     throw DecantError(
                         .malformedInput,
@@ -278,8 +279,8 @@ struct PlainObjectImporter {
                 }
                 return ObjectReference(entity: known, id: .external(keyText))
             }
-            defined[root, default: [:]][keyText] = entity
-            unresolved.removeValue(forKey: root + "\u{0}" + keyText)
+            defined[root, default: [:]][ExactKey(keyText)] = entity
+            unresolved.removeValue(forKey: ExactKey(root, keyText))
             id = .external(keyText)
         } else {
             generated += 1
@@ -399,8 +400,10 @@ struct PlainObjectImporter {
         }
         let root = rootName(of: destination)
         if root == topLevelRoot { try recallTopLevelKeys() }
-        if let known = defined[root]?[keyText] { return ObjectReference(entity: known, id: .external(keyText)) }
-        let scoped = root + "\u{0}" + keyText
+        if let known = defined[root]?[ExactKey(keyText)] {
+            return ObjectReference(entity: known, id: .external(keyText))
+        }
+        let scoped = ExactKey(root, keyText)
         if unresolved[scoped] == nil {
             unresolved[scoped] = (
                 place,
@@ -505,5 +508,31 @@ struct PlainObjectImporter {
 
     private static func folded(_ name: String) -> String {
         PropertyNameMatch.normalized(name, rule: PropertyNameMatch.ruleCount - 1)
+    }
+}
+
+/// A key's text compared as a store compares it: by its UTF-8 bytes. Swift's `String` compares by canonical
+/// equivalence, so `Café` (one precomposed character) and `Cafe` with a combining accent were one key to the
+/// importer and two to the store, whose unique index and staged ids compare bytes: a reference the importer matched
+/// then pointed to no row, and a second object with the other spelling was taken for the first.
+struct ExactKey: Hashable {
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
+
+    /// The key `key` in the hierarchy of `root` (for maps of every hierarchy's keys).
+    init(_ root: String, _ key: String) {
+        text = root + "\u{0}" + key
+    }
+
+    static func == (lhs: ExactKey, rhs: ExactKey) -> Bool {
+        lhs.text.utf8.elementsEqual(rhs.text.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }
