@@ -7,8 +7,8 @@ import GRDB
 /// memory does not grow with the input and the cost stays linear in it.
 ///
 /// An object with an external id gets the next free key of its table when it is written; its id and key go to
-/// `temp.decant_ids` (an append, no index, ``chunk`` rows a statement). A reference naming an id is resolved at once when the id is among the
-/// first `memoryBound` ids seen (the ones a small destination entity has, typically); any other goes to
+/// `temp.decant_ids` (an append, no index, ``chunk`` rows a statement). A reference naming an id is resolved at once
+/// when the id is among the first `memoryBound` ids seen (the ones a small destination entity has, typically); any other goes to
 /// `temp.decant_refs` with the row and column it belongs to. ``resolve(_:entityOfTable:highestKey:noteKey:)`` (from the writer's `finish()`)
 /// builds one unique index on the ids, which also finds an id two objects share, then fills every staged
 /// reference with one statement per target (a to-one column, a join table, a staged hidden key). A reference to
@@ -115,8 +115,12 @@ final class ExternalIdentities {
             for (row, end) in pendingEnds.enumerated() {
                 let first = whole ? Int32(row) * 3 : 0
                 sqlite3_bind_int64(handle, first + 1, pendingScopes[row])
-                let text = names.baseAddress.map { UnsafeRawPointer($0 + start).assumingMemoryBound(to: CChar.self) }
-                sqlite3_bind_text(handle, first + 2, text, Int32(end - start), nil)
+                if let base = names.baseAddress, end > start {
+                    let text = UnsafeRawPointer(base + start).assumingMemoryBound(to: CChar.self)
+                    sqlite3_bind_text(handle, first + 2, text, Int32(end - start), nil)
+                } else {
+                    sqlite3_bind_text(handle, first + 2, "", 0, sqliteTransient)  // an empty id is text, not NULL
+                }
                 sqlite3_bind_int64(handle, first + 3, pendingKeys[row])
                 start = end
                 if !whole { try step(handle, db) }

@@ -837,7 +837,7 @@ public final class SQLiteStoreWriter: RecordWriter {
 }
 
 /// SQLite's SQLITE_TRANSIENT destructor: SQLite copies the bound bytes before the call returns.
-private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 @available(*, unavailable)
 extension SQLiteStoreWriter: Sendable {}

@@ -315,6 +315,40 @@ struct KeyedReferenceImportTests {
         #expect(!FileManager.default.fileExists(atPath: clash.path))
     }
 
+    @Test("an empty id is an id: staged as empty text, it is found and it clashes", arguments: [0, 50_000])
+    func anEmptyIdIsAnId(bound: Int) throws {
+        let model = Self.numberedModel
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func write(_ store: URL, ids: [String]) throws {
+            let writer = try SQLiteStoreWriter(creating: store, model: model, identityMapBound: bound)
+            var folders = try #require(RecordLayout(entity: "Folder", in: model)).emptyBatch()
+            folders.entityNames = model.entities.map(\.name)
+            for (index, id) in ids.enumerated() {
+                folders.beginRecord(id: .external(id))
+                folders.appendText("Folder \(index + 1)")
+                folders.appendViaInverse()
+                folders.endRecord()
+            }
+            try writer.write(folders)
+            var notes = try #require(RecordLayout(entity: "Note", in: model)).emptyBatch()
+            notes.entityNames = model.entities.map(\.name)
+            notes.beginRecord(id: .external("n1"))
+            notes.appendInteger(1)
+            notes.appendNull()
+            notes.appendReference(ObjectReference(entity: "Folder", id: .external("")))
+            notes.endRecord()
+            try writer.write(notes)
+            try writer.finish()
+        }
+        let store = folder.appendingPathComponent("Empty.sqlite")
+        try write(store, ids: [""])
+        #expect(Self.query(store, "SELECT f.ZNAME FROM ZNOTE n JOIN ZFOLDER f ON f.Z_PK = n.ZFOLDER") == ["Folder 1"])
+        let clash = folder.appendingPathComponent("EmptyClash.sqlite")
+        let error = #expect(throws: DecantError.self) { try write(clash, ids: ["", "f2", ""]) }
+        #expect(error?.message.contains("two objects of Folder have the id \"\"") == true, "\(error?.message ?? "")")
+    }
+
     static let numberedModel: ObjectModel = {
         var folder = Entity(name: "Folder")
         folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
