@@ -439,18 +439,9 @@ final class JSONScanner {
 
     private func parseEscape() throws {
         guard let byte = try peek() else { throw failure("unexpected end of file in an escape") }
-        let simple: UInt8?
-        switch byte {
-        case UInt8(ascii: "\""): simple = 0x22
-        case UInt8(ascii: "\\"): simple = 0x5C
-        case UInt8(ascii: "/"): simple = 0x2F
-        case UInt8(ascii: "b"): simple = 0x08
-        case UInt8(ascii: "f"): simple = 0x0C
-        case UInt8(ascii: "n"): simple = 0x0A
-        case UInt8(ascii: "r"): simple = 0x0D
-        case UInt8(ascii: "t"): simple = 0x09
-        case UInt8(ascii: "u"): simple = nil
-        default: throw try unexpected(expected: "an escape (\\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\uXXXX)")
+        let simple = JSONEscape.simple(byte)
+        guard simple != nil || byte == UInt8(ascii: "u") else {
+            throw try unexpected(expected: "an escape (\\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\uXXXX)")
         }
         advance()
         if let simple {
@@ -488,12 +479,8 @@ final class JSONScanner {
         var unit: UInt16 = 0
         for _ in 0..<4 {
             guard let byte = try peek() else { throw failure("unexpected end of file in a \\u escape") }
-            let digit: UInt16
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt16(byte - 0x30)
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt16(byte - 0x61 + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt16(byte - 0x41 + 10)
-            default: throw try unexpected(expected: "four hexadecimal digits after \\u")
+            guard let digit = JSONEscape.hexDigit(byte) else {
+                throw try unexpected(expected: "four hexadecimal digits after \\u")
             }
             unit = unit << 4 | digit
             advance()

@@ -584,17 +584,12 @@ extension PlainObjectImporter {
             }
             guard byte == UInt8(ascii: "\\"), index + 1 < source.count else { return false }
             index += 1
-            switch source[index] {
-            case UInt8(ascii: "\""): bytes.append(0x22)
-            case UInt8(ascii: "\\"): bytes.append(0x5C)
-            case UInt8(ascii: "/"): bytes.append(0x2F)
-            case UInt8(ascii: "b"): bytes.append(0x08)
-            case UInt8(ascii: "f"): bytes.append(0x0C)
-            case UInt8(ascii: "n"): bytes.append(0x0A)
-            case UInt8(ascii: "r"): bytes.append(0x0D)
-            case UInt8(ascii: "t"): bytes.append(0x09)
-            case UInt8(ascii: "u"):
-                guard let unit = hexUnit(source, at: index + 1) else { return false }
+            if let simple = JSONEscape.simple(source[index]) {
+                bytes.append(simple)
+            } else {
+                guard source[index] == UInt8(ascii: "u"), let unit = hexUnit(source, at: index + 1) else {
+                    return false
+                }
                 index += 4
                 var value = UInt32(unit)
                 if (0xD800...0xDBFF).contains(unit) {
@@ -609,8 +604,6 @@ extension PlainObjectImporter {
                 }
                 guard let scalar = Unicode.Scalar(value) else { return false }
                 UTF8.encode(scalar) { bytes.append($0) }
-            default:
-                return false
             }
             index += 1
         }
@@ -622,13 +615,7 @@ extension PlainObjectImporter {
         guard position + 4 <= source.count else { return nil }
         var unit: UInt16 = 0
         for byte in source[position..<position + 4] {
-            let digit: UInt16
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt16(byte - 0x30)
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt16(byte - 0x61 + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt16(byte - 0x41 + 10)
-            default: return nil
-            }
+            guard let digit = JSONEscape.hexDigit(byte) else { return nil }
             unit = unit << 4 | digit
         }
         return unit
