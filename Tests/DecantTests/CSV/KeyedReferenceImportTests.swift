@@ -268,40 +268,44 @@ struct KeyedReferenceImportTests {
                     + "ORDER BY n.ZNUMBER") == ["1|0", "2|1", "3|1"])
     }
 
-    /// `Folder{name, unique}` ← `Note{number (Integer 64, unique), title, folder}`: notes keyed by their number,
-    /// which no file refers to.
+    /// Writes `Folder n` under each of `folderIDs` (in order, external ids), then note `i` (id `n<i>`, from 1) naming
+    /// the folder `noteFolders[i - 1]`, into a store of ``numberedModel`` at `store`.
+    static func writeNumbered(
+        _ store: URL, bound: Int, folderIDs: [String], noteFolders: [String]
+    ) throws {
+        let model = Self.numberedModel
+        let writer = try SQLiteStoreWriter(creating: store, model: model, identityMapBound: bound)
+        var folders = try #require(RecordLayout(entity: "Folder", in: model)).emptyBatch()
+        folders.entityNames = model.entities.map(\.name)
+        for (index, id) in folderIDs.enumerated() {
+            folders.beginRecord(id: .external(id))
+            folders.appendText("Folder \(index + 1)")
+            folders.appendViaInverse()
+            folders.endRecord()
+        }
+        try writer.write(folders)
+        var notes = try #require(RecordLayout(entity: "Note", in: model)).emptyBatch()
+        notes.entityNames = model.entities.map(\.name)
+        for (index, target) in noteFolders.enumerated() {
+            notes.beginRecord(id: .external("n\(index + 1)"))
+            notes.appendInteger(Int64(index + 1))
+            notes.appendNull()
+            notes.appendReference(ObjectReference(entity: "Folder", id: .external(target)))
+            notes.endRecord()
+        }
+        try writer.write(notes)
+        try writer.finish()
+    }
+
     @Test("ids staged many to a statement resolve, and clash, as ids staged one by one", arguments: [0, 70])
     func idsStagedInChunksResolveAndClash(bound: Int) throws {
         // 150 folders: two whole statements of 64 ids and a rest of 22, all staged (bound 0) or the first 70
         // remembered; each note names a folder from the other end, so references reach into every statement.
-        let model = Self.numberedModel
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        func write(_ store: URL, ids: [String]) throws {
-            let writer = try SQLiteStoreWriter(creating: store, model: model, identityMapBound: bound)
-            var folders = try #require(RecordLayout(entity: "Folder", in: model)).emptyBatch()
-            folders.entityNames = model.entities.map(\.name)
-            for (index, id) in ids.enumerated() {
-                folders.beginRecord(id: .external(id))
-                folders.appendText("Folder \(index + 1)")
-                folders.appendViaInverse()
-                folders.endRecord()
-            }
-            try writer.write(folders)
-            var notes = try #require(RecordLayout(entity: "Note", in: model)).emptyBatch()
-            notes.entityNames = model.entities.map(\.name)
-            for number in 1...150 {
-                notes.beginRecord(id: .external("n\(number)"))
-                notes.appendInteger(Int64(number))
-                notes.appendNull()
-                notes.appendReference(ObjectReference(entity: "Folder", id: .external("f\(151 - number)")))
-                notes.endRecord()
-            }
-            try writer.write(notes)
-            try writer.finish()
-        }
+        let noteFolders = (1...150).map { "f\(151 - $0)" }
         let store = folder.appendingPathComponent("Chunks.sqlite")
-        try write(store, ids: (1...150).map { "f\($0)" })
+        try Self.writeNumbered(store, bound: bound, folderIDs: (1...150).map { "f\($0)" }, noteFolders: noteFolders)
         #expect(
             Self.query(store, "SELECT n.ZNUMBER, f.ZNAME FROM ZNOTE n JOIN ZFOLDER f ON f.Z_PK = n.ZFOLDER ORDER BY 1")
                 == (1...150).map { "\($0)|Folder \(151 - $0)" })
@@ -309,7 +313,9 @@ struct KeyedReferenceImportTests {
         let clash = folder.appendingPathComponent("Clash.sqlite")
         var ids = (1...150).map { "f\($0)" }
         ids[139] = "f3"
-        let error = #expect(throws: DecantError.self) { try write(clash, ids: ids) }
+        let error = #expect(throws: DecantError.self) {
+            try Self.writeNumbered(clash, bound: bound, folderIDs: ids, noteFolders: noteFolders)
+        }
         #expect(error?.location?.object == "Folder/f3")
         #expect(error?.message.contains("two objects of Folder have the id \"f3\"") == true, "\(error?.message ?? "")")
         #expect(!FileManager.default.fileExists(atPath: clash.path))
@@ -317,38 +323,20 @@ struct KeyedReferenceImportTests {
 
     @Test("an empty id is an id: staged as empty text, it is found and it clashes", arguments: [0, 50_000])
     func anEmptyIdIsAnId(bound: Int) throws {
-        let model = Self.numberedModel
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        func write(_ store: URL, ids: [String]) throws {
-            let writer = try SQLiteStoreWriter(creating: store, model: model, identityMapBound: bound)
-            var folders = try #require(RecordLayout(entity: "Folder", in: model)).emptyBatch()
-            folders.entityNames = model.entities.map(\.name)
-            for (index, id) in ids.enumerated() {
-                folders.beginRecord(id: .external(id))
-                folders.appendText("Folder \(index + 1)")
-                folders.appendViaInverse()
-                folders.endRecord()
-            }
-            try writer.write(folders)
-            var notes = try #require(RecordLayout(entity: "Note", in: model)).emptyBatch()
-            notes.entityNames = model.entities.map(\.name)
-            notes.beginRecord(id: .external("n1"))
-            notes.appendInteger(1)
-            notes.appendNull()
-            notes.appendReference(ObjectReference(entity: "Folder", id: .external("")))
-            notes.endRecord()
-            try writer.write(notes)
-            try writer.finish()
-        }
         let store = folder.appendingPathComponent("Empty.sqlite")
-        try write(store, ids: [""])
+        try Self.writeNumbered(store, bound: bound, folderIDs: [""], noteFolders: [""])
         #expect(Self.query(store, "SELECT f.ZNAME FROM ZNOTE n JOIN ZFOLDER f ON f.Z_PK = n.ZFOLDER") == ["Folder 1"])
         let clash = folder.appendingPathComponent("EmptyClash.sqlite")
-        let error = #expect(throws: DecantError.self) { try write(clash, ids: ["", "f2", ""]) }
+        let error = #expect(throws: DecantError.self) {
+            try Self.writeNumbered(clash, bound: bound, folderIDs: ["", "f2", ""], noteFolders: [""])
+        }
         #expect(error?.message.contains("two objects of Folder have the id \"\"") == true, "\(error?.message ?? "")")
     }
 
+    /// `Folder{name, unique}` ← `Note{number (Integer 64, unique), title, folder}`: notes keyed by their number,
+    /// which no file refers to.
     static let numberedModel: ObjectModel = {
         var folder = Entity(name: "Folder")
         folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
