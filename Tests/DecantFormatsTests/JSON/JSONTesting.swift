@@ -34,6 +34,24 @@ enum JSONTesting {
         return try Data(contentsOf: url)
     }
 
+    /// Every batch `reader` gives, record ids, cells and bytes (for comparing two ways of reading one input);
+    /// `entity` names a layout to start the batch with.
+    static func dump(_ reader: JSONRecordReader, entity: String) throws -> String {
+        var dump = ""
+        var batch = RecordBatch(layout: try #require(RecordLayout(entity: entity, in: reader.model)))
+        while try reader.nextBatch(into: &batch) {
+            dump += "batch \(batch.layout.entityName) \(batch.count) \(batch.entityNames)\n"
+            for row in 0..<batch.count {
+                dump += "\(batch.id(at: row)) \(batch.isAnonymous(at: row))\n"
+            }
+            for cell in batch.identities + batch.cells + [RecordBatch.Cell(kind: .null)] + batch.references {
+                dump += "\(cell.kind) \(cell.integer) \(cell.length) \(cell.entity)\n"
+            }
+            dump += "\(batch.bytes)\n"
+        }
+        return dump
+    }
+
     /// The objects `data` holds.
     static func read(
         _ data: Data, style: JSONRecordWriter.Style, options: FormatOptions, batchSize: Int = 4

@@ -24,16 +24,7 @@ struct NDJSONLineDecoderTests {
                     data: data, path: "in.ndjson", style: .lines, options: options, batchSize: batchSize)
             }
             reader.readsLinesDirectly = direct
-            var dump = ""
-            var batch = RecordBatch(layout: try #require(RecordLayout(entity: "Thing", in: model)))
-            while try reader.nextBatch(into: &batch) {
-                dump += "batch \(batch.layout.entityName) \(batch.count) \(batch.entityNames)\n"
-                for cell in batch.identities + batch.cells + [RecordBatch.Cell(kind: .null)] + batch.references {
-                    dump += "\(cell.kind) \(cell.integer) \(cell.length) \(cell.entity)\n"
-                }
-                dump += "\(batch.bytes)\n"
-            }
-            return (dump, reader.linesReadDirectly)
+            return (try JSONTesting.dump(reader, entity: "Thing"), reader.linesReadDirectly)
         } catch {
             return ("error \(error)", 0)
         }
