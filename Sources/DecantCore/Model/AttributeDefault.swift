@@ -7,9 +7,7 @@ import Foundation
 ///
 /// | type | text | value |
 /// |---|---|---|
-/// | Integer 16/32/64 | `12`, `-3` | the integer |
-/// | | `2.0`, `7.9`, `1e3` | truncated toward zero, as NSNumber's `longLongValue` (`7`, `1000`) |
-/// | | `1e30`, `nan`, `abc` | no value: ``Problem`` |
+/// | Integer 16/32/64 | any text | NSString's `integerValue` (section 1.9): white space, a sign, then the digits as far as they go (`12`, `-3`; `7.9` and `1e30` give `7` and `1`); no digits give 0 (`YES`, `NO`, `abc`); past 64 bits the nearest bound |
 /// | Boolean | any text | NSString's `boolValue`: `YES`, `True`, `t`, `1`, `+01` are true; `NO`, `false`, `0`, `maybe` false |
 /// | Double, Float | `2.5`, `-1e-3`, `inf`, `nan` | the number; anything else a ``Problem`` |
 /// | Decimal | a number in ``NumberText``'s grammar (`4.5`, `-1e3`, `.5`) | the exact decimal; anything else a ``Problem`` |
@@ -60,16 +58,9 @@ public enum AttributeDefault: Sendable, Hashable {
         }
         switch type {
         case .integer16, .integer32, .integer64:
-            if let integer = Int64(trimmed) {
-                self = .value(.integer(integer))
-            } else if NumberText.isDecimalLiteral(trimmed), let real = Double(trimmed),
-                let integer = try? ValueOverflow.integer(real.rounded(.towardZero), text)
-            {
-                // A real default ("2.0", "7.9", "1e3") is truncated as NSNumber's longLongValue does.
-                self = .value(.integer(integer))
-            } else {
-                self = invalid("an integer within 64 bits")
-            }
+            // Xcode's model compiler reads the text as NSString's integerValue does: `"NO"` and `"YES"` on an
+            // Integer 32 attribute compile to 0 (section 1.9), so no text is ever a problem here.
+            self = .value(.integer(Self.integerValue(of: text)))
         case .boolean:
             self = .value(.bool(UserInfoValue.string(text).boolValue ?? false))
         case .double, .float:
@@ -106,6 +97,33 @@ public enum AttributeDefault: Sendable, Hashable {
         case .string: self = .value(.string(text))
         default: self = .none
         }
+    }
+
+    /// NSString's `integerValue` (64-bit `NSInteger`): leading white space, one optional sign, then decimal digits
+    /// as far as they go; no digits give 0, and a value past 64 bits the nearest bound, as `strtoll` does.
+    static func integerValue(of text: String) -> Int64 {
+        var bytes = Substring(text).utf8.drop { $0 == 0x20 || (0x09...0x0D).contains($0) }
+        var negative = false
+        if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+            negative = sign == UInt8(ascii: "-")
+            bytes = bytes.dropFirst()
+        }
+        var magnitude: UInt64 = 0
+        var saturated = false
+        for byte in bytes {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { break }
+            let (times, overflowTimes) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflowSum) = times.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            if overflowTimes || overflowSum {
+                saturated = true
+                break
+            }
+            magnitude = sum
+        }
+        if negative {
+            return saturated || magnitude > UInt64(Int64.max) + 1 ? .min : Int64(bitPattern: 0 &- magnitude)
+        }
+        return saturated || magnitude > UInt64(Int64.max) ? .max : Int64(magnitude)
     }
 
     /// The spellings of a double that is not finite, which Swift, C and Foundation read alike.

@@ -42,11 +42,14 @@ struct HostileExpressionTests {
         #expect(Value.double(2.5).converted(to: .decimal) == .decimal(Decimal(string: "2.5") ?? 0))
     }
 
-    @Test func aModelDefaultPast64BitsIsNoDefaultRatherThanATrap() {
+    /// An integer default reads as NSString's integerValue (section 1.9): the digits as far as they go, the nearest
+    /// bound past 64 bits, never a trap.
+    @Test func aModelDefaultPast64BitsIsItsNearestBoundRatherThanATrap() {
         var attribute = Attribute(name: "count", type: .integer64)
         let cases: [(String, Value?)] = [
-            ("1e308", nil), ("nan", nil), ("-1e19", nil), ("2.0", .integer(2)), ("1e3", .integer(1_000)),
-            ("-9223372036854775808", .integer(.min)), ("7.9", .integer(7)),
+            ("1e308", .integer(1)), ("nan", .integer(0)), ("-1e19", .integer(-1)), ("2.0", .integer(2)),
+            ("1e3", .integer(1)), ("-9223372036854775808", .integer(.min)), ("7.9", .integer(7)),
+            ("18446744073709551616", .integer(.max)), ("-18446744073709551616", .integer(.min)),
         ]
         for (text, expected) in cases {
             attribute.defaultValue = text
