@@ -63,7 +63,7 @@ public struct StoreReport: Sendable, Codable, Hashable {
         self.entityVersionHashes = hashes.mapValues { $0.base64EncodedString() }
         // A cache that cannot be decoded is still there; it stops the report only when no model was given.
         self.hasModelCache = store.cachedModel != nil || store.modelCacheProblem != nil
-        if bundle == nil, let problem = store.modelCacheProblem { throw problem }
+        if bundle == nil, let refusal = store.modelCacheRefusal { throw refusal }
         var resolved: ObjectModel?
         if let bundle {
             let match = ModelMatch(

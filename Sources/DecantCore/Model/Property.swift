@@ -27,8 +27,10 @@ public struct PropertyCommon: Sendable, Hashable {
     public var isSyncable: Bool
     /// Validation predicates as format strings, with their warnings (from compiled models).
     public var validationPredicates: [String]
-    /// The warnings paired with ``validationPredicates``.
-    public var validationWarnings: [String]
+    /// The warnings paired with ``validationPredicates``, each kept as the compiled model holds it: a string in
+    /// older models, the Cocoa error code of the predicate (`1620` = `NSValidationNumberTooSmallError`, section 1.9)
+    /// in newer ones.
+    public var validationWarnings: [UserInfoValue]
 
     /// Creates the common part of a property.
     public init(
@@ -44,7 +46,7 @@ public struct PropertyCommon: Sendable, Hashable {
         isStoredInExternalRecord: Bool = false,
         isSyncable: Bool = false,
         validationPredicates: [String] = [],
-        validationWarnings: [String] = []
+        validationWarnings: [UserInfoValue] = []
     ) {
         self.name = name
         self.isOptional = isOptional

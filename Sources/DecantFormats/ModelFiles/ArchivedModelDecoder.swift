@@ -42,6 +42,22 @@ public enum ArchivedModelDecoder: Sendable {
             self.format = ArchivedExpressionFormat(archive: archive)
         }
 
+        /// Runs `body`, naming `entity` (and `property`, before the key path) in the location of what it throws, so
+        /// that a failure deep in a cache says where in the model it is.
+        func within<T>(entity: String, property: String? = nil, _ body: () throws -> T) throws -> T {
+            do {
+                return try body()
+            } catch var failure as DecantError {
+                var location = failure.location ?? Location(path: archive.path)
+                if location.entity == nil { location.entity = entity }
+                if let property {
+                    location.keyPath = location.keyPath.map { $0 == property || $0.hasPrefix(property + ".") ? $0 : "\(property).\($0)" } ?? property
+                }
+                failure.location = location
+                throw failure
+            }
+        }
+
         func fail(_ message: String, _ object: ArchivedObject? = nil, key: String? = nil) -> DecantError {
             DecantError(
                 .malformedInput, message,
@@ -59,7 +75,7 @@ public enum ArchivedModelDecoder: Sendable {
                 guard object.isKind(of: "NSEntityDescription") else {
                     throw fail("entity \(entry.key) is a \(object.className ?? "plain value")", object)
                 }
-                decoded.append(try entity(object))
+                decoded.append(try within(entity: entry.key) { try entity(object) })
             }
             var entities = decoded.map(\.entity)
             // A cache lists inherited properties in sub-entities too: keep only what no ancestor declares.
@@ -88,7 +104,7 @@ public enum ArchivedModelDecoder: Sendable {
             model.versionIdentifiers = try (archive.elements(forKey: "NSVersionIdentifiers", in: root) ?? [])
                 .compactMap { try archive.string($0) }.sorted()
             model.configurations = try configurations(root)
-            model.fetchRequests = try fetchRequests(root)
+            model.fetchRequests = try archive.inField("NSFetchRequestTemplates", of: root) { try fetchRequests(root) }
             for key in ["CDMCompilerToolVersion", "CDMCompilerXcodeVersion"] {
                 if let value = root[key], let text = try? archive.string(value) ?? archive.integer(value).map(String.init) {
                     model.sourceInfo[key] = text
@@ -204,20 +220,22 @@ public enum ArchivedModelDecoder: Sendable {
             for entry in try archive.stringKeyedEntries(forKey: "NSProperties", in: object) ?? [] {
                 guard let property = try archive.object(for: entry.value) else { continue }
                 if property.isKind(of: "_NSPropertyDescriptionProxy") { continue }
-                if property.isKind(of: "NSAttributeDescription") {
-                    var attribute = try attribute(property)
-                    if attribute.type == .composite || property.isKind(of: "NSCompositeAttributeDescription") {
-                        let types = try compositeTypes(of: property, named: "\(entityName).\(attribute.name)", attribute.name)
-                        attribute.compositeName = types.first?.name
-                        composites += types
+                try within(entity: entityName, property: entry.key) {
+                    if property.isKind(of: "NSAttributeDescription") {
+                        var attribute = try attribute(property)
+                        if attribute.type == .composite || property.isKind(of: "NSCompositeAttributeDescription") {
+                            let types = try compositeTypes(of: property, named: "\(entityName).\(attribute.name)", attribute.name)
+                            attribute.compositeName = types.first?.name
+                            composites += types
+                        }
+                        entity.attributes.append(attribute)
+                    } else if property.isKind(of: "NSRelationshipDescription") {
+                        entity.relationships.append(try relationship(property))
+                    } else if property.isKind(of: "NSFetchedPropertyDescription") {
+                        entity.fetchedProperties.append(try fetchedProperty(property))
+                    } else {
+                        throw fail("property \(entry.key) has unknown class \(property.className ?? "?")", property)
                     }
-                    entity.attributes.append(attribute)
-                } else if property.isKind(of: "NSRelationshipDescription") {
-                    entity.relationships.append(try relationship(property))
-                } else if property.isKind(of: "NSFetchedPropertyDescription") {
-                    entity.fetchedProperties.append(try fetchedProperty(property))
-                } else {
-                    throw fail("property \(entry.key) has unknown class \(property.className ?? "?")", property)
                 }
             }
             entity.attributes.sort { $0.name < $1.name }
@@ -326,8 +344,12 @@ public enum ArchivedModelDecoder: Sendable {
             common.userInfo = try userInfo(object)
             common.validationPredicates = try (archive.elements(forKey: "NSValidationPredicates", in: object) ?? [])
                 .map { try format.predicate($0) ?? "" }
-            common.validationWarnings = try (archive.elements(forKey: "NSValidationWarnings", in: object) ?? [])
-                .map { try archive.string($0) ?? "" }
+            // Strings in older models, Cocoa error codes (numbers) in newer ones (section 1.9): kept as they are.
+            common.validationWarnings = try archive.inField("NSValidationWarnings", of: object) {
+                try (archive.elements(forKey: "NSValidationWarnings", in: object) ?? []).compactMap {
+                    try userInfoValue($0, depth: 0)
+                }
+            }
             return common
         }
 

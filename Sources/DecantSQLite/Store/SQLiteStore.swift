@@ -117,6 +117,17 @@ public final class SQLiteStore {
         if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
     }
 
+    /// What a caller that needs the cache (no model given) is told when it cannot be decoded: the problem, where in
+    /// the cache it is, and the way round it, since the store still reads with its model.
+    public var modelCacheRefusal: DecantError? {
+        modelCacheProblem.map { problem in
+            var refusal = problem
+            refusal.message = "cannot decode the model in Z_MODELCACHE: \(problem.message); give the store's model with "
+                + "--model"
+            return refusal
+        }
+    }
+
     /// The entity number each entity name has in this store.
     public var entityNumbers: [String: Int] {
         Dictionary(primaryKeys.map { ($0.name, $0.entityNumber) }, uniquingKeysWith: { first, _ in first })
@@ -136,7 +147,7 @@ public final class SQLiteStore {
     /// - Throws: `.modelMismatch` naming the nearest version and what differs; `.unsupportedFormat` for a
     ///   store without a cache when no bundle is given.
     public func resolveModel(bundle: ModelBundle?) throws -> ObjectModel {
-        if bundle == nil, let modelCacheProblem { throw modelCacheProblem }
+        if bundle == nil, let modelCacheRefusal { throw modelCacheRefusal }
         return try ModelMatch.resolve(
             storeHashes: metadata.entityVersionHashes, storeIdentifiers: metadata.versionIdentifiers, bundle: bundle,
             cachedModel: cachedModel,
@@ -166,12 +177,18 @@ public final class SQLiteStore {
     }
 
     /// The number of rows per entity, counted with `SELECT Z_ENT, COUNT(*)` over every entity table. Entities are
-    /// named by `Z_PRIMARYKEY`, or, given the store's model, by the model (see ``entityNumbers(for:)``).
+    /// named by `Z_PRIMARYKEY`, or, given the store's model, by the model (see ``entityNumbers(for:)``); given the
+    /// model, every row of a table that holds one entity alone counts as that entity, whatever its `Z_ENT`, as Core
+    /// Data fetches it (section 1.9).
     public func objectCounts(model: ObjectModel? = nil) throws -> [String: Int] {
         var names = Dictionary(primaryKeys.map { ($0.entityNumber, $0.name) }, uniquingKeysWith: { first, _ in first })
+        var soleEntity: [String: String] = [:]
         if let model {
             let schema = try StoreSchema(model: model, style: SchemaStyle(frameworkVersion: metadata.frameworkVersion ?? 1344))
             for (name, number) in entityNumbers(for: schema) { names[number] = name }
+            for (table, members) in Dictionary(grouping: schema.entities, by: \.tableName) where members.count == 1 {
+                soleEntity[table.uppercased()] = members[0].name
+            }
         }
         do {
             return try connection.inDatabase { db in
@@ -181,6 +198,11 @@ public final class SQLiteStore {
                     let columns = Set(try db.columns(in: table).map { $0.name.uppercased() })
                     guard columns.isSuperset(of: ["Z_PK", "Z_ENT", "Z_OPT"]) else { continue }
                     let quoted = table.replacingOccurrences(of: "\"", with: "\"\"")
+                    if let entity = soleEntity[table.uppercased()] {
+                        let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(quoted)\"") ?? 0
+                        if rows > 0 { counts[entity, default: 0] += rows }
+                        continue
+                    }
                     let grouped = try Row.fetchAll(db, sql: "SELECT Z_ENT, COUNT(*) AS n FROM \"\(quoted)\" GROUP BY Z_ENT")
                     for entry in grouped {
                         let count = Int.fromDatabaseValue(entry["n"]) ?? 0
