@@ -25,6 +25,10 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         public static let preexistingViolation = Kind(rawValue: "preexisting-violation")
         /// A store's model cache (`Z_MODELCACHE`) that cannot be decoded, in a run given the model: not needed.
         public static let unreadableModelCache = Kind(rawValue: "unreadable-model-cache")
+        /// Rows of a store table whose `Z_ENT` names no entity Core Data fetches from that table there: read as the
+        /// table's one entity (an entity without sub-entities, whose fetches do not read `Z_ENT`), or, in a table
+        /// an entity shares with its sub-entities, left out as Core Data's fetches leave them (section 1.9).
+        public static let strayEntityNumber = Kind(rawValue: "stray-entity-number")
         /// Links a migration's mapping set only on a to-many side, to objects made from other source objects,
         /// whose inverse to-one (the column a SQLite store keeps a one-to-many in) was left nil: not stored there.
         public static let oneSidedLink = Kind(rawValue: "one-sided-link")

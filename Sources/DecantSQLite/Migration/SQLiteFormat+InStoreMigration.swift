@@ -29,7 +29,7 @@ extension InStoreMigration {
                 return .ready(
                     Prepared(
                         migration: migration, format: format, plan: plan, options: settings.writerOptions,
-                        readerDiagnostics: reader.diagnostics))
+                        readerDiagnostics: reader.diagnostics + (try store.strayRowDiagnostics())))
             case .needsRecordStream(let reason):
                 return .declined(reason)
             }
@@ -42,7 +42,8 @@ extension InStoreMigration {
         let format: SQLiteFormat
         let plan: MigrationPlan
         let options: FormatOptions
-        /// What reading the store noticed (a model cache that cannot be decoded), reported as the stream reports it.
+        /// What reading the store noticed (a model cache that cannot be decoded, rows with a stray `Z_ENT`), reported
+        /// as the stream reports it.
         let readerDiagnostics: [Diagnostic]
 
         var engine: MigrationEngineKind { .inStore(format: format.name) }

@@ -148,10 +148,26 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
     /// Counts the rows of an entity the selection does not take.
     private func leaveOut(_ entity: Entity) throws {
         guard let mapping = schema.entity(named: entity.name) else { return }
-        let number = entityNumbers[entity.name] ?? mapping.number
-        let count = try count("SELECT COUNT(*) FROM \(mapping.tableName) WHERE Z_ENT = \(number)", entity: entity.name)
+        let count = try count(
+            "SELECT COUNT(*) FROM \(mapping.tableName) AS t\(ownRowsCondition(entity.name).map { " WHERE \($0)" } ?? "")",
+            entity: entity.name)
         if count > 0 { filteredOut[entity.name, default: 0] += count }
         rowsRead[mapping.tableName, default: 0] += count
+    }
+
+    /// The condition on the table alias `t` that picks `entityName`'s own rows from its table (`t.Z_ENT = 3`), or
+    /// nil when the entity has the table to itself: Core Data's fetch of an entity without sub-entities selects
+    /// every row of its table and never reads `Z_ENT` there (section 1.9), so neither does Decant.
+    public func ownRowsCondition(_ entityName: String, alias: String = "t") -> String? {
+        guard let mapping = schema.entity(named: entityName) else { return nil }
+        if ownsTable(entityName) { return nil }
+        return "\(alias).Z_ENT = \(entityNumbers[entityName] ?? mapping.number)"
+    }
+
+    /// Whether `entityName` is the only entity stored in its table.
+    public func ownsTable(_ entityName: String) -> Bool {
+        guard let table = schema.entity(named: entityName)?.tableName else { return false }
+        return schema.entities.allSatisfy { $0.name == entityName || $0.tableName != table }
     }
 
     /// Runs a `SELECT COUNT(*)`.
@@ -163,30 +179,83 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
         }
     }
 
-    /// Checks, once all entities are read, that each entity table had no rows besides those read: a row whose
-    /// `Z_ENT` names no entity stored in its table would otherwise be left out silently.
+    /// How many primary keys a ``Diagnostic/Kind/strayEntityNumber`` warning names.
+    static let strayKeysShown = 5
+
+    /// What one entity table holds: its rows, its entities, and the rows whose `Z_ENT` Core Data does not fetch by
+    /// (none of its entities' numbers), with the first of their primary keys.
+    private struct TableSurvey {
+        var table: String
+        var members: [String]
+        var numbers: [Int]
+        var total: Int
+        var strayRows: Int
+        var strayKeys: [Int64]
+    }
+
+    private func survey(_ table: String) throws -> TableSurvey {
+        let members = schema.entities.filter { $0.tableName == table }.map(\.name)
+        let numbers = members.compactMap { entityNumbers[$0] }.sorted()
+        let stray = "Z_ENT IS NULL OR Z_ENT NOT IN (\(numbers.map(String.init).joined(separator: ", ")))"
+        do {
+            return try store.connection.inDatabase { db in
+                TableSurvey(
+                    table: table, members: members, numbers: numbers,
+                    total: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0,
+                    strayRows: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE \(stray)") ?? 0,
+                    strayKeys: try Int64.fetchAll(
+                        db, sql: "SELECT Z_PK FROM \(table) WHERE \(stray) ORDER BY Z_PK LIMIT \(Self.strayKeysShown)"))
+            }
+        } catch {
+            throw DatabaseFailure.wrap(error, "cannot count the rows of \(table)", at: Location(path: store.displayPath))
+        }
+    }
+
+    /// The warning for a table's stray rows (nil when it has none): in a table an entity has to itself they are read
+    /// as that entity, in a table shared by a hierarchy they are left out, as Core Data's fetches do either.
+    private func strayDiagnostic(_ survey: TableSurvey) -> Diagnostic? {
+        guard survey.strayRows > 0 else { return nil }
+        let keys = survey.strayKeys.map(String.init).joined(separator: ", ")
+            + (survey.strayRows > survey.strayKeys.count ? ", …" : "")
+        let rows = survey.strayRows == 1 ? "1 row of \(survey.table) (Z_PK \(keys)) has" : "\(survey.strayRows) rows of "
+            + "\(survey.table) (Z_PK \(keys)) have"
+        if survey.members.count == 1, let entity = survey.members.first {
+            return Diagnostic(
+                .strayEntityNumber,
+                "\(rows) a Z_ENT other than \(entity)'s \(survey.numbers.first ?? 0): read as \(entity) objects, as Core "
+                    + "Data reads a table whose entity has no sub-entities",
+                at: Location(path: store.displayPath, entity: entity))
+        }
+        return Diagnostic(
+            .strayEntityNumber,
+            "\(rows) a Z_ENT that is none of its entities' (\(survey.numbers.map(String.init).joined(separator: ", "))): "
+                + "left out, as Core Data's fetches never return them",
+            at: Location(path: store.displayPath))
+    }
+
+    /// The warnings for every entity table's stray rows (``Diagnostic/Kind/strayEntityNumber``), for a run that does
+    /// not read the rows through this reader (a migration inside SQLite).
+    public func strayRowDiagnostics() throws -> [Diagnostic] {
+        try Set(schema.entities.map(\.tableName)).sorted().compactMap { strayDiagnostic(try survey($0)) }
+    }
+
+    /// Checks, once all entities are read, that each entity table had no rows besides those read, and warns of the
+    /// rows whose `Z_ENT` Core Data does not fetch by (``strayDiagnostic(_:)``): neither passes without a word.
     private func verifyEveryRowRead() throws {
         guard !verified else { return }
         verified = true
         for table in Set(schema.entities.map(\.tableName)).sorted() {
-            let location = Location(path: store.displayPath)
-            let total: Int
-            do {
-                total = try store.connection.inDatabase { db in
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
-                }
-            } catch {
-                throw DatabaseFailure.wrap(error, "cannot count the rows of \(table)", at: location)
-            }
+            let found = try survey(table)
             let read = rowsRead[table, default: 0]
-            guard total == read else {
-                let numbers = schema.entities.filter { $0.tableName == table }.compactMap { entityNumbers[$0.name] }
+            // An entity alone in its table reads every row; a hierarchy's table every row but the stray ones.
+            guard found.total == read + (found.members.count == 1 ? 0 : found.strayRows) else {
                 throw DecantError(
-                    .malformedInput,
-                    "\(table) has \(total) rows but \(read) belong to its entities: the other \(total - read) have a "
-                        + "Z_ENT that is not one of \(numbers.sorted().map(String.init).joined(separator: ", "))",
-                    at: location)
+                    .internalError,
+                    "\(table) has \(found.total) rows but \(read) were read and \(found.strayRows) have a Z_ENT that is "
+                        + "not one of " + found.numbers.map(String.init).joined(separator: ", "),
+                    at: Location(path: store.displayPath))
             }
+            if let diagnostic = strayDiagnostic(found) { diagnostics.append(diagnostic) }
         }
     }
 
@@ -230,7 +299,6 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
     /// The open cursor over one concrete entity's rows.
     private final class EntityCursor {
         let layout: RecordLayout
-        let entityNumber: Int
         let table: String
         /// Per layout attribute: its column in the SELECT (nil: the table has no column for it), and whether it
         /// allows external storage.
@@ -263,7 +331,6 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
             self.layout = layout
             self.location = location
             self.table = mapping.tableName
-            self.entityNumber = reader.entityNumbers[entity.name] ?? mapping.number
             var columns = ["Z_PK"]
             var attributeSources = layout.attributes.map { (column: Int32?.none, external: $0.allowsExternalBinaryDataStorage) }
             for stored in plan.attributes {
@@ -339,7 +406,7 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
             self.sources = sources
             let condition = reader.conditions[entity.name]
             let order = reader.orders[entity.name].map { "\($0), " } ?? ""
-            let rows = "FROM \(mapping.tableName) AS t WHERE t.Z_ENT = \(entityNumber)"
+            let rows = "FROM \(mapping.tableName) AS t WHERE \(reader.ownRowsCondition(entity.name) ?? "1")"
             self.sql = "SELECT \(columns.joined(separator: ", ")) \(rows)\(condition.map { " AND \($0)" } ?? "") "
                 + "ORDER BY \(order)t.Z_PK"
             if let condition {
@@ -369,7 +436,7 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
             if exhausted { return false }
             if statement == nil {
                 do { statement = try db.makeStatement(sql: sql) } catch {
-                    throw DatabaseFailure.wrap(error, "the store's tables do not fit its model", at: location)
+                    throw DatabaseFailure.wrap(error, "the store's table \(table) does not fit its model", at: location)
                 }
             }
             guard let statement else { return false }
