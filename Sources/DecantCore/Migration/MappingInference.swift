@@ -30,6 +30,11 @@ public enum MappingInference: Sendable {
             [.boolean, .integer16], [.boolean, .integer32], [.boolean, .integer64],
         ]
 
+        /// Type changes Core Data infers with the value converted (§9.2): Integer 64 → Double, verified by a shipping
+        /// app's migration test (WooCommerce's `OrderGiftCard.amount`, `1` → `1.0`). The value becomes the nearest
+        /// double, as `NSNumber.doubleValue` gives it.
+        public static let conversions: Set<[AttributeType]> = [[.integer64, .double]]
+
         /// Whether a value of `source` type goes into a `destination` attribute as it is: the same type, or a
         /// widening.
         public static func copies(_ source: AttributeType, into destination: AttributeType) -> Bool {
@@ -75,13 +80,37 @@ public enum MappingInference: Sendable {
         var canonical: String { renamingIdentifier ?? name }
     }
 
-    /// Pairs destinations with sources by ``Rules``: destination name → source name. Duplicate canonical names on
-    /// either side are returned as `duplicates` (Core Data error 134190).
-    static func pair(sources: [Named], destinations: [Named]) -> (pairs: [String: String], duplicates: [String]) {
-        var duplicates: [String] = []
-        for side in [sources, destinations] {
-            var seen: Set<String> = []
-            for item in side where !seen.insert(item.canonical).inserted { duplicates.append(item.canonical) }
+    /// Renaming identifiers that inference would have to choose by and cannot (Core Data error 134190): the names
+    /// sharing `identifier` on the side that repeats it.
+    struct Ambiguity: Sendable, Equatable {
+        var identifier: String
+        /// The source names sharing it (two or more), or empty when only the destination repeats it.
+        var sources: [String]
+        /// The destination names sharing it (two or more), or empty when only the source repeats it.
+        var destinations: [String]
+    }
+
+    /// Pairs destinations with sources by ``Rules``: destination name → source name. A renaming identifier shared
+    /// inside one side is a problem only where inference must choose by it (``Ambiguity``, Core Data error 134190):
+    /// a source with that identifier exists, and a destination with it is not in `stated` (the names a mapping file
+    /// or mapping model states, which need no choice). Xcode compiles a version whose properties share an identifier
+    /// (LoopKit's `Model`, section 1.9), and a hop that states them runs.
+    static func pair(sources: [Named], destinations: [Named], stated: Set<String> = [])
+        -> (pairs: [String: String], duplicates: [Ambiguity])
+    {
+        let sourcesByIdentifier = Dictionary(grouping: sources, by: \.canonical)
+        let destinationsByIdentifier = Dictionary(grouping: destinations, by: \.canonical)
+        var duplicates: [Ambiguity] = []
+        for identifier in Set(sourcesByIdentifier.keys).union(destinationsByIdentifier.keys).sorted() {
+            let sharing = sourcesByIdentifier[identifier] ?? []
+            let claiming = destinationsByIdentifier[identifier] ?? []
+            guard sharing.count > 1 || claiming.count > 1, !sharing.isEmpty,
+                claiming.contains(where: { !stated.contains($0.name) })
+            else { continue }
+            duplicates.append(
+                Ambiguity(
+                    identifier: identifier, sources: sharing.count > 1 ? sharing.map(\.name).sorted() : [],
+                    destinations: claiming.count > 1 ? claiming.map(\.name).sorted() : []))
         }
         var pairs: [String: String] = [:]
         var used: Set<String> = []
@@ -123,19 +152,32 @@ public enum MappingInference: Sendable {
             explicit.map { Location(path: $0.path, line: line, keyPath: key) }
         }
 
+        /// The message of an ``Ambiguity`` among `kind` ("entities", "properties of Note").
+        static func ambiguityMessage(_ ambiguity: Ambiguity, of kind: String) -> String {
+            let side =
+                ambiguity.sources.isEmpty
+                ? "the destination's \(kind) \(ambiguity.destinations.joined(separator: " and "))"
+                : "the source's \(kind) \(ambiguity.sources.joined(separator: " and "))"
+            return "\(side) share the renaming identifier \(ambiguity.identifier), and inference cannot choose between "
+                + "them (Core Data error 134190)"
+        }
+
         mutating func build() -> Result {
+            let stated = Set((explicit?.entities ?? []).filter { !$0.remove }.map(\.destination))
             let inferred = pair(
                 sources: source.entities.map { Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier) },
                 destinations: destination.entities.map {
                     Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier)
-                }
+                },
+                stated: stated
             )
-            for duplicate in Set(inferred.duplicates).sorted() {
+            for duplicate in inferred.duplicates {
                 problems.append(
                     MigrationProblem(
-                        entity: duplicate,
-                        message: "two entities share the renaming identifier \(duplicate) (Core Data error 134190)",
-                        advice: "give each entity its own renaming identifier in the model"
+                        entity: duplicate.identifier,
+                        message: Self.ambiguityMessage(duplicate, of: "entities"),
+                        advice: "name the entity's source in a mapping file (entities: <destination>: from: <source>), "
+                            + "or give each entity its own renaming identifier in the model"
                     )
                 )
             }
@@ -279,14 +321,19 @@ public enum MappingInference: Sendable {
             let destinationProperties =
                 persistentAttributes.map { Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier) }
                 + persistentRelationships.map { Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier) }
-            let paired = pair(sources: sourceProperties, destinations: destinationProperties)
-            for duplicate in Set(paired.duplicates).sorted() {
+            let explicitNames = Set((entry?.attributes ?? []).map(\.name) + (entry?.relationships ?? []).map(\.name))
+            let paired = pair(sources: sourceProperties, destinations: destinationProperties, stated: explicitNames)
+            for duplicate in paired.duplicates {
+                let property = destinationProperties.first { $0.canonical == duplicate.identifier }?.name
+                    ?? duplicate.identifier
+                let choice = duplicate.sources.first.map { "$source.\($0)" } ?? "<expression>"
                 problems.append(
                     MigrationProblem(
                         entity: entity.name,
-                        property: duplicate,
-                        message: "two properties share the renaming identifier \(duplicate) (Core Data error 134190)",
-                        advice: "give each property its own renaming identifier in the model"
+                        property: duplicate.identifier,
+                        message: Self.ambiguityMessage(duplicate, of: "properties of \(sourceName)"),
+                        advice: "in a mapping file, state the value under entities: \(entity.name): attributes (or "
+                            + "relationships): \(property): \(choice)"
                     )
                 )
             }
@@ -297,7 +344,6 @@ public enum MappingInference: Sendable {
                 destination: entity.name,
                 origin: origin
             )
-            let explicitNames = Set((entry?.attributes ?? []).map(\.name) + (entry?.relationships ?? []).map(\.name))
             for attribute in persistentAttributes {
                 let sourceAttribute = paired.pairs[attribute.name].flatMap { name in
                     sourceAttributes.first { $0.name == name }
@@ -361,6 +407,9 @@ public enum MappingInference: Sendable {
             if sourceAttribute.type != attribute.type {
                 if Rules.widenings.contains([sourceAttribute.type, attribute.type]) {
                     change = .widened(from: sourceAttribute.type, to: attribute.type)
+                } else if Rules.conversions.contains([sourceAttribute.type, attribute.type]) {
+                    expression = .call("double", [expression])
+                    change = .converted(from: sourceAttribute.type, to: attribute.type)
                 } else {
                     if reportProblems {
                         problems.append(

@@ -136,6 +136,8 @@ public struct PropertyMapping: Sendable, Hashable {
         case added(default: String?)
         /// A numeric type widened (`Integer 16 → Integer 32`, `Float → Double`, `Boolean → Integer`).
         case widened(from: AttributeType, to: AttributeType)
+        /// A type change Core Data infers with the value converted (`Integer 64 → Double`).
+        case converted(from: AttributeType, to: AttributeType)
         /// Optional in the source, required in the destination: nil values take the default.
         case madeRequired(default: String)
         /// A to-one became a to-many (the one object becomes the only member), or back (the first member stays).
@@ -153,6 +155,7 @@ public struct PropertyMapping: Sendable, Hashable {
             case .renamed(let from): "renamed from \(from)"
             case .added(let value): value.map { "added (default \($0))" } ?? "added (nil)"
             case .widened(let from, let to): "widened \(from.modelName) → \(to.modelName)"
+            case .converted(let from, let to): "converted \(from.modelName) → \(to.modelName)"
             case .madeRequired(let value): "now required: nil becomes \(value)"
             case .cardinality(let toMany): toMany ? "to-one → to-many" : "to-many → to-one (first member kept)"
             case .ordering(let ordered): ordered ? "unordered → ordered" : "ordered → unordered"

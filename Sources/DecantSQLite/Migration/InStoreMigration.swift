@@ -90,6 +90,9 @@ public struct InStoreMigration: Sendable {
         var origin: String
         var sourceTable: String
         var sourceNumber: Int
+        /// The condition on `s` that picks these rows from the source table (nil: every row, the entity having the
+        /// table to itself: ``SQLiteStoreReader/ownRowsCondition(_:alias:)``).
+        var sourceCondition: String?
         /// Attribute name → its value (none for an attribute the source table has no column for).
         var attributes: [String: ColumnValue]
         /// To-one relationship name → the SQL expression of the key and the entity (of this version) it points at;
@@ -137,7 +140,8 @@ public struct InStoreMigration: Sendable {
     private struct Dropped: Sendable {
         var origin: String
         var table: String
-        var number: Int
+        /// The condition on `s` that picks its rows (nil: the whole table).
+        var condition: String?
     }
 
     /// One hop's entities as the ledger names them: those its objects moved to and those dropped, each with the
@@ -201,7 +205,7 @@ public struct InStoreMigration: Sendable {
                 for sql in joinInserts { try db.execute(sql: sql) }
                 for entity in dropped {
                     let count = try Int.fetchOne(
-                        db, sql: "SELECT COUNT(*) FROM src.\(entity.table) WHERE Z_ENT = \(entity.number)") ?? 0
+                        db, sql: "SELECT COUNT(*) FROM src.\(entity.table) AS s WHERE \(entity.condition ?? "1")") ?? 0
                     counts[entity.origin] = count
                     taken[entity.table, default: 0] += count
                 }
@@ -324,7 +328,7 @@ public struct InStoreMigration: Sendable {
             }
             return InStoreMigration(
                 inserts: inserts, joinInserts: joinInserts,
-                dropped: dropped.map { Dropped(origin: $0.origin, table: $0.sourceTable, number: $0.sourceNumber) },
+                dropped: dropped.map { Dropped(origin: $0.origin, table: $0.sourceTable, condition: $0.sourceCondition) },
                 checks: checks, sourceTables: Set(reader.schema.entities.map(\.tableName)).sorted(), hops: hops,
                 sourceURI: reader.store.uri)
         }
@@ -338,8 +342,10 @@ public struct InStoreMigration: Sendable {
                     let layout = RecordLayout(entity: entity.name, in: reader.model)
                 else { continue }
                 let number = reader.entityNumbers[entity.name] ?? mapping.number
+                let condition = reader.ownRowsCondition(entity.name, alias: "s")
                 let exists = try reader.store.connection.inDatabase { db in
-                    try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(mapping.tableName) WHERE Z_ENT = \(number))")
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS (SELECT 1 FROM \(mapping.tableName) AS s WHERE \(condition ?? "1"))")
                 }
                 guard exists == true else { continue }
                 let columns = try ColumnPlan(layout: layout, schema: schema)
@@ -387,7 +393,8 @@ public struct InStoreMigration: Sendable {
                     }
                 }
                 rows[entity.name] = Rows(
-                    origin: entity.name, sourceTable: mapping.tableName, sourceNumber: number, attributes: attributes,
+                    origin: entity.name, sourceTable: mapping.tableName, sourceNumber: number, sourceCondition: condition,
+                    attributes: attributes,
                     toOnes: toOnes, unreadable: unreadable, joins: joins, toManyObstacles: obstacles)
             }
             return rows
@@ -504,6 +511,16 @@ public struct InStoreMigration: Sendable {
             where fallback.isConstant && Self.coalescible.contains(attribute.type):
                 if let value = try column(path), let literal = constant(fallback, as: attribute.type) {
                     return .coalesce("COALESCE(\(value.sql), \(literal))")
+                }
+            case .call("double", let arguments)
+            where arguments.count == 1 && [.double, .float].contains(attribute.type):
+                // An inferred Integer → Double: SQLite's CAST gives the nearest double, as the record stream does.
+                if case .source(let path) = arguments[0], path.count == 1,
+                    let index = sourceLayout.attributeIndex(path[0]),
+                    [.integer16, .integer32, .integer64].contains(sourceLayout.attributes[index].type),
+                    let value = previous.attributes[path[0]]
+                {
+                    return .column("CAST(\(value.sql) AS REAL)")
                 }
             case let expression where expression.isConstant:
                 if let literal = constant(expression, as: attribute.type) { return .constant(literal) }
@@ -766,7 +783,7 @@ public struct InStoreMigration: Sendable {
             }
             let sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) SELECT "
                 + values.joined(separator: ", ")
-                + " FROM src.\(rows.sourceTable) AS s WHERE s.Z_ENT = \(rows.sourceNumber) ORDER BY s.Z_PK"
+                + " FROM src.\(rows.sourceTable) AS s WHERE \(rows.sourceCondition ?? "1") ORDER BY s.Z_PK"
             return (Insert(entity: name, origin: rows.origin, sourceTable: rows.sourceTable, sql: sql), checks)
         }
 

@@ -337,16 +337,22 @@ struct ChainAndShapeMigrationTests {
         #expect(merged.problems.map(\.entity) == ["Root"])
         #expect(merged.problems.first?.message.contains("cannot merge hierarchies") == true)
 
-        // Duplicate renaming identifiers (Core Data 134190).
+        // Duplicate renaming identifiers (Core Data 134190) where inference must choose: two destinations claim the
+        // source entity Same.
         var x = Entity(name: "X")
         x.renamingIdentifier = "Same"
         var y = Entity(name: "Y")
         y.renamingIdentifier = "Same"
         let duplicate = MappingInference.infer(
-            from: ObjectModel(versionName: "D1", entities: []),
+            from: ObjectModel(versionName: "D1", entities: [Entity(name: "Same")]),
             to: ObjectModel(versionName: "D2", entities: [x, y])
         )
         #expect(duplicate.problems.first?.message.contains("134190") == true)
+        #expect(duplicate.problems.first?.message.contains("X and Y") == true)
+        // With no source to choose, both are added: nothing to refuse.
+        let added = MappingInference.infer(
+            from: ObjectModel(versionName: "D1", entities: []), to: ObjectModel(versionName: "D2", entities: [x, y]))
+        #expect(added.problems.isEmpty)
     }
 
     @Test func aPlanThatCannotRunStopsMigrateAndWritesNothing() throws {
