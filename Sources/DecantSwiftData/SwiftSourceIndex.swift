@@ -67,6 +67,9 @@ struct SwiftSourceIndex {
     var conditionalNames: [String: SourceSpot] = [:]
     /// Conformances added by extensions, by the extended type's spelling.
     var extensionConformances: [String: [String]] = [:]
+    /// Extensions seen, whose members are declared once every file is read: in the scope of the type they extend
+    /// (`extension Folder { enum FolderType … }` declares `Folder.FolderType`), which may be in a later file.
+    private var extensions: [(node: ExtensionDeclSyntax, file: SwiftSourceFile, conditional: Bool)] = []
 
     /// Reads and parses the files; a file that is not UTF-8 or does not parse throws `.malformedInput` at the
     /// first error.
@@ -115,6 +118,51 @@ struct SwiftSourceIndex {
             files.append(file)
             collect(tree.statements.map { Syntax($0.item) }, scope: [], file: file, conditional: false)
         }
+        collectExtensionMembers()
+    }
+
+    /// Declares the members of every extension in the scope of the type it extends. An extension may extend a type
+    /// declared in another extension (`extension Folder.Kind`), so extensions are taken in rounds until none more
+    /// resolves; one of a type the files do not declare (a Foundation type) keeps its spelling as the scope.
+    private mutating func collectExtensionMembers() {
+        var pending = extensions
+        extensions = []
+        while !pending.isEmpty {
+            var unresolved: [(node: ExtensionDeclSyntax, file: SwiftSourceFile, conditional: Bool)] = []
+            for entry in pending {
+                guard let scope = extendedScope(entry.node.extendedType.trimmedDescription) else {
+                    unresolved.append(entry)
+                    continue
+                }
+                collect(
+                    entry.node.memberBlock.members.map { Syntax($0.decl) }, scope: scope, file: entry.file,
+                    conditional: entry.conditional)
+            }
+            if unresolved.count == pending.count {
+                for entry in unresolved {
+                    let scope = entry.node.extendedType.trimmedDescription.split(separator: ".").map(String.init)
+                    collect(
+                        entry.node.memberBlock.members.map { Syntax($0.decl) }, scope: scope, file: entry.file,
+                        conditional: entry.conditional)
+                }
+                break
+            }
+            pending = unresolved
+        }
+    }
+
+    /// The qualified name, as scope components, of the type `spelling` names from file level (through type
+    /// aliases, as SwiftData's versioned schemas use them); nil when the files declare no such type.
+    private func extendedScope(_ spelling: String) -> [String]? {
+        var resolution = resolve(spelling, from: [])
+        for _ in 0..<16 {
+            switch resolution {
+            case .type(let decl): return decl.qualifiedName.split(separator: ".").map(String.init)
+            case .alias(let alias): resolution = resolve(alias.target.trimmedDescription, from: alias.scope)
+            case .conditional, .unknown: return nil
+            }
+        }
+        return nil
     }
 
     private mutating func collect(_ items: [Syntax], scope: [String], file: SwiftSourceFile, conditional: Bool) {
@@ -134,6 +182,7 @@ struct SwiftSourceIndex {
             if let ext = item.as(ExtensionDeclSyntax.self) {
                 let name = ext.extendedType.trimmedDescription
                 extensionConformances[name, default: []] += Self.inheritedNames(ext.inheritanceClause)
+                extensions.append((ext, file, conditional))
                 continue
             }
             if let alias = item.as(TypeAliasDeclSyntax.self) {
@@ -215,12 +264,11 @@ struct SwiftSourceIndex {
             if inner.isEmpty { break }
             inner.removeLast()
         }
-        // A dotted name whose first part is an alias (`Models.Note` where `Models = V2`).
+        // A dotted name whose first part is an alias (`Models.Note` where `Models = V2`, or `= Schemas.V2`).
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
-        if parts.count == 2, case .alias(let alias) = resolve(parts[0], from: scope, depth: depth + 1),
-            let target = alias.target.as(IdentifierTypeSyntax.self)
-        {
-            return resolve(target.name.text + "." + parts[1], from: alias.scope, depth: depth + 1)
+        if parts.count == 2, case .alias(let alias) = resolve(parts[0], from: scope, depth: depth + 1) {
+            // The alias's target as written (`V2.Palette` too), resolved from where the alias is declared.
+            return resolve(alias.target.trimmedDescription + "." + parts[1], from: alias.scope, depth: depth + 1)
         }
         return .unknown
     }

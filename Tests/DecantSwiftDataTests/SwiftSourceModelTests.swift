@@ -176,6 +176,66 @@ import Testing
         #expect(tintType.attributes.allSatisfy { $0.type == .float && !$0.isOptional })
     }
 
+    /// A recipe app's shape: a property's type declared in an extension of the model class, in another file, and a
+    /// type nested in an extension of that type (`extension Folder.FolderType`), and one reached through a
+    /// versioned schema's type alias; the same model as when the types are declared inside the class.
+    @Test func typesDeclaredInExtensionsAtAnyDepthInAnyFile() throws {
+        let folder = try SwiftSource.folder([
+            "Folder.swift": """
+                @Model final class Folder {
+                    var name: String
+                    var kind: FolderType
+                    var style: Folder.FolderType.Style?
+                    var shade: Shade
+                    init() { fatalError() }
+                }
+                """,
+            "Folder+Kinds.swift": """
+                extension Folder {
+                    enum FolderType: String, Codable { case user, system }
+                }
+                extension Folder.FolderType {
+                    enum Style: Int, Codable { case plain, bold }
+                }
+                enum V2 { enum Palette {} }
+                typealias Palette = V2.Palette
+                extension Palette { enum Shade: String, Codable { case light, dark } }
+                extension Folder { typealias Shade = Palette.Shade }
+                """,
+        ])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fromExtensions = try #require(try SwiftSourceModelReader.load(from: folder).currentVersion)
+        let inline = try SwiftSource.model(
+            """
+            @Model final class Folder {
+                enum FolderType: String, Codable {
+                    case user, system
+                    enum Style: Int, Codable { case plain, bold }
+                }
+                enum Shade: String, Codable { case light, dark }
+                var name: String
+                var kind: FolderType
+                var style: Folder.FolderType.Style?
+                var shade: Shade
+                init() { fatalError() }
+            }
+            """)
+        #expect(fromExtensions.entityVersionHashes == inline.entityVersionHashes)
+        let attributes = try #require(fromExtensions.entity(named: "Folder")?.attributes)
+        #expect(attributes.map(\.name).sorted() == ["kind", "name", "shade", "style"])
+        #expect(attributes.filter { $0.type == .composite }.count == 3)
+    }
+
+    /// What is truly missing is still named: the hint names the type no file declares.
+    @Test func aTypeNoFileDeclaresIsStillNamed() throws {
+        let error = try SwiftSource.refusal([
+            "Folder.swift": "@Model final class Folder { var kind: Folder.Missing; init() { fatalError() } }",
+            "Folder+Kinds.swift": "extension Folder { enum FolderType: String, Codable { case user } }",
+        ])
+        #expect(error.message.contains("the type 'Folder.Missing' of Folder.kind is not declared in the files given"))
+        #expect(error.location?.path?.hasSuffix("Folder.swift") == true)
+    }
+
     @Test func schemaIsWhatTheContainerReaches() throws {
         let model = try SwiftSource.model(
             """
