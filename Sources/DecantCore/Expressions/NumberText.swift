@@ -20,6 +20,10 @@ public enum NumberText: Sendable {
         case malformed(length: Int)
     }
 
+    /// The text of `NSDecimalNumber.notANumber`, which a Decimal attribute of a SQLite store can hold (artsy's
+    /// fixtures keep it in `ZARTWORK.ZDIAMETER`): every format reads and writes a decimal NaN as this text.
+    public static let decimalNotANumber = "NaN"
+
     /// Whether `text` is, as a whole, a number in the grammar above, with an optional sign.
     public static func isDecimalLiteral(_ text: some StringProtocol) -> Bool {
         var scalars = Array(text.unicodeScalars)[...]

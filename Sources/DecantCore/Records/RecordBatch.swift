@@ -306,6 +306,7 @@ public struct RecordBatch: Sendable {
         case .integer(let integer): appendInteger(integer)
         case .bool(let flag): appendInteger(flag ? 1 : 0)
         case .double(let real): appendReal(real)
+        case .decimal(let decimal) where decimal.isNaN: appendText(NumberText.decimalNotANumber)
         case .decimal(let decimal): appendReal(NSDecimalNumber(decimal: decimal).doubleValue)
         case .date(let date): appendReal(date.timeIntervalSinceReferenceDate)
         case .string(let text), .uri(let text): appendText(text)
@@ -428,6 +429,7 @@ public struct RecordBatch: Sendable {
             let text = string(of: cell)
             switch type {
             case .uri: return .uri(text)
+            case .decimal where text == NumberText.decimalNotANumber: return .decimal(.nan)
             case .decimal: return Decimal(string: text).map(Value.decimal) ?? .string(text)
             default: return .string(text)
             }

@@ -202,6 +202,7 @@ public final class BinaryStoreReader: RecordReader {
             if let integer = try? archive.integer(value) { return .decimal(Decimal(integer)) }
             if let real = try? archive.double(value) { return .decimal(Decimal(real)) }
             guard let text = try archive.string(value) else { return .null }
+            if text == NumberText.decimalNotANumber { return .decimal(.nan) }
             guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN else {
                 throw DecantError(.malformedInput, "'\(text)' is not a decimal")
             }

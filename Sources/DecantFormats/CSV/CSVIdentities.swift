@@ -162,10 +162,12 @@ struct CSVIdentities {
         return first != 0x30 || bytes.count == 1
     }
 
-    /// The key of an id written `p12` exactly (no spaces, no leading zero, a positive Int64), read from its bytes
-    /// as ``recordID(_:)`` reads it from text; nil for anything else.
+    /// The key of an id written `p12` exactly (no spaces, no leading zero, a non-negative Int64: `p0` is the key 0
+    /// a dangling to-one of a real store holds, as the CSV writer spells it), read from its bytes as
+    /// ``recordID(_:)`` reads it from text; nil for anything else.
     static func primaryKey(_ bytes: UnsafeRawBufferPointer) -> Int64? {
-        guard bytes.count > 1, bytes.count <= 19, bytes[0] == UInt8(ascii: "p"), bytes[1] != UInt8(ascii: "0")
+        guard bytes.count > 1, bytes.count <= 19, bytes[0] == UInt8(ascii: "p"),
+            bytes[1] != UInt8(ascii: "0") || bytes.count == 2
         else { return nil }
         var key: Int64 = 0
         for byte in bytes[1...] {
@@ -195,7 +197,7 @@ struct CSVIdentities {
     static func recordID(_ text: String) -> RecordID {
         let utf8 = text.utf8
         if utf8.count > 1, utf8.first == 0x70, utf8.dropFirst().allSatisfy({ (0x30...0x39).contains($0) }),
-            let key = Int64(text.dropFirst()), key > 0, utf8.dropFirst().first != 0x30
+            let key = Int64(text.dropFirst()), key > 0 || utf8.count == 2, key == 0 || utf8.dropFirst().first != 0x30
         {
             return .primaryKey(key)
         }

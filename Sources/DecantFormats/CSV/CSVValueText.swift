@@ -80,7 +80,7 @@ enum CSVValueText {
         case .decimal:
             if let integer = Int64(trimmed) { return .integer(integer) }
             if let real = parseDouble(trimmed), real.description == trimmed { return .real(real) }
-            return isDecimalLiteral(trimmed) ? .text(trimmed) : nil
+            return isDecimalLiteral(trimmed) || trimmed == NumberText.decimalNotANumber ? .text(trimmed) : nil
         case .date:
             return parseDate(trimmed).map(Parsed.real)
         case .binary, .transformable:

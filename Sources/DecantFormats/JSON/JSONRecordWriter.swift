@@ -470,7 +470,9 @@ public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
             output.appendString(real.description)
         case (.decimal, .text):
             let text = try string(of: cell, in: batch)
-            guard JSONNumberSyntax.isValid(text) else { throw Mismatch(problem: "the text \"\(text)\", not a decimal number") }
+            guard JSONNumberSyntax.isValidDecimal(text) else {
+                throw Mismatch(problem: "the text \"\(text)\", not a decimal number")
+            }
             output.appendString(text)
         case (.date, .integer):
             appendDate(Double(cell.integer), to: &output)

@@ -71,6 +71,7 @@ enum XMLStoreValueText {
         case .float, .double:
             return Double(trimmed).map(Value.double)
         case .decimal:
+            if trimmed == NumberText.decimalNotANumber { return .decimal(.nan) }
             guard let decimal = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN
             else { return nil }
             return .decimal(decimal)

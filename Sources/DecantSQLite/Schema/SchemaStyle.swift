@@ -24,8 +24,9 @@ public struct SchemaStyle: Sendable, Hashable {
     /// from 847); up to 754 indexed attributes and compound indexes use legacy `Z<TABLE>_…` names.
     public var usesModernIndexDescriptions: Bool { frameworkVersion > 754 }
 
-    /// Many-to-many join tables get their slave-column index (after 479; observed from 640).
-    public var hasJoinTableIndex: Bool { frameworkVersion > 479 }
+    /// Many-to-many join tables get their slave-column index (after 519: artsy's `oss_stubbed_data.sqlite`, framework
+    /// 519, has five join tables and no such index; observed from 640).
+    public var hasJoinTableIndex: Bool { frameworkVersion > 519 }
 
     /// The store has a `Z_MODELCACHE` table (after 519; observed from 637).
     public var hasModelCache: Bool { frameworkVersion > 519 }

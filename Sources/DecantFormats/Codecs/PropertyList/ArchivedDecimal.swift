@@ -12,11 +12,15 @@ enum ArchivedDecimal {
     static let classes = ["NSDecimalNumberPlaceholder", "NSDecimalNumber", "NSNumber", "NSValue", "NSObject"]
     static let keys = ["NS.exponent", "NS.length", "NS.negative", "NS.compact", "NS.mantissa.bo", "NS.mantissa"]
 
-    /// The coder keys of `decimal`.
-    /// - Throws: `.unsupportedFormat` for NaN or a mantissa beyond 128 bits.
+    /// The coder keys of `decimal`. NaN (`NSDecimalNumber.notANumber`) is, as in `NSDecimal`, a length of 0 with the
+    /// negative flag set.
+    /// - Throws: `.unsupportedFormat` for a mantissa beyond 128 bits.
     static func fields(of decimal: Decimal) throws -> PropertyListDictionary {
-        guard !decimal.isNaN else {
-            throw DecantError(.unsupportedFormat, "NaN cannot be archived as an NSDecimalNumber")
+        if decimal.isNaN {
+            return [
+                "NS.exponent": .integer(0), "NS.length": .integer(0), "NS.negative": .bool(true),
+                "NS.compact": .bool(true), "NS.mantissa.bo": .integer(1), "NS.mantissa": .data(Data(count: 16)),
+            ]
         }
         var text = decimal.description
         let negative = text.hasPrefix("-")
@@ -91,7 +95,8 @@ enum ArchivedDecimal {
             }
             digits.append(UInt8(remainder))
         }
-        guard !digits.isEmpty else { return Decimal(0) }
+        // A length of 0 is zero, or with the negative flag NaN (`NSDecimalIsNotANumber`).
+        guard !digits.isEmpty else { return length == 0 && negative ? Decimal.nan : Decimal(0) }
         var text = String(digits.reversed().map { Character(String($0)) })
         if exponent >= 0 {
             text += String(repeating: "0", count: Int(exponent))

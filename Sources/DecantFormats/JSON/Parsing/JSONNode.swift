@@ -1,3 +1,5 @@
+import DecantCore
+
 /// One parsed JSON value with the place it starts at, for messages.
 struct JSONNode: Sendable {
     /// The value.
@@ -61,6 +63,12 @@ extension JSONValue {
 
 /// JSON number syntax (RFC 8259): `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
 enum JSONNumberSyntax {
+    /// Whether `text` is a decimal attribute's value as JSON holds it: one JSON number, or `NaN`, the text
+    /// `NSDecimalNumber.notANumber` has (a SQLite store keeps it as that text, as one of artsy's fixtures does).
+    static func isValidDecimal(_ text: some StringProtocol) -> Bool {
+        text == NumberText.decimalNotANumber || isValid(text)
+    }
+
     /// Whether `text` is exactly one JSON number.
     static func isValid(_ text: some StringProtocol) -> Bool {
         var bytes = text.utf8.makeIterator()

@@ -210,7 +210,7 @@ final class DocumentLineDecoder {
                 batch.appendReal(special)
             case .decimal:
                 let string = String(decoding: text, as: UTF8.self)
-                guard JSONNumberSyntax.isValid(string) else { return false }
+                guard JSONNumberSyntax.isValidDecimal(string) else { return false }
                 batch.append(CellValue.decimal(string))
             case .uuid:
                 guard let uuid = UUID(uuidString: String(decoding: text, as: UTF8.self)) else { return false }

@@ -119,9 +119,10 @@ struct AttributeDecoder {
             throw ValueMismatch(expected: "a number (or \"NaN\", \"Infinity\", \"-Infinity\"), found \(found)")
         case .decimal:
             switch value {
-            case .string(let text) where JSONNumberSyntax.isValid(text): return .decimal(text)
+            case .string(let text) where JSONNumberSyntax.isValidDecimal(text): return .decimal(text)
             case .number(let text): return .decimal(text)
-            default: throw ValueMismatch(expected: "a decimal number as a string, like \"10.25\", found \(found)")
+            default:
+                throw ValueMismatch(expected: "a decimal number as a string, like \"10.25\" (or \"NaN\"), found \(found)")
             }
         case .date:
             return .real(try date(value, found: found))
