@@ -160,7 +160,7 @@ struct FuzzCorpus {
             let header = (try? handle.read(upToCount: 8)) ?? Data()
             return header.starts(with: Data("bplist00".utf8)) || header.starts(with: Data("<?xml".utf8))
         }
-        stores = items(["sqlite", "moody"])
+        stores = Fixtures.corpusItems(where: Fixtures.isStore)
     }
 }
 

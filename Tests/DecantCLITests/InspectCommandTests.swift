@@ -15,10 +15,10 @@ struct InspectCommandTests {
             || (url.pathExtension == "xcdatamodel" && url.deletingLastPathComponent().pathExtension != "xcdatamodeld")
     }.map(Fixtures.corpusRelativePath)
 
-    /// 102 `.xcdatamodeld`, 2 `.momd` and 5 `.xcdatamodel` on their own in the corpus, and the legacy corpus's
-    /// Xcode 3 `.xcdatamodel`.
+    /// 102 `.xcdatamodeld`, 2 `.momd` and 5 `.xcdatamodel` on their own in the corpus, the legacy corpus's Xcode 3
+    /// `.xcdatamodel`, and the apps corpus's 28 `.xcdatamodeld`.
     @Test func theCorpusHasItsModels() {
-        #expect(Self.models.count == 110)
+        #expect(Self.models.count == 138)
     }
 
     @Test("describes every corpus model, Xcode 3 models included", arguments: models)

@@ -8,8 +8,7 @@ import Testing
 /// `NSStoreModelVersionHashes`, read by Python's sqlite3 + plistlib as an independent oracle.
 @Suite("Store metadata hashes")
 struct StoreMetadataHashTests {
-    static let stores: [String] = Fixtures.corpusItems { ["sqlite", "moody"].contains($0.pathExtension) }
-        .map(Fixtures.corpusRelativePath)
+    static let stores: [String] = Fixtures.corpusStores
 
     /// Reads `Z_METADATA.Z_PLIST`'s `NSStoreModelVersionHashes` from a copy of the store (with its -wal/-shm).
     static func storeHashes(_ store: URL) throws -> [String: Data] {

@@ -19,6 +19,14 @@ public enum Fixtures {
     public static let legacyCorpusRoot: URL = corpusRoot.deletingLastPathComponent()
         .appendingPathComponent("corpus-legacy", isDirectory: true)
 
+    /// `../shared/corpus-apps`, real apps' files (models, stores, mapping models, archives) from 13 more public
+    /// repositories, kept apart from `corpus/`; ``corpusItems(where:)`` sweeps it too.
+    public static let appsCorpusRoot: URL = corpusRoot.deletingLastPathComponent()
+        .appendingPathComponent("corpus-apps", isDirectory: true)
+
+    /// The prefix ``corpusRelativePath(_:)`` gives paths in the apps corpus (`apps:artsy__energy-legacy/…`).
+    public static let appsPrefix = "apps:"
+
     /// A file or folder inside the legacy corpus, by its path below `corpus-legacy/`.
     public static func legacyCorpus(_ relativePath: String) -> URL {
         legacyCorpusRoot.appendingPathComponent(relativePath)
@@ -32,6 +40,15 @@ public enum Fixtures {
         } ?? false
     }
 
+    /// Whether `url` is a Core Data SQLite store of the corpora by its name: `.sqlite` and `.moody` files, and
+    /// LoopKit's fixture `Model.sqlite.v1.original` (a store kept under another extension).
+    public static func isStore(_ url: URL) -> Bool {
+        ["sqlite", "moody"].contains(url.pathExtension.lowercased()) || url.lastPathComponent.hasSuffix(".sqlite.v1.original")
+    }
+
+    /// Every SQLite store of the corpora (``isStore(_:)``), as corpus-relative paths.
+    public static var corpusStores: [String] { corpusItems(where: isStore).map(corpusRelativePath) }
+
     /// The project's `samples/` folder.
     public static let samplesRoot: URL = packageRoot.appendingPathComponent("samples", isDirectory: true)
 
@@ -40,16 +57,20 @@ public enum Fixtures {
     public static let legacyPrefix = "legacy:"
 
     /// A file or folder inside the corpus, by its path below `corpus/`; a path starting ``legacyPrefix`` is in the
-    /// legacy corpus.
+    /// legacy corpus, one starting ``appsPrefix`` in the apps corpus.
     public static func corpus(_ relativePath: String) -> URL {
         if relativePath.hasPrefix(legacyPrefix) { return legacyCorpus(String(relativePath.dropFirst(legacyPrefix.count))) }
+        if relativePath.hasPrefix(appsPrefix) {
+            return appsCorpusRoot.appendingPathComponent(String(relativePath.dropFirst(appsPrefix.count)))
+        }
         return corpusRoot.appendingPathComponent(relativePath)
     }
 
-    /// Every file or folder below the corpus and the legacy corpus whose name satisfies `include`, sorted by path
-    /// (the legacy corpus's after the corpus's). Folders that match are returned and not descended into.
+    /// Every file or folder below the corpus, the legacy corpus and the apps corpus whose name satisfies `include`,
+    /// sorted by path within each (in that order). Folders that match are returned and not descended into.
     public static func corpusItems(where include: (URL) -> Bool) -> [URL] {
         corpusItems(below: corpusRoot, where: include) + corpusItems(below: legacyCorpusRoot, where: include)
+            + corpusItems(below: appsCorpusRoot, where: include)
     }
 
     private static func corpusItems(below root: URL, where include: (URL) -> Bool) -> [URL] {
@@ -79,13 +100,15 @@ public enum Fixtures {
     }
 
     /// The corpus-relative path of a corpus URL, for readable test arguments (``legacyPrefix`` first for the legacy
-    /// corpus); ``corpus(_:)`` takes it back.
+    /// corpus, ``appsPrefix`` for the apps corpus); ``corpus(_:)`` takes it back.
     public static func corpusRelativePath(_ url: URL) -> String {
         let root = corpusRoot.standardizedFileURL.path + "/"
         let legacy = legacyCorpusRoot.standardizedFileURL.path + "/"
+        let apps = appsCorpusRoot.standardizedFileURL.path + "/"
         let path = url.standardizedFileURL.path
         if path.hasPrefix(root) { return String(path.dropFirst(root.count)) }
         if path.hasPrefix(legacy) { return legacyPrefix + path.dropFirst(legacy.count) }
+        if path.hasPrefix(apps) { return appsPrefix + path.dropFirst(apps.count) }
         return path
     }
 

@@ -13,9 +13,10 @@ struct XcdatamodelCorpusTests {
         .map(Fixtures.corpusRelativePath)
 
     @Test func corpusHasTheExpectedNumberOfModels() {
-        // 132 in the corpus, 1 (RestKit's Xcode 3 model) in the legacy corpus.
-        #expect(Self.versionFolders.count == 133)
-        #expect(Self.bundles.count == 102)
+        // 132 in the corpus, 1 (RestKit's Xcode 3 model) in the legacy corpus, 76 in the apps corpus.
+        #expect(Self.versionFolders.count == 209)
+        // 102 in the corpus, 28 in the apps corpus.
+        #expect(Self.bundles.count == 130)
     }
 
     @Test(arguments: versionFolders)

@@ -11,8 +11,9 @@ struct XMLStoreCorpusTests {
     static let stores: [String] = Fixtures.corpusItems { $0.lastPathComponent == "xcmapping.xml" }
         .map(Fixtures.corpusRelativePath)
 
-    @Test func theCorpusHasItsElevenXMLStores() {
-        #expect(Self.stores.count == 11)
+    /// Eleven in the corpus, six in the apps corpus.
+    @Test func theCorpusHasItsSeventeenXMLStores() {
+        #expect(Self.stores.count == 17)
     }
 
     /// Per object id: its type, attribute texts and relationship idrefs, as `xml.etree` reads them.
@@ -103,6 +104,16 @@ struct XMLStoreCorpusTests {
         #expect(mappingNumber.type == .integer16)
     }
 
+    /// XML stores in which Apple wrote objects of one entity with their attributes in different orders, which no
+    /// one order per entity gives back: Decant writes each entity's attributes in one order, so these come back
+    /// with the same lines, in another order within some objects.
+    static let objectsInSeveralOrders: [String: String] = [
+        "\(Fixtures.appsPrefix)LoopKit__LoopKit/LoopKit/Persistence/Modelv1v4.xcmappingmodel/xcmapping.xml":
+            "XDDEVENTITYMAPPING z108 has destinationname after mappingnumber, z186 before name",
+        "\(Fixtures.appsPrefix)apptentive__apptentive-ios/Apptentive/Apptentive/Model/ATDataModel v4 to v5.xcmappingmodel/xcmapping.xml":
+            "XDDEVENTITYMAPPING z106 has destinationname after mappingnumber, other entity mappings before name",
+    ]
+
     @Test("written back by Decant: the same objects, byte for byte", arguments: stores)
     func writesBackEqual(_ store: String) throws {
         let folder = try Fixtures.temporaryDirectory()
@@ -122,7 +133,14 @@ struct XMLStoreCorpusTests {
             let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
             return String(text[try #require(text.range(of: "</databaseInfo>")).lowerBound...])
         }
-        #expect(try objects(output) == objects(Fixtures.corpus(store)))
+        if let reason = Self.objectsInSeveralOrders[store] {
+            // The same lines, each object's attributes in the one order its entity has (the objects are equal above).
+            let lines = { (url: URL) in try objects(url).split(separator: "\n").sorted() }
+            #expect(try lines(output) == lines(Fixtures.corpus(store)), "\(reason)")
+            #expect(try objects(output) != objects(Fixtures.corpus(store)), "\(store) is listed (\(reason)) but writes back byte for byte")
+        } else {
+            #expect(try objects(output) == objects(Fixtures.corpus(store)))
+        }
         #expect(copy.metadata.versionIdentifiers == original.metadata.versionIdentifiers)
     }
 }

@@ -16,9 +16,9 @@ struct XcodeMappingTests {
     static let sampleModel = "alemar11__CoreDataPlus/Tests/Resources/SampleModel/"
     static let moody = "objcio__core-data/Migrations/Migrations/"
 
-    @Test("the corpus has 11 .xcmappingmodel and 1 .cdm")
+    @Test("the corpora have 17 .xcmappingmodel (6 in the apps corpus) and 1 .cdm")
     func corpusCounts() {
-        #expect(Self.sourceModels.count == 11)
+        #expect(Self.sourceModels.count == 17)
         #expect(Self.compiledModels.count == 1)
     }
 
@@ -118,8 +118,12 @@ struct XcodeMappingTests {
             else { continue }
             let source = try #require(bundle.version(named: wanted[0] ?? ""))
             let destination = try #require(bundle.version(named: wanted[1] ?? ""))
-            #expect(snapshots.sourceModel?.entityVersionHashes == source.entityVersionHashes)
-            #expect(snapshots.destinationModel?.entityVersionHashes == destination.entityVersionHashes)
+            // Every entity of a snapshot has the hash the version has; a version may have gained entities since the
+            // mapping model was saved (LoopKit's Modelv4 added CgmEvent), which Core Data's subset match allows (3.3).
+            for (snapshot, version) in [(snapshots.sourceModel, source), (snapshots.destinationModel, destination)] {
+                let hashes = try #require(snapshot?.entityVersionHashes)
+                #expect(hashes == version.entityVersionHashes.filter { hashes[$0.key] != nil }, "\(path)")
+            }
             let viaBundle = try XcodeMappingModel.load(contentsOf: url, bundle: bundle)
             #expect(viaBundle.entityMappings == snapshots.entityMappings)
             return

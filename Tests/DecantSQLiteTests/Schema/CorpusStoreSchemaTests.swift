@@ -21,6 +21,16 @@ struct CorpusStoreSchemaTests {
         ]
     ]
 
+    /// Indexes a store lacks although its model declares them, the store having been changed in place since its
+    /// tables were made (4.14: "stores changed in place by migrations may differ from a fresh store"): DuckDuckGo's
+    /// merged store has the fetch index `domainIndex` of `HTTPSExcludedDomain` but not the index of the attribute it
+    /// marks indexed, which a store made with that model has.
+    static let schemaLeftovers: [String: Set<String>] = [
+        "\(Fixtures.appsPrefix)duckduckgo__iOS/DuckDuckGoTests/AppRatingPrompt_v1/Database.sqlite": [
+            "- index Z_HTTPSExcludedDomain_domain: ON ZHTTPSEXCLUDEDDOMAIN (ZDOMAIN)"
+        ]
+    ]
+
     /// Where a test case's model comes from.
     enum ModelSource: String, Sendable, CaseIterable {
         case cache, bundle
@@ -58,7 +68,15 @@ struct CorpusStoreSchemaTests {
         // Persistent history's ancillary A… tables are not part of the model's schema.
         let actual = try SQLiteSchemaSnapshot(contentsOf: copy.path).removingTables { $0.hasPrefix("A") }
         let differences = expected.differences(from: actual)
-        #expect(differences.isEmpty, "\(store) (framework \(frameworkVersion)):\n\(differences.joined(separator: "\n"))")
+        if let damage = CorpusAllowList.damagedStores[store] {
+            // The damage is what differs, and nothing else.
+            #expect(differences.count == 1, "\(store): \(differences)")
+            #expect(damage.names.allSatisfy { name in differences.contains { $0.contains(name) } }, "\(differences)")
+            return
+        }
+        #expect(
+            Set(differences) == Self.schemaLeftovers[store] ?? [],
+            "\(store) (framework \(frameworkVersion)):\n\(differences.joined(separator: "\n"))")
 
         // Derived attributes: the same triggers, word for word (SampleModel2's Book.pagesCount).
         let (triggers, unsupported) = schema.derivedAttributeTriggers(for: model)

@@ -11,14 +11,13 @@ import Testing
 /// stream whose output has Apple's schema and reads back equal.
 @Suite("Corpus SQLite stores")
 struct CorpusStoreTests {
-    static let stores: [String] = Fixtures.corpusItems { url in
-        ["sqlite", "moody"].contains(url.pathExtension)
-    }.map(Fixtures.corpusRelativePath)
+    static let stores: [String] = Fixtures.corpusStores
 
     /// The parameterized tests here and in `CorpusStoreSchemaTests` run once per store: an empty list would pass.
-    /// Ten in the corpus, one (RestKit's seed store, written with an Xcode 3 model) in the legacy corpus.
-    @Test func theCorpusHasItsElevenStores() {
-        #expect(Self.stores.count == 11)
+    /// Ten in the corpus, one (RestKit's seed store, written with an Xcode 3 model) in the legacy corpus, thirty in
+    /// the apps corpus.
+    @Test func theCorpusHasItsFortyOneStores() {
+        #expect(Self.stores.count == 41)
     }
 
     /// The model of `store`: decoded from its `Z_MODELCACHE`, or, for a store allow-listed as having none, the
@@ -57,7 +56,9 @@ struct CorpusStoreTests {
             // one is read through its model source, whose hashes and identifiers must be the store's.
             let model = try Self.model(of: store, opened: opened)
             #expect(model.entityVersionHashes == opened.metadata.entityVersionHashes)
-            #expect(model.versionIdentifiers == opened.metadata.versionIdentifiers)
+            if CorpusAllowList.versionIdentifiersChangedSince[store] == nil {
+                #expect(model.versionIdentifiers == opened.metadata.versionIdentifiers)
+            }
             if CorpusAllowList.storesWithoutModelCache[store] == nil {
                 let cached = try #require(opened.cachedModel)
                 #expect(cached.entityVersionHashes == opened.metadata.entityVersionHashes)
@@ -67,10 +68,14 @@ struct CorpusStoreTests {
             let reader = try SQLiteStoreReader(store: opened, model: model, batchSize: 7)
             var counts: [String: Int] = [:]
             var batch = try #require(RecordLayout(entity: model.entities[0].name, in: model)).emptyBatch()
-            while try reader.nextBatch(into: &batch) { counts[batch.layout.entityName, default: 0] += batch.count }
-            let expected = try opened.objectCounts(model: model)
-            #expect(counts.filter { $0.value > 0 } == expected.filter { $0.value > 0 })
-            #expect(expected.values.reduce(0, +) == counts.values.reduce(0, +))
+            let read: Void? = try CorpusAllowList.readingRows(of: store) {
+                while try reader.nextBatch(into: &batch) { counts[batch.layout.entityName, default: 0] += batch.count }
+            }
+            if read != nil {
+                let expected = try opened.objectCounts(model: model)
+                #expect(counts.filter { $0.value > 0 } == expected.filter { $0.value > 0 })
+                #expect(expected.values.reduce(0, +) == counts.values.reduce(0, +))
+            }
         }
         #expect(Self.snapshot(of: url) == before, "the store's files changed")
     }
@@ -104,7 +109,8 @@ struct CorpusStoreTests {
         let style = SchemaStyle(frameworkVersion: source.metadata.frameworkVersion ?? 1344)
         var reader = try SQLiteStoreReader(store: source, model: model)
         var writer = try SQLiteStoreWriter(creating: output, model: model, journalMode: .delete, style: style)
-        let report = try RecordTransfer.copy(from: &reader, to: &writer)
+        guard let report = try CorpusAllowList.readingRows(of: store, { try RecordTransfer.copy(from: &reader, to: &writer) })
+        else { return }
         #expect(report.isReconciled)
 
         // SQLite finds nothing wrong with it.

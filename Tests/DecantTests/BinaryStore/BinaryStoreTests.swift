@@ -144,8 +144,11 @@ struct BinaryStoreTests {
             bundle: CorpusStoreModels.bundle(forStore: store, hashes: opened.metadata.entityVersionHashes))
         let bundle = ModelBundle(
             name: "Cache", versions: [model], currentVersionName: model.versionName, sourceKind: .storeCache)
-        let (_, back) = try XMLStoreRoundTripTests.roundTrip(
-            copy, through: "binary", options: FormatOptions(bundle: bundle))
+        guard
+            let (_, back) = try CorpusAllowList.readingRows(of: store, refusedBy: CorpusAllowList.danglingReferences, {
+                try XMLStoreRoundTripTests.roundTrip(copy, through: "binary", options: FormatOptions(bundle: bundle))
+            })
+        else { return }
         // A transformable value travels as its object graph (Core Data keeps the value itself in the node) and comes
         // back re-archived: compared decoded.
         ObjectGraph.expectEqual(

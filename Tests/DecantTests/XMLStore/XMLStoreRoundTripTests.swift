@@ -35,9 +35,14 @@ struct XMLStoreRoundTripTests {
             bundle: CorpusStoreModels.bundle(forStore: store, hashes: opened.metadata.entityVersionHashes))
         let bundle = ModelBundle(
             name: "Cache", versions: [model], currentVersionName: model.versionName, sourceKind: .storeCache)
-        let (xml, back) = try Self.roundTrip(copy, through: "xml", options: FormatOptions(bundle: bundle))
+        guard
+            let (xml, back) = try CorpusAllowList.readingRows(of: store, refusedBy: CorpusAllowList.danglingReferences, {
+                try Self.roundTrip(copy, through: "xml", options: FormatOptions(bundle: bundle))
+            })
+        else { return }
         let original = try CSVStoreRoundTripTests.records(of: copy, model: model)
-        #expect(original.values.map(\.count).reduce(0, +) > 0)
+        // Every row the store holds was read (some real stores are empty fixtures).
+        #expect(try original.values.map(\.count).reduce(0, +) == opened.objectCounts(model: model).values.reduce(0, +))
         ObjectGraph.expectEqual(original, try CSVStoreRoundTripTests.records(of: back, model: model), model: model)
         // The XML store carries the version hashes of its model version.
         let reader = try XMLStoreReader(contentsOf: xml, options: FormatOptions(bundle: bundle))
