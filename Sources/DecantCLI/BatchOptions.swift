@@ -26,22 +26,27 @@ struct BatchOptions: ParsableArguments {
 
     /// Runs `job` over the stores (this shard of them), prints a line per store, writes the JUnit report, and exits
     /// with the batch's code (``BatchRun/exitCode(of:)``: an input or I/O failure's code over 1 for problems found).
-    func run(stores: [String], suite: String, json: Bool, _ job: @escaping @Sendable (URL) throws -> String) throws {
+    func run(
+        stores: [String], suite: String, json: Bool, _ job: @escaping @Sendable (URL) throws -> BatchRun.Completion
+    ) throws {
         guard jobs >= 1 else { throw ValidationError("--jobs takes a number from 1") }
         let batch = BatchRun(
             inputs: stores.map { URL(fileURLWithPath: $0) }, shard: try shard.map { try BatchRun.Shard(parsing: $0) })
-        let results = batch.run(jobs: jobs, job)
+        let results = batch.run(jobs: jobs, reporting: job)
         if let junit {
             try BatchRun.junit(results, suite: suite).write(to: URL(fileURLWithPath: junit))
         }
         if json {
             let document = results.map {
-                ["store": $0.input, "passed": $0.passed ? "true" : "false", "message": $0.message, "exitCode": "\($0.exitCode)"]
+                StoreLine(
+                    store: $0.input, passed: $0.passed ? "true" : "false", message: $0.message, exitCode: "\($0.exitCode)",
+                    warnings: $0.warnings)
             }
             printOut(String(decoding: try document.jsonDocument(), as: UTF8.self))
         } else {
             for result in results {
                 printOut("\(result.passed ? "PASS" : "FAIL")  \(result.input): \(result.message)")
+                printWarnings(result.warnings)
             }
             let failed = results.filter { !$0.passed }.count
             printOut("\(results.count - failed) of \(results.count) stores passed" + (shard.map { " (shard \($0))" } ?? ""))
@@ -49,4 +54,13 @@ struct BatchOptions: ParsableArguments {
         let code = BatchRun.exitCode(of: results)
         if code != 0 { throw ExitCode(code) }
     }
+}
+
+/// One store of a batch in `--json`: the fields as they were spelled, and the run's warnings.
+private struct StoreLine: Encodable {
+    var store: String
+    var passed: String
+    var message: String
+    var exitCode: String
+    var warnings: [Diagnostic]
 }

@@ -114,8 +114,9 @@ extension DecantCommand {
                         let report = try StoreMigration.migrate(store: store, to: target, options: settings)
                         // The line starts with the store: its path is not repeated, only an output of its own.
                         let output = report.output == store.displayPath ? "" : ", into \(report.output)"
-                        return "\(report.action) \(report.sourceVersion) → \(report.destinationVersion), "
-                            + "\(report.written.values.reduce(0, +)) objects\(output)"
+                        return BatchRun.Completion(
+                            "\(report.action) \(report.sourceVersion) → \(report.destinationVersion), "
+                                + "\(report.written.values.reduce(0, +)) objects\(output)", warnings: report.warnings)
                     }
                     return
                 }

@@ -86,7 +86,7 @@ extension DecantCommand {
                                     + report.failures.keys.sorted().map { "\($0) \(report.failures[$0] ?? 0)" }
                                     .joined(separator: ", "), at: Location(path: store.displayPath))
                         }
-                        return summary + ", all valid"
+                        return BatchRun.Completion(summary + ", all valid", warnings: report.warnings)
                     }
                     return
                 }

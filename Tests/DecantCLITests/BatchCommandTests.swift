@@ -68,6 +68,36 @@ struct BatchCommandTests {
         }
     }
 
+    /// A batch says what a single run says: each store's warnings (here a row whose `Z_ENT` names another entity, in
+    /// a table its entity has to itself) follow its line on standard error, and with `--json` sit in its entry.
+    @Test func batchRunsKeepEachStoresWarnings() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let notes = Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path
+        var stores: [String] = []
+        for index in 1...2 {
+            let store = folder.appendingPathComponent("notes-\(index).sqlite")
+            let made = try EndToEndTests.run([
+                "convert", Fixtures.samplesRoot.appendingPathComponent("notes-v1").path, store.path, "--model", notes,
+                "--model-version", "Notes", "--journal", "delete",
+            ])
+            try #require(made.status == 0, "\(made.stderr)")
+            try ConvertFailureTests.sqlite(store, "UPDATE ZNOTE SET Z_ENT = 42 WHERE Z_PK = (SELECT MIN(Z_PK) FROM ZNOTE)")
+            stores.append(store.path)
+        }
+        let text = try EndToEndTests.run(["validate"] + stores + ["--model", notes, "--jobs", "2"])
+        #expect(text.status == 0, "\(text.stdout)\(text.stderr)")
+        let warnings = text.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") && $0.contains("of ZNOTE") }
+        #expect(warnings.count == 2, "\(text.stderr)")
+        for store in stores { #expect(warnings.contains { $0.contains(URL(fileURLWithPath: store).lastPathComponent) }) }
+        let json = try EndToEndTests.run(["validate"] + stores + ["--model", notes, "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let kinds = try PythonOracle.text(
+            "import json, sys; print(sorted(w['kind'] for s in json.loads(sys.argv[2]) for w in s['warnings']))",
+            arguments: [json.stdout])
+        #expect(kinds == "['stray-entity-number', 'stray-entity-number']")
+    }
+
     @Test func migrateShardsSplitTheListAndAllPass() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -44,6 +44,20 @@ public struct BatchRun: Sendable {
         public var exitCode: Int32
         /// Wall time in seconds.
         public var seconds: Double
+        /// What the job noticed and let pass (a model cache it did not need, rows with a stray `Z_ENT`, …): a batch
+        /// says what a single run says.
+        public var warnings: [Diagnostic] = []
+    }
+
+    /// What a job that succeeded reports: its line, and what it noticed and let pass.
+    public struct Completion: Sendable, Hashable {
+        public var message: String
+        public var warnings: [Diagnostic]
+
+        public init(_ message: String, warnings: [Diagnostic] = []) {
+            self.message = message
+            self.warnings = warnings
+        }
     }
 
     /// The inputs this run takes, in order.
@@ -61,6 +75,11 @@ public struct BatchRun: Sendable {
 
     /// Runs `job` on every input, at most `jobs` at a time; results in input order. A job's error is its result.
     public func run(jobs: Int = 1, _ job: @escaping @Sendable (URL) throws -> String) -> [Result] {
+        run(jobs: jobs, reporting: { Completion(try job($0)) })
+    }
+
+    /// Runs `job` on every input as ``run(jobs:_:)`` does, keeping each job's warnings with its result.
+    public func run(jobs: Int = 1, reporting job: @escaping @Sendable (URL) throws -> Completion) -> [Result] {
         let results = ResultSlots(count: inputs.count)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = max(1, jobs)
@@ -69,7 +88,9 @@ public struct BatchRun: Sendable {
                 let start = Date()
                 var result = Result(input: input.displayPath, passed: true, message: "", exitCode: 0, seconds: 0)
                 do {
-                    result.message = try job(input)
+                    let completion = try job(input)
+                    result.message = completion.message
+                    result.warnings = completion.warnings
                 } catch let error as DecantError {
                     result.passed = false
                     // The line already starts with the input: its path is not repeated.
