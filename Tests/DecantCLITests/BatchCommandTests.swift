@@ -68,22 +68,31 @@ struct BatchCommandTests {
         }
     }
 
+    static let sampleNotes = Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path
+
+    /// `count` stores of the sample notes at version Notes (`notes-1.sqlite`, …) in `folder`, their paths.
+    static func sampleStores(_ count: Int, in folder: URL) throws -> [String] {
+        try (1...count).map { index in
+            let store = folder.appendingPathComponent("notes-\(index).sqlite").path
+            let made = try EndToEndTests.run([
+                "convert", Fixtures.samplesRoot.appendingPathComponent("notes-v1").path, store, "--model", sampleNotes,
+                "--model-version", "Notes", "--journal", "delete",
+            ])
+            try #require(made.status == 0, "\(made.stderr)")
+            return store
+        }
+    }
+
     /// A batch says what a single run says: each store's warnings (here a row whose `Z_ENT` names another entity, in
     /// a table its entity has to itself) follow its line on standard error, and with `--json` sit in its entry.
     @Test func batchRunsKeepEachStoresWarnings() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let notes = Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path
-        var stores: [String] = []
-        for index in 1...2 {
-            let store = folder.appendingPathComponent("notes-\(index).sqlite")
-            let made = try EndToEndTests.run([
-                "convert", Fixtures.samplesRoot.appendingPathComponent("notes-v1").path, store.path, "--model", notes,
-                "--model-version", "Notes", "--journal", "delete",
-            ])
-            try #require(made.status == 0, "\(made.stderr)")
-            try ConvertFailureTests.sqlite(store, "UPDATE ZNOTE SET Z_ENT = 42 WHERE Z_PK = (SELECT MIN(Z_PK) FROM ZNOTE)")
-            stores.append(store.path)
+        let notes = Self.sampleNotes
+        let stores = try Self.sampleStores(2, in: folder)
+        for store in stores {
+            try ConvertFailureTests.sqlite(
+                URL(fileURLWithPath: store), "UPDATE ZNOTE SET Z_ENT = 42 WHERE Z_PK = (SELECT MIN(Z_PK) FROM ZNOTE)")
         }
         let text = try EndToEndTests.run(["validate"] + stores + ["--model", notes, "--jobs", "2"])
         #expect(text.status == 0, "\(text.stdout)\(text.stderr)")
@@ -101,17 +110,8 @@ struct BatchCommandTests {
     @Test func migrateShardsSplitTheListAndAllPass() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let notes = Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path
-        var stores: [String] = []
-        for index in 1...5 {
-            let store = folder.appendingPathComponent("notes-\(index).sqlite").path
-            let made = try EndToEndTests.run([
-                "convert", Fixtures.samplesRoot.appendingPathComponent("notes-v1").path, store, "--model", notes,
-                "--model-version", "Notes", "--journal", "delete",
-            ])
-            #expect(made.status == 0, "\(made.stderr)")
-            stores.append(store)
-        }
+        let notes = Self.sampleNotes
+        let stores = try Self.sampleStores(5, in: folder)
         var migrated: [String] = []
         for shard in ["1/2", "2/2"] {
             let out = folder.appendingPathComponent("out", isDirectory: true)
