@@ -633,7 +633,12 @@ struct CompiledHop {
                 }
                 if toMany { out.appendReferenceList(members) } else { out.appendReference(members.first) }
             case .sourceObject(let target):
-                let reference = mapped(ObjectReference(entity: sourceEntity, id: id), target: target)
+                // None when the mapping into `target` filters this object out: it makes no object from it.
+                let maker = referenceTarget(sourceEntity: sourceEntity, target: target).flatMap { found in
+                    mappingsBySource[sourceEntity]?.first { $0.name == found.mapping }
+                }
+                let made = try maker.map { try keeps(row: index, of: batch, under: $0) } ?? true
+                let reference = made ? mapped(ObjectReference(entity: sourceEntity, id: id), target: target) : nil
                 if toMany {
                     out.appendReferenceList(reference.map { [$0] } ?? [])
                 } else {
@@ -734,8 +739,14 @@ struct CompiledHop {
                         + targetsByName.keys.sorted().joined(separator: ", ") + ")"
                 )
             }
+            // The object this very source object became under a mapping whose `where` does not take it: none.
+            let current = ObjectReference(entity: batch.layout.entityName, id: batch.id(at: row))
+            let namedMapping = mappingsBySource[batch.layout.entityName]?.first { $0.name == name }
             return try sourceObjects(arguments[1], batch: batch, row: row).compactMap { reference in
                 if !removedObjects.isEmpty && removedObjects.contains(reference) { return nil }
+                if reference == current, let namedMapping, !(try keeps(row: row, of: batch, under: namedMapping)) {
+                    return nil
+                }
                 return ObjectReference(entity: named.entity, id: named.identity(of: reference.id))
             }
         case .call("mappedThrough", let arguments) where arguments.count == 2:

@@ -53,7 +53,7 @@ public enum DeleteRules: Sendable {
                 }
             )
             let compiled = hops[index]
-            let filtered = compiled.mappingsBySource.values.contains { $0.first?.filter != nil }
+            let filtered = compiled.mappingsBySource.values.contains { $0.allSatisfy { $0.filter != nil } }
             guard !explicitRemovals.isEmpty || filtered else { continue }
             let removed = keySets.makeKeySet()
             var denials: [String] = []
@@ -106,7 +106,10 @@ public enum DeleteRules: Sendable {
     ) throws {
         let layout = batch.layout
         let entity = layout.entityName
-        let primary = hop.mappingsBySource[entity]?.first
+        // A `where` filters one entity mapping (as in Core Data): an object is removed only when every mapping that
+        // reads its entity filters it out; one that another mapping takes lives on.
+        let mappings = hop.mappingsBySource[entity] ?? []
+        let filtersAll = !mappings.isEmpty && mappings.allSatisfy { $0.filter != nil }
         let attributeCount = layout.attributes.count
         for row in 0..<batch.count {
             let reference = ObjectReference(entity: entity, id: batch.id(at: row))
@@ -114,7 +117,7 @@ public enum DeleteRules: Sendable {
             if !isRemoved {
                 if explicitRemovals.contains(entity) {
                     isRemoved = true
-                } else if let primary, primary.filter != nil, !(try hop.keeps(row: row, of: batch, under: primary)) {
+                } else if filtersAll, try mappings.allSatisfy({ !(try hop.keeps(row: row, of: batch, under: $0)) }) {
                     isRemoved = true
                 }
             }

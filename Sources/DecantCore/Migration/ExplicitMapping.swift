@@ -59,8 +59,12 @@ public struct ExplicitEntityMapping: Sendable, Hashable {
         }
     }
 
-    /// The entity key: a destination entity, or (with `remove`) a source entity to drop.
+    /// The destination entity (`to:`, or the entry's key), or (with `remove`) a source entity to drop.
     public var destination: String
+    /// The entry's own name, when its key is a name and `to:` names the destination (`MeasurementToEvent: {to:
+    /// Event, from: Measurement}`): one more entity mapping into that destination, as Core Data's mapping models have
+    /// any number per destination. Nil for an entry keyed by its destination entity.
+    public var name: String?
     /// `from`.
     public var source: SourceChoice
     /// `remove: true`: no objects reach this entity.
@@ -77,6 +81,7 @@ public struct ExplicitEntityMapping: Sendable, Hashable {
     /// Creates an entity line.
     public init(
         destination: String,
+        name: String? = nil,
         source: SourceChoice = .inferred,
         remove: Bool = false,
         filter: ValueExpression? = nil,
@@ -85,6 +90,7 @@ public struct ExplicitEntityMapping: Sendable, Hashable {
         line: Int? = nil
     ) {
         self.destination = destination
+        self.name = name
         self.source = source
         self.remove = remove
         self.filter = filter
@@ -92,4 +98,7 @@ public struct ExplicitEntityMapping: Sendable, Hashable {
         self.relationships = relationships
         self.line = line
     }
+
+    /// The entry's key in the file: its name, else its destination entity.
+    public var key: String { name ?? destination }
 }

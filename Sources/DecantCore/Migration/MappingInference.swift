@@ -163,7 +163,7 @@ public enum MappingInference: Sendable {
         }
 
         mutating func build() -> Result {
-            let stated = Set((explicit?.entities ?? []).filter { !$0.remove }.map(\.destination))
+            let stated = Set((explicit?.entities ?? []).filter { !$0.remove && $0.name == nil }.map(\.destination))
             let inferred = pair(
                 sources: source.entities.map { Named(name: $0.name, renamingIdentifier: $0.renamingIdentifier) },
                 destinations: destination.entities.map {
@@ -184,7 +184,12 @@ public enum MappingInference: Sendable {
             entityPairs = inferred.pairs
             var explicitByEntity: [String: ExplicitEntityMapping] = [:]
             var removedSources: Set<String> = []
+            var namedEntries: [ExplicitEntityMapping] = []
             for entry in explicit?.entities ?? [] {
+                guard entry.name == nil else {
+                    namedEntries.append(entry)
+                    continue
+                }
                 let location = fileLocation(line: entry.line, key: "entities.\(entry.destination)")
                 if entry.remove {
                     if destination.entity(named: entry.destination) != nil {
@@ -238,7 +243,12 @@ public enum MappingInference: Sendable {
             for entity in destination.entities {
                 mappings.append(entityMapping(for: entity, explicit: explicitByEntity[entity.name]))
             }
-            let mappedSources = Set(entityPairs.values)
+            var mappedSources = Set(entityPairs.values)
+            for entry in namedEntries {
+                guard let named = namedMapping(entry, among: mappings) else { continue }
+                mappings.append(named)
+                if let source = named.sourceEntity { mappedSources.insert(source) }
+            }
             for entity in source.entities where !mappedSources.contains(entity.name) {
                 var removal = EntityMapping(kind: .remove, source: entity.name, destination: nil)
                 if removedSources.contains(entity.name), let path = explicit?.path { removal.origin = .file(path) }
@@ -278,8 +288,46 @@ public enum MappingInference: Sendable {
             }
         }
 
-        private mutating func entityMapping(for entity: Entity, explicit entry: ExplicitEntityMapping?) -> EntityMapping
+        /// The entity mapping of a named entry (`MeasurementToEvent: {to: Event, from: Measurement}`), one more into its
+        /// destination; nil, with a problem at its line, when its names do not fit the versions.
+        private mutating func namedMapping(_ entry: ExplicitEntityMapping, among mappings: [EntityMapping])
+            -> EntityMapping?
         {
+            let location = fileLocation(line: entry.line, key: "entities.\(entry.key)")
+            guard let entity = destination.entity(named: entry.destination) else {
+                problems.append(
+                    MigrationProblem(
+                        entity: entry.destination,
+                        message: "\(entry.key): to: the destination version \(destination.versionName ?? "") has no "
+                            + "entity \(entry.destination)", location: location))
+                return nil
+            }
+            guard case .entity(let sourceName) = entry.source, source.entity(named: sourceName) != nil else {
+                problems.append(
+                    MigrationProblem(
+                        entity: entry.destination,
+                        message: "\(entry.key): from: the source version \(source.versionName ?? "") has no such entity",
+                        location: location))
+                return nil
+            }
+            guard !mappings.contains(where: { $0.name == entry.key }) else {
+                problems.append(
+                    MigrationProblem(
+                        entity: entry.destination,
+                        message: "two entity mappings are named \(entry.key); give this entry another name",
+                        location: location))
+                return nil
+            }
+            var mapping = entityMapping(for: entity, explicit: entry, from: sourceName)
+            mapping.name = entry.key
+            return mapping
+        }
+
+        /// The mapping of `entity`: from `sourceName` when given (a named entry), else from the source inference
+        /// pairs it with.
+        private mutating func entityMapping(
+            for entity: Entity, explicit entry: ExplicitEntityMapping?, from sourceName: String? = nil
+        ) -> EntityMapping {
             let origin: EntityMapping.Origin = entry != nil ? .file(explicit?.path ?? "") : .inferred
             let (attributes, relationships) = destination.properties(of: entity)
             let persistentAttributes = attributes.filter { !$0.isTransient }.sorted { $0.name < $1.name }
@@ -294,7 +342,8 @@ public enum MappingInference: Sendable {
                 }
                 return mapping
             }
-            guard let sourceName = entityPairs[entity.name], let sourceEntity = source.entity(named: sourceName) else {
+            guard let sourceName = sourceName ?? entityPairs[entity.name], let sourceEntity = source.entity(named: sourceName)
+            else {
                 var mapping = EntityMapping(kind: .add, source: nil, destination: entity.name, origin: origin)
                 mapping.attributes = persistentAttributes.map { attribute in
                     let value = attribute.defaultLiteral
@@ -606,7 +655,7 @@ public enum MappingInference: Sendable {
                         path: path,
                         line: line.line,
                         keyPath:
-                            "entities.\(entry.destination).\(isAttribute ? "attributes" : "relationships").\(line.name)"
+                            "entities.\(entry.key).\(isAttribute ? "attributes" : "relationships").\(line.name)"
                     )
                     let list = isAttribute ? mapping.attributes : mapping.relationships
                     guard let index = list.firstIndex(where: { $0.name == line.name }) else {
@@ -680,7 +729,7 @@ public enum MappingInference: Sendable {
                                 location: Location(
                                     path: explicit?.path,
                                     line: entry.line,
-                                    keyPath: "entities.\(entry.destination).where"
+                                    keyPath: "entities.\(entry.key).where"
                                 )
                             )
                         )

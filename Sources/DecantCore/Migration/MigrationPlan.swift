@@ -608,7 +608,13 @@ public struct MigrationPlan: Sendable, Hashable {
                 for path in mapping.filter?.sourceKeyPaths ?? [] where !path.isEmpty {
                     used[sourceName, default: []].insert(path[0])
                 }
-                if mapping.filter != nil { changes.append(.filtered(hop: name, entity: sourceName)) }
+                // Objects are dropped only where every mapping that reads them filters (another takes the rest).
+                let readers = hop.mapping.entityMappings.filter { hop.moves($0) && $0.sourceEntity == sourceName }
+                if mapping.filter != nil, readers.allSatisfy({ $0.filter != nil }),
+                    !changes.contains(.filtered(hop: name, entity: sourceName))
+                {
+                    changes.append(.filtered(hop: name, entity: sourceName))
+                }
             }
             // An entity no mapping moves objects from loses them all: one an Xcode mapping model (a complete
             // mapping) does not map, as Core Data's migration manager creates no destination instances for it.

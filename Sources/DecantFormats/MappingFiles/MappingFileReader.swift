@@ -10,7 +10,7 @@ import Foundation
 /// ```
 public enum MappingFileReader: Sendable {
     /// The keys an entity may have.
-    static let entityKeys = ["from", "remove", "where", "attributes", "relationships"]
+    static let entityKeys = ["to", "from", "remove", "where", "attributes", "relationships"]
 
     /// Reads the mapping a file's root node describes.
     /// - Throws: `.malformedInput` at the file, line and key of the first thing that does not fit the schema.
@@ -61,6 +61,12 @@ public enum MappingFileReader: Sendable {
         for field in fields {
             let key = "\(base).\(field.key)"
             switch field.key {
+            case "to":
+                guard case .scalar(let name) = field.value.content, !name.isEmpty else {
+                    throw failure("to must be a destination entity name", field.line, key)
+                }
+                mapping.name = entry.key
+                mapping.destination = name
             case "from":
                 switch field.value.content {
                 case .null: mapping.source = .none
@@ -109,6 +115,14 @@ public enum MappingFileReader: Sendable {
                     field.line,
                     key
                 )
+            }
+        }
+        if mapping.name != nil {
+            // A named entry is one more mapping into its destination: it says where its objects come from.
+            guard case .entity = mapping.source, !mapping.remove else {
+                throw failure(
+                    "an entry with to: (\(mapping.destination)) names its source entity with from: and cannot remove",
+                    entry.line, base)
             }
         }
         return mapping

@@ -1,0 +1,174 @@
+import Decant
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// Mapping-file entries as Core Data's entity mappings: a `where` filters its own entry only, and several entries
+/// (named, with `to:`) may feed one destination entity, as an `NSEntityMigrationPolicy`-based mapping model does.
+@Suite("Mapping-file entries")
+struct MappingFileEntriesTests {
+    /// v1 `Country{name, code}`; v2 `Country{name, continent}` ⇄ `Continent{code, countries}`.
+    static let geo: ModelBundle = {
+        var country1 = Entity(name: "Country")
+        country1.attributes = [
+            Attribute(name: "code", type: .integer16, isOptional: true), Attribute(name: "name", type: .string, isOptional: true),
+        ]
+        var country2 = Entity(name: "Country")
+        country2.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        country2.relationships = [Relationship(name: "continent", destination: "Continent", inverse: "countries")]
+        var continent = Entity(name: "Continent")
+        continent.attributes = [Attribute(name: "code", type: .integer16, isOptional: true)]
+        continent.relationships = [Relationship(name: "countries", destination: "Country", inverse: "continent", toMany: true)]
+        return MigrationFixtures.bundle(
+            "Geo",
+            [
+                ObjectModel(versionName: "Geo 1", entities: [country1]),
+                ObjectModel(versionName: "Geo 2", entities: [continent, country2]),
+            ])
+    }()
+
+    /// Three countries: two with a continent code, one without.
+    static func countries(in folder: URL) throws -> URL {
+        let url = folder.appendingPathComponent("geo.sqlite")
+        let v1 = geo.versions[0]
+        try MigrationFixtures.writeStore(
+            at: url, model: v1,
+            records: [
+                MigrationFixtures.record("Country", 1, in: v1, ["name": "France", "code": .integer(10)]),
+                MigrationFixtures.record("Country", 2, in: v1, ["name": "Nowhere"]),
+                MigrationFixtures.record("Country", 3, in: v1, ["name": "Chile", "code": .integer(20)]),
+            ])
+        return url
+    }
+
+    static func migrate(_ store: URL, file text: String, bundle: ModelBundle, in folder: URL) throws
+        -> (StoreMigration.Report, [String: [Record]])
+    {
+        let file = folder.appendingPathComponent("map.yaml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        var options = StoreMigration.Options(bundle: bundle)
+        try options.loadMappings(from: [file])
+        let output = folder.appendingPathComponent("out.sqlite")
+        SQLiteFormat().files(at: output).remove()
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        let current = try #require(bundle.currentVersion)
+        return (report, try CSVStoreRoundTripTests.records(of: output, model: current))
+    }
+
+    /// objc.io's Moody shape: a Continent per country that has a code. A country without one keeps its own entry's
+    /// object; the `where` of the Continent entry does not drop it (before, it was dropped from both).
+    @Test func aWhereFiltersItsOwnEntryOnly() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Self.countries(in: folder)
+        let (report, records) = try Self.migrate(
+            store,
+            file: """
+                source: Geo 1
+                destination: Geo 2
+                entities:
+                  Continent:
+                    from: Country
+                    where: '$source.code != nil'
+                    attributes:
+                      code: $source.code
+                  Country:
+                    from: Country
+                    relationships:
+                      continent: mapped('CountryToContinent', $source)
+                """, bundle: Self.geo, in: folder)
+        #expect(report.written == ["Country": 3, "Continent": 2])
+        let v2 = Self.geo.versions[1]
+        let countries = try #require(records["Country"])
+        let linked = countries.map { country in
+            (MigrationFixtures.value(country, "name", model: v2), MigrationFixtures.relationship(country, "continent", model: v2))
+        }
+        #expect(linked.count == 3)
+        #expect(linked.first { $0.0 == "Nowhere" }?.1 == .toOne(nil))
+        #expect(linked.filter { $0.1 != .toOne(nil) }.count == 2)
+        #expect(report.dangling == 0)
+        // The plan drops no Country: another entry takes every one.
+        let plan = try MigrationPlan(bundle: Self.geo, source: Self.geo.versions[0], mappings: [
+            try MappingFiles.load(from: folder.appendingPathComponent("map.yaml"))
+        ])
+        #expect(!plan.destructiveChanges.contains { if case .filtered = $0 { true } else { false } })
+    }
+
+    /// v1 `Carb{amount}` and `DeletedCarb{amount}`; v2 `Carb{amount, operation}` only: LoopKit folds its deleted
+    /// objects into the live entity with an operation flag, from two entries into one destination.
+    static let carbs: ModelBundle = {
+        var carb1 = Entity(name: "Carb")
+        carb1.attributes = [Attribute(name: "amount", type: .double, isOptional: true)]
+        var deleted = Entity(name: "DeletedCarb")
+        deleted.attributes = [Attribute(name: "amount", type: .double, isOptional: true)]
+        var carb2 = Entity(name: "Carb")
+        carb2.attributes = [
+            Attribute(name: "amount", type: .double, isOptional: true),
+            Attribute(name: "operation", type: .integer16, isOptional: true),
+        ]
+        return MigrationFixtures.bundle(
+            "Carbs",
+            [
+                ObjectModel(versionName: "Carbs 1", entities: [carb1, deleted]),
+                ObjectModel(versionName: "Carbs 2", entities: [carb2]),
+            ])
+    }()
+
+    @Test func twoEntriesFeedOneDestination() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = Self.carbs.versions[0]
+        let store = folder.appendingPathComponent("carbs.sqlite")
+        try MigrationFixtures.writeStore(
+            at: store, model: v1,
+            records: [
+                MigrationFixtures.record("Carb", 1, in: v1, ["amount": .double(12)]),
+                MigrationFixtures.record("DeletedCarb", 1, in: v1, ["amount": .double(5)]),
+                MigrationFixtures.record("DeletedCarb", 2, in: v1, ["amount": .double(7)]),
+            ])
+        let (report, records) = try Self.migrate(
+            store,
+            file: """
+                source: Carbs 1
+                destination: Carbs 2
+                entities:
+                  Carb:
+                    attributes:
+                      operation: 0
+                  DeletedCarbToCarb:
+                    to: Carb
+                    from: DeletedCarb
+                    attributes:
+                      operation: 2
+                """, bundle: Self.carbs, in: folder)
+        let v2 = Self.carbs.versions[1]
+        let carbs = try #require(records["Carb"])
+        let rows = carbs.map {
+            [MigrationFixtures.value($0, "amount", model: v2), MigrationFixtures.value($0, "operation", model: v2)]
+        }
+        #expect(Set(rows.map { "\($0)" }) == [
+            "[Optional(DecantCore.Value.double(12.0)), Optional(DecantCore.Value.integer(0))]",
+            "[Optional(DecantCore.Value.double(5.0)), Optional(DecantCore.Value.integer(2))]",
+            "[Optional(DecantCore.Value.double(7.0)), Optional(DecantCore.Value.integer(2))]",
+        ])
+        #expect(report.written == ["Carb": 3])
+        #expect(report.ledgers.allSatisfy { $0.isReconciled })
+    }
+
+    /// A named entry says where its objects come from; its names are checked when the plan is made, at its line.
+    @Test func aNamedEntryIsCheckedAtItsLine() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("map.yaml")
+        try "source: Carbs 1\ndestination: Carbs 2\nentities:\n  Extra:\n    to: Carb\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        let error = try #require(throws: DecantError.self) { try MappingFiles.load(from: file) }
+        #expect(error.location?.line == 4 && error.location?.keyPath == "entities.Extra")
+        try "source: Carbs 1\ndestination: Carbs 2\nentities:\n  Extra:\n    to: Crab\n    from: DeletedCarb\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        let plan = try MigrationPlan(
+            bundle: Self.carbs, source: Self.carbs.versions[0], mappings: [try MappingFiles.load(from: file)])
+        let problem = try #require(plan.problems.first)
+        #expect(problem.message.contains("has no entity Crab") && problem.location?.line == 4)
+    }
+}
