@@ -15,7 +15,7 @@ extension DecantCommand {
                 mapping models the search of the model's project found and used (--no-mapping-search turns it off) \
                 and notes mappings no hop of this store uses.
 
-                Exits 1 when the plan cannot run, with the reason per entity and property and what to write in a \
+                Exits 1, as migrate would, when the dry run would reject objects, or when the plan cannot run, with the reason per entity and property and what to write in a \
                 mapping file instead, or the policy class or function (app code) an Xcode mapping model needs, or the \
                 willMigrate/didMigrate closures (file and line) of a custom stage of a SwiftData migration plan, whose \
                 stages give the hops; a mapping file for that hop (--mapping) stands for them. The notes say what \
@@ -63,7 +63,8 @@ extension DecantCommand {
                     options.json
                         ? String(decoding: try document.jsonDocument(), as: UTF8.self)
                         : document.text(verbose: options.verbose > 0))
-                if !document.executable { throw ExitCode(1) }
+                // As migrate would: a plan that cannot run, or whose dry run rejects objects, is a problem found.
+                if document.foundProblems { throw ExitCode(1) }
             }
         }
     }

@@ -148,6 +148,22 @@ struct MigrationCommandTests {
         return (bundle, store)
     }
 
+    /// `plan` exits as `migrate` would: a dry run that predicts rejections is a problem found (exit 1), so a CI gate
+    /// on `plan` cannot pass a migration that fails; with `--no-dry-run` it predicts nothing and exits 0.
+    @Test(.requiresDecantBinary) func planExits1WhenItsDryRunRejectsObjects() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (bundle, store) = try Self.itemsStore(in: folder)
+        let plan = try EndToEndTests.run(["plan", store.path, "--model", bundle.path])
+        #expect(plan.status == 1, "\(plan.stdout)\(plan.stderr)")
+        #expect(plan.stdout.contains("2 would be rejected"), "\(plan.stdout)")
+        let json = try EndToEndTests.run(["plan", store.path, "--model", bundle.path, "--json"])
+        #expect(json.status == 1)
+        #expect(try EndToEndTests.validate(json.stdout, schema: "plan") == "valid")
+        let unchecked = try EndToEndTests.run(["plan", store.path, "--model", bundle.path, "--no-dry-run"])
+        #expect(unchecked.status == 0, "\(unchecked.stderr)")
+    }
+
     /// A run that rejects objects is a problem found: it exits 1 with the counts per entity on standard error, its
     /// output and rejects file complete (it exited 0 and said nothing on standard error). What the store already
     /// broke is carried over with a warning (it was rejected too), unless --strict.

@@ -114,6 +114,9 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     public var destructiveChanges: [String]
     /// The dry run (absent when the plan cannot run).
     public var preflight: Preflight?
+    /// Whether `migrate` would find problems: the plan cannot run, or its dry run would reject objects (or keep
+    /// references to objects that do not exist), which `migrate` ends with exit 1.
+    public var foundProblems: Bool { !executable || (preflight?.rejects.values.reduce(0, +) ?? 0) > 0 }
     /// How `migrate` would move the objects into a SQLite output: `sqlite` (inside SQLite) or `stream` (absent when
     /// the plan cannot run or the store is up to date).
     public var engine: String?
