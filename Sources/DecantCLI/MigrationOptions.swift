@@ -35,6 +35,13 @@ struct MigrationOptions: ParsableArguments {
         help: "Refuse objects that already broke a rule in the source too (default: carried over with a warning).")
     var strict = false
 
+    @Option(
+        name: .customLong("param"),
+        help: ArgumentHelp(
+            "A value a mapping file reads as $param.NAME (a policy's value from the app's environment); repeat for several.",
+            valueName: "NAME=VALUE"))
+    var parameters: [String] = []
+
     /// The bundle, in the order `--version-order` gives; nil without `--model`.
     func bundle() throws -> ModelBundle? {
         try model.map { try loadBundle($0, versionOrder: versionOrder) }
@@ -51,6 +58,12 @@ struct MigrationOptions: ParsableArguments {
         options.rejects = rejects.map { URL(fileURLWithPath: $0) }
         options.strict = strict
         options.searchesForMappings = !noMappingSearch
+        for parameter in parameters {
+            guard let equals = parameter.firstIndex(of: "="), equals != parameter.startIndex else {
+                throw ValidationError("--param takes NAME=VALUE, not '\(parameter)'")
+            }
+            options.functions.parameters[String(parameter[..<equals])] = String(parameter[parameter.index(after: equals)...])
+        }
         return options
     }
 

@@ -151,6 +151,33 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         }
     }
 
+    /// The entity-mapping names the expression's `mapped('Name', …)` calls give.
+    public var mappingNames: [String] {
+        switch self {
+        case .literal, .source: return []
+        case .unary(_, let operand): return operand.mappingNames
+        case .binary(_, let left, let right): return left.mappingNames + right.mappingNames
+        case .call(let name, let arguments):
+            let inner = arguments.flatMap(\.mappingNames)
+            if name == "mapped", let first = arguments.first, case .literal(.string(let mapping)) = first {
+                return [mapping] + inner
+            }
+            return inner
+        }
+    }
+
+    /// The names of the parameters the expression reads (`$param.bundleID`, `param('bundleID')`).
+    public var parameterNames: [String] {
+        switch self {
+        case .literal, .source: return []
+        case .unary(_, let operand): return operand.parameterNames
+        case .binary(_, let left, let right): return left.parameterNames + right.parameterNames
+        case .call(let name, let arguments):
+            if name == "param", arguments.count == 1, case .literal(.string(let key)) = arguments[0] { return [key] }
+            return arguments.flatMap(\.parameterNames)
+        }
+    }
+
     /// The texts of `unsupported('…')` parts: what a mapping model says that has no Decant counterpart.
     public var unsupportedParts: [String] {
         switch self {

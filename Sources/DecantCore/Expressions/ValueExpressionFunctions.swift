@@ -43,6 +43,9 @@ public struct ValueExpressionFunctions: Sendable {
     private(set) var policies: [String: any EntityMigrationPolicy] = [:]
     /// The value `now()` returns for the whole run.
     public var now: Date
+    /// The values `$param.name` reads (`decant migrate … --param bundleID=com.example.app`): what a policy takes from
+    /// the app's environment, given to the run.
+    public var parameters: [String: String] = [:]
 
     /// The built-in library; `now` fixed at `now` (the current time by default).
     public init(now: Date = Date()) {
@@ -90,7 +93,8 @@ public struct ValueExpressionFunctions: Sendable {
     public static let builtInNames: Set<String> = [
         "lowercase", "uppercase", "trim", "substring", "replace", "split", "join", "length", "string", "integer",
         "double", "round", "floor", "ceil", "abs", "now", "parse", "format", "add", "uuid", "if", "call", "mapped",
-        "mappedThrough", "fetch", "fetchCount",
+        "mappedThrough", "fetch", "fetchCount", "div", "sqrt", "pow", "exp", "ln", "log", "sin", "cos", "tan", "asin",
+        "acos", "atan", "atan2", "param",
     ]
 
     /// Whether `name` is a function this library can call.
@@ -185,6 +189,44 @@ public struct ValueExpressionFunctions: Sendable {
             try expectCount(1...1)
             guard let number = argument(0).number else { return .null }
             return .integer(try ValueOverflow.integer(number.rounded(.towardZero), "integer(\(number))"))
+        case "param":
+            try expectCount(1...1)
+            guard let key = argument(0).text else { throw DecantError(.malformedInput, "param() takes a name") }
+            guard let value = parameters[key] else {
+                throw DecantError(.usage, "the mapping reads $param.\(key), and no --param \(key)=VALUE was given")
+            }
+            return .string(value)
+        case "div":
+            // Integer division, truncated toward zero as Swift and C divide integers (`/` gives a fraction).
+            try expectCount(2...2)
+            guard case .integer(let a) = argument(0), case .integer(let b) = argument(1) else {
+                if argument(0) == .null || argument(1) == .null { return .null }
+                throw DecantError(.malformedInput, "div() divides whole numbers, not \(argument(0)) and \(argument(1))")
+            }
+            guard b != 0 else { throw DecantError(.malformedInput, "division by zero") }
+            guard b != -1 || a != .min else { throw ValueOverflow.error("div(\(a), \(b))") }
+            return .integer(a / b)
+        case "sqrt", "exp", "ln", "log", "sin", "cos", "tan", "asin", "acos", "atan":
+            try expectCount(1...1)
+            guard let x = argument(0).number else { return .null }
+            let result: Double
+            switch name {
+            case "sqrt": result = x.squareRoot()
+            case "exp": result = Foundation.exp(x)
+            case "ln": result = Foundation.log(x)
+            case "log": result = Foundation.log10(x)
+            case "sin": result = Foundation.sin(x)
+            case "cos": result = Foundation.cos(x)
+            case "tan": result = Foundation.tan(x)
+            case "asin": result = Foundation.asin(x)
+            case "acos": result = Foundation.acos(x)
+            default: result = Foundation.atan(x)
+            }
+            return .double(result)
+        case "pow", "atan2":
+            try expectCount(2...2)
+            guard let x = argument(0).number, let y = argument(1).number else { return .null }
+            return .double(name == "pow" ? Foundation.pow(x, y) : Foundation.atan2(x, y))
         case "double":
             try expectCount(1...1)
             return argument(0).number.map(Value.double) ?? .null

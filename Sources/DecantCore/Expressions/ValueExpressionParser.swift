@@ -111,8 +111,15 @@ struct ValueExpressionParser {
         if scalar == "$" {
             lexer.position += 1
             let name = lexer.identifier()
+            if name == "param" {
+                // `$param.bundleID`: a value given to the run (`--param bundleID=…`), read as `param('bundleID')`.
+                guard lexer.consume("."), case let key = lexer.identifier(), !key.isEmpty else {
+                    throw failure("expected a parameter name after `$param.`")
+                }
+                return .call("param", [.literal(.string(key))])
+            }
             guard name == "source" else {
-                throw failure("unknown variable `$\(name)` (the only variable is `$source`)")
+                throw failure("unknown variable `$\(name)` (the variables are `$source` and `$param`)")
             }
             var path: [String] = []
             while lexer.peek(".") {

@@ -255,6 +255,7 @@ public enum MappingInference: Sendable {
                 mappings.append(removal)
             }
             checkHierarchies()
+            checkMappingNames(mappings)
             return Result(
                 mapping: MappingModel(
                     sourceVersion: source.versionName ?? "",
@@ -263,6 +264,25 @@ public enum MappingInference: Sendable {
                 ),
                 problems: problems
             )
+        }
+
+        /// Every `mapped('Name', …)` of the file names an entity mapping of this hop: a misspelt name is the file's
+        /// mistake, reported at its line when the plan is made (not as an object's error once data runs).
+        private mutating func checkMappingNames(_ mappings: [EntityMapping]) {
+            let names = Set(mappings.map(\.name))
+            for entry in explicit?.entities ?? [] {
+                let lines = entry.attributes.map { ("attributes", $0) } + entry.relationships.map { ("relationships", $0) }
+                for (group, line) in lines {
+                    for name in line.expression?.mappingNames ?? [] where !names.contains(name) {
+                        problems.append(
+                            MigrationProblem(
+                                entity: entry.destination, property: line.name,
+                                message: "mapped('\(name)', …): this hop has no entity mapping \(name) (it has "
+                                    + names.sorted().joined(separator: ", ") + ")",
+                                location: fileLocation(line: line.line, key: "entities.\(entry.key).\(group).\(line.name)")))
+                    }
+                }
+            }
         }
 
         /// Entities that did not share a root in the source cannot share one in the destination (§9.2).

@@ -540,7 +540,8 @@ public struct MigrationPlan: Sendable, Hashable {
     }
 
     /// Adds a problem to each hop for the app code its mappings call that `functions` does not have: an entity
-    /// mapping's policy class, and `call(class, selector, …)` methods. `plan` then exits 1 naming them.
+    /// mapping's policy class, and `call(class, selector, …)` methods; and for the `$param` values it was not given.
+    /// `plan` then exits 1 naming them.
     public mutating func requireHooks(_ functions: ValueExpressionFunctions) {
         for index in hops.indices {
             var missing: [MigrationProblem] = []
@@ -551,11 +552,19 @@ public struct MigrationPlan: Sendable, Hashable {
                         MigrationProblem(
                             entity: entity,
                             message: "\(mapping.name) needs the migration policy \(policy), which is app code",
-                            advice: "register an EntityMigrationPolicy as \(policy) (ValueExpressionFunctions."
+                            advice: "write the hop as a Decant mapping file and give it with --mapping (README: Mapping "
+                                + "files), or register an EntityMigrationPolicy as \(policy) (ValueExpressionFunctions."
                                 + "registerPolicy) in a Swift program that runs the migration"))
                 }
                 let expressions =
                     (mapping.attributes + mapping.relationships).compactMap(\.expression) + [mapping.filter].compactMap { $0 }
+                for name in Set(expressions.flatMap(\.parameterNames)).sorted() where functions.parameters[name] == nil {
+                    missing.append(
+                        MigrationProblem(
+                            entity: entity,
+                            message: "\(mapping.name) reads $param.\(name), which the run was not given",
+                            advice: "give --param \(name)=VALUE (ValueExpressionFunctions.parameters in the library)"))
+                }
                 for (className, selector) in expressions.flatMap(\.methodCalls)
                 where !functions.knowsMethod(className, selector: selector) && functions.policy(named: className) == nil {
                     missing.append(

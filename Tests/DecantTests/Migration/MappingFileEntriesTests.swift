@@ -171,4 +171,89 @@ struct MappingFileEntriesTests {
         let problem = try #require(plan.problems.first)
         #expect(problem.message.contains("has no entity Crab") && problem.location?.line == 4)
     }
+
+    /// A misspelt entry name in `mapped('…', $source)` is the file's mistake: reported at its line when the plan is
+    /// made, not as an object's error once data runs.
+    @Test func aMisspeltMappedNameIsReportedAtItsLine() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("map.yaml")
+        try """
+            source: Geo 1
+            destination: Geo 2
+            entities:
+              Continent:
+                from: Country
+              Country:
+                relationships:
+                  continent: mapped('CountryToContinnent', $source)
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let plan = try MigrationPlan(
+            bundle: Self.geo, source: Self.geo.versions[0], mappings: [try MappingFiles.load(from: file)])
+        let problem = try #require(plan.problems.first)
+        #expect(plan.problems.count == 1)
+        #expect(problem.message.hasPrefix("mapped('CountryToContinnent', …): this hop has no entity mapping"))
+        #expect(problem.message.contains("CountryToContinent"))
+        #expect(problem.location?.line == 8 && problem.location?.keyPath == "entities.Country.relationships.continent")
+    }
+
+    /// LoopKit's Model → Modelv4, whose Xcode mapping model names two policy classes (app code), written as a mapping
+    /// file from the README: each CachedCarbObject copied, its provenance the app's bundle id (a parameter) when the
+    /// app created it, its operation an update when it was synced more than once, the externalID rule; each
+    /// DeletedCarbObject a CachedCarbObject with the delete operation; the shared renaming identifier settled. The
+    /// app's test expects one CachedCarbObject from its fixture.
+    static let loopKitMapping = """
+        source: Model
+        destination: Modelv4
+        entities:
+          CachedCarbObject:
+            attributes:
+              provenanceIdentifier: "if($source.createdByCurrentApp, $param.bundleID, '')"
+              operation: "if($source.syncIdentifier != nil && $source.syncVersion > 1, 1, 0)"
+              syncIdentifier: "if($source.externalID != nil && $source.syncIdentifier == nil, $source.externalID, $source.syncIdentifier)"
+              syncVersion: "if($source.externalID != nil && $source.syncIdentifier == nil, 1, $source.syncVersion)"
+          DeletedCarbObjectToCachedCarbObject:
+            to: CachedCarbObject
+            from: DeletedCarbObject
+            attributes:
+              createdByCurrentApp: false
+              startDate: $source.startDate
+              syncIdentifier: $source.externalID
+              syncVersion: 1
+              operation: 2
+          CachedInsulinDeliveryObject:
+            attributes:
+              programmedTempBasalRate: $source.programmedTempBasalRate
+        """
+
+    @Test func loopKitsPoliciesAsAMappingFileMigrateItsFixture() throws {
+        let repository = "\(Fixtures.appsPrefix)LoopKit__LoopKit/"
+        let bundleURL = Fixtures.corpus(repository + "LoopKit/Persistence/Model.xcdatamodeld")
+        let bundle = try ModelBundle.load(from: bundleURL)
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Fixtures.copyStore(
+            Fixtures.corpus(repository + "LoopKitHostedTests/TestCoreData/Model.sqlite.v1.original"), into: folder)
+        let file = folder.appendingPathComponent("loopkit.yaml")
+        try Self.loopKitMapping.write(to: file, atomically: true, encoding: .utf8)
+        var options = StoreMigration.Options(bundle: bundle)
+        options.modelURL = bundleURL
+        try options.loadMappings(from: [file])
+        // Without the parameter the plan cannot run, and says which to give.
+        let unplanned = try StoreMigration.plan(store: store, options: options, dryRun: false)
+        #expect(unplanned.plan.problems.map(\.message) == [
+            "CachedCarbObjectToCachedCarbObject reads $param.bundleID, which the run was not given"
+        ])
+        options.functions.parameters["bundleID"] = "com.loopkit.Loop"
+        let output = folder.appendingPathComponent("out.sqlite")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        #expect(report.destinationVersion == "Modelv4")
+        #expect(report.written["CachedCarbObject"] == 1)
+        let v4 = try #require(bundle.version(named: "Modelv4"))
+        let carb = try #require(try CSVStoreRoundTripTests.records(of: output, model: v4)["CachedCarbObject"]?.first)
+        #expect(MigrationFixtures.value(carb, "provenanceIdentifier", model: v4) == "com.loopkit.Loop")
+        #expect(MigrationFixtures.value(carb, "operation", model: v4) == .integer(0))
+        #expect(MigrationFixtures.value(carb, "createdByCurrentApp", model: v4) == .bool(true))
+        #expect(MigrationFixtures.value(carb, "grams", model: v4) == .double(30))
+    }
 }
