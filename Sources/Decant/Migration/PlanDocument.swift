@@ -31,6 +31,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         public var destination: String?
         /// The `where` filter.
         public var filter: String?
+        /// The key a find-or-create entry finds its objects by (one object per value).
+        public var findOrCreate: String?
         /// `inferred` or the mapping file.
         public var origin: String
         /// The migration policy class that makes the objects (an Xcode mapping model's custom policy).
@@ -192,6 +194,7 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                         source: mapping.sourceEntity,
                         destination: mapping.destinationEntity,
                         filter: mapping.filter?.description,
+                        findOrCreate: mapping.findOrCreate?.description,
                         origin: origin,
                         policy: mapping.policy,
                         properties: mapping.attributes.map {
@@ -275,7 +278,7 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                     + "\(kinds["add", default: 0]) added, \(kinds["remove", default: 0]) removed")
             for entity in hop.entities {
                 let changed = entity.properties.filter { $0.change != "copied" }
-                if !verbose, entity.kind == "copy", entity.filter == nil, entity.policy == nil,
+                if !verbose, entity.kind == "copy", entity.filter == nil, entity.findOrCreate == nil, entity.policy == nil,
                     entity.source == entity.destination, changed.isEmpty
                 {
                     continue
@@ -285,7 +288,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                 case "add": lines.append("  \(entity.destination ?? "?"): added (no objects)")
                 default:
                     let from = entity.source == entity.destination ? "" : " from \(entity.source ?? "?")"
-                    let filter = entity.filter.map { " where \($0)" } ?? ""
+                    let filter = (entity.filter.map { " where \($0)" } ?? "")
+                        + (entity.findOrCreate.map { ", one per \($0) (found or created)" } ?? "")
                     let policy = entity.policy.map { " (policy \($0))" } ?? ""
                     lines.append("  \(entity.destination ?? "?")\(from): \(entity.kind)\(filter)\(policy)")
                 }

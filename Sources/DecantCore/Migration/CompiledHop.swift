@@ -8,6 +8,9 @@ struct CompiledHop {
         var entity: String
         var mapping: String
         var keepsIdentity: Bool
+        /// The mapping finds or creates its objects by a key (``EntityMapping/findOrCreate``): an object's identity
+        /// is its key's, which only the source object's own values give.
+        var findsByKey = false
 
         func identity(of id: RecordID) -> RecordID { keepsIdentity ? id : .external("\(mapping):\(id)") }
     }
@@ -40,6 +43,7 @@ struct CompiledHop {
         var target: Target
         var layout: RecordLayout
         var filter: ValueExpression?
+        var findOrCreate: ValueExpression?
         var attributes: [AttributePlan]
         var relationships: [RelationshipPlan]
         /// Positions of destination attributes that must not be nil.
@@ -112,17 +116,24 @@ struct CompiledHop {
         self.sourceModel = hop.source
         self.graph = SourceGraph(needs: [:], model: hop.source)
         let source = hop.source
-        let live = hop.mapping.entityMappings.filter(hop.moves)
+        // A source's find-or-create mappings come after its others: the first is its primary, which counts its objects
+        // read, and one that merges objects by key cannot count each source object once.
+        let moving = hop.mapping.entityMappings.filter(hop.moves)
+        let live = moving.filter { $0.findOrCreate == nil } + moving.filter { $0.findOrCreate != nil }
         var seenSources: Set<String> = []
         for mapping in live {
             guard let from = mapping.sourceEntity, let to = mapping.destinationEntity,
                 let sourceLayout = RecordLayout(entity: from, in: source),
                 let layout = RecordLayout(entity: to, in: destination)
             else { continue }
-            let target = Target(entity: to, mapping: mapping.name, keepsIdentity: hop.keepsIdentities(of: to))
+            let target = Target(
+                entity: to, mapping: mapping.name, keepsIdentity: hop.keepsIdentities(of: to),
+                findsByKey: mapping.findOrCreate != nil)
             targetsBySource[from, default: []].append(target)
             targetsByName[mapping.name] = target
-            for path in mapping.filter?.sourceKeyPaths ?? [] { navigatedPaths.append((from, path)) }
+            for path in (mapping.filter?.sourceKeyPaths ?? []) + (mapping.findOrCreate?.sourceKeyPaths ?? []) {
+                navigatedPaths.append((from, path))
+            }
             for property in mapping.attributes + mapping.relationships {
                 fetchRequests += property.expression?.fetchRequests ?? []
             }
@@ -174,6 +185,7 @@ struct CompiledHop {
                     target: target,
                     layout: layout,
                     filter: mapping.filter,
+                    findOrCreate: mapping.findOrCreate,
                     attributes: attributes,
                     relationships: relationships,
                     required: required,
@@ -418,6 +430,15 @@ struct CompiledHop {
                     row.removed += 1
                     continue
                 }
+                var identity = mapping.target.identity(of: id)
+                if mapping.findOrCreate != nil {
+                    // One object per key: a source object whose key has an object already (or is nil) makes none.
+                    guard let keyed = try keyedIdentity(row: index, of: batch, under: mapping), keys.insert(keyed) else {
+                        if mapping.isPrimary { row.removed += 1 } else { row.created -= 1 }
+                        continue
+                    }
+                    identity = .external(keyed)
+                }
                 if let policy = mapping.policy {
                     try applyPolicy(
                         policy, row: index, of: batch, under: mapping, into: &out, counts: &row, extras: &extras,
@@ -433,7 +454,7 @@ struct CompiledHop {
                     row.rejected += 1
                     continue
                 }
-                out.beginRecord(id: mapping.target.identity(of: id))
+                out.beginRecord(id: identity)
                 for (position, value) in pending.enumerated() {
                     switch value {
                     case .cell(let cell): Self.copy(cell, from: batch, into: &out)
@@ -638,7 +659,12 @@ struct CompiledHop {
                     mappingsBySource[sourceEntity]?.first { $0.name == found.mapping }
                 }
                 let made = try maker.map { try keeps(row: index, of: batch, under: $0) } ?? true
-                let reference = made ? mapped(ObjectReference(entity: sourceEntity, id: id), target: target) : nil
+                var reference = made ? mapped(ObjectReference(entity: sourceEntity, id: id), target: target) : nil
+                if made, let maker, maker.findOrCreate != nil {
+                    reference = try keyedIdentity(row: index, of: batch, under: maker).map {
+                        ObjectReference(entity: maker.destination, id: .external($0))
+                    }
+                }
                 if toMany {
                     out.appendReferenceList(reference.map { [$0] } ?? [])
                 } else {
@@ -686,6 +712,20 @@ struct CompiledHop {
             )
         }
         return value.isTrue
+    }
+
+    /// The identity of the object `mapping` finds or creates for the source object at `row`: the mapping's name and
+    /// its key's value (`CountryToContinent#10004`); nil when the key is nil (the object makes none).
+    func keyedIdentity(row index: Int, of batch: RecordBatch, under mapping: Mapping) throws -> String? {
+        guard let findOrCreate = mapping.findOrCreate else { return nil }
+        let sourceEntity = batch.layout.entityName
+        let attributeIndex = sourceAttributeIndex[sourceEntity] ?? [:]
+        let value = try located("\(sourceEntity)/\(batch.id(at: index))", mapping) {
+            try findOrCreate.evaluate(
+                source: { try sourceValue($0, batch: batch, row: index, in: attributeIndex) }, functions: functions)
+        }
+        guard value != .null else { return nil }
+        return "\(mapping.name)#\(value.text ?? "")"
     }
 
     /// Runs `body`, naming the object and mapping in the error it throws.
@@ -747,7 +787,19 @@ struct CompiledHop {
                 if reference == current, let namedMapping, !(try keeps(row: row, of: batch, under: namedMapping)) {
                     return nil
                 }
-                return ObjectReference(entity: named.entity, id: named.identity(of: reference.id))
+                guard named.findsByKey else {
+                    return ObjectReference(entity: named.entity, id: named.identity(of: reference.id))
+                }
+                // A found-or-created object is known by its key, which only this source object's values give.
+                guard reference == current, let namedMapping else {
+                    throw DecantError(
+                        .planNotExecutable,
+                        "`\(expression)`: \(name) finds or creates its objects by a key; mapped('\(name)', …) can follow "
+                            + "only $source (the object being mapped), whose key it reads")
+                }
+                return try keyedIdentity(row: row, of: batch, under: namedMapping).map {
+                    ObjectReference(entity: named.entity, id: .external($0))
+                }
             }
         case .call("mappedThrough", let arguments) where arguments.count == 2:
             return try sourceObjects(arguments[1], batch: batch, row: row).compactMap { mapped($0, target: target) }

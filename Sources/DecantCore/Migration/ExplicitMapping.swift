@@ -71,6 +71,8 @@ public struct ExplicitEntityMapping: Sendable, Hashable {
     public var remove: Bool
     /// `where`.
     public var filter: ValueExpression?
+    /// `findOrCreate`: one destination object per distinct value (``EntityMapping/findOrCreate``).
+    public var findOrCreate: ValueExpression?
     /// `attributes`.
     public var attributes: [Property]
     /// `relationships`.

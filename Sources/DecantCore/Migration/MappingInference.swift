@@ -668,6 +668,7 @@ public enum MappingInference: Sendable {
             guard let entry, let destinationEntity = mapping.destinationEntity else { return }
             let path = explicit?.path ?? ""
             mapping.filter = entry.filter
+            mapping.findOrCreate = entry.findOrCreate
             let sourceProperties = sourceEntity.map { source.properties(of: $0) }
             for (lines, isAttribute) in [(entry.attributes, true), (entry.relationships, false)] {
                 for line in lines {

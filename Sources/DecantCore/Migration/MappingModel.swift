@@ -75,6 +75,10 @@ public struct EntityMapping: Sendable, Hashable {
     public var destinationEntity: String?
     /// Only source objects for which this is true are mapped (the others count as removed).
     public var filter: ValueExpression?
+    /// Find or create: one destination object per distinct value of this expression over the source objects the
+    /// mapping takes (Core Data's `findOrInsertObject` in a policy); source objects with the same value share it, and
+    /// one whose value is nil makes none. Nil: one object per source object.
+    public var findOrCreate: ValueExpression?
     /// Per destination attribute, in destination layout order.
     public var attributes: [PropertyMapping]
     /// Per destination relationship, in destination layout order.

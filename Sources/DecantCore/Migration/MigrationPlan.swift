@@ -514,7 +514,7 @@ public struct MigrationPlan: Sendable, Hashable {
         for mapping in model.entityMappings {
             let name = mapping.destinationEntity ?? mapping.sourceEntity ?? mapping.name
             let expressions =
-                (mapping.attributes + mapping.relationships).compactMap(\.expression) + [mapping.filter].compactMap { $0 }
+                (mapping.attributes + mapping.relationships).compactMap(\.expression) + [mapping.filter, mapping.findOrCreate].compactMap { $0 }
             for request in expressions.flatMap(\.fetchRequests) {
                 if source.entity(named: request.entity) == nil {
                     problems.append(
@@ -557,7 +557,7 @@ public struct MigrationPlan: Sendable, Hashable {
                                 + "registerPolicy) in a Swift program that runs the migration"))
                 }
                 let expressions =
-                    (mapping.attributes + mapping.relationships).compactMap(\.expression) + [mapping.filter].compactMap { $0 }
+                    (mapping.attributes + mapping.relationships).compactMap(\.expression) + [mapping.filter, mapping.findOrCreate].compactMap { $0 }
                 for name in Set(expressions.flatMap(\.parameterNames)).sorted() where functions.parameters[name] == nil {
                     missing.append(
                         MigrationProblem(
@@ -614,7 +614,8 @@ public struct MigrationPlan: Sendable, Hashable {
                         )
                     }
                 }
-                for path in mapping.filter?.sourceKeyPaths ?? [] where !path.isEmpty {
+                for path in (mapping.filter?.sourceKeyPaths ?? []) + (mapping.findOrCreate?.sourceKeyPaths ?? [])
+                where !path.isEmpty {
                     used[sourceName, default: []].insert(path[0])
                 }
                 // Objects are dropped only where every mapping that reads them filters (another takes the rest).

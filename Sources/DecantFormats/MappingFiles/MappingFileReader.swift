@@ -10,7 +10,7 @@ import Foundation
 /// ```
 public enum MappingFileReader: Sendable {
     /// The keys an entity may have.
-    static let entityKeys = ["to", "from", "remove", "where", "attributes", "relationships"]
+    static let entityKeys = ["to", "from", "remove", "where", "findOrCreate", "attributes", "relationships"]
 
     /// Reads the mapping a file's root node describes.
     /// - Throws: `.malformedInput` at the file, line and key of the first thing that does not fit the schema.
@@ -83,6 +83,11 @@ public enum MappingFileReader: Sendable {
                     throw failure("where must be an expression", field.line, key)
                 }
                 mapping.filter = try expression(text, path: path, line: field.value.line, key: key)
+            case "findOrCreate":
+                guard case .scalar(let text) = field.value.content else {
+                    throw failure("findOrCreate must be an expression (the value objects are found by)", field.line, key)
+                }
+                mapping.findOrCreate = try expression(text, path: path, line: field.value.line, key: key)
             case "attributes", "relationships":
                 if case .null = field.value.content { continue }
                 guard case .map(let properties) = field.value.content else {

@@ -431,6 +431,7 @@ public struct InStoreMigration: Sendable {
                 }
                 guard moving.count == 1 else { throw Obstacle("\(entity) objects go to \(moving.count) entities") }
                 if mapping.filter != nil { throw Obstacle("\(mapping.name) filters objects") }
+                if mapping.findOrCreate != nil { throw Obstacle("\(mapping.name) finds or creates its objects by a key") }
                 if mapping.policy != nil { throw Obstacle("\(mapping.name) makes its objects with a migration policy") }
                 live.append(mapping)
             }

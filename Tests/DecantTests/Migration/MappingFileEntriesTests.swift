@@ -256,4 +256,101 @@ struct MappingFileEntriesTests {
         #expect(MigrationFixtures.value(carb, "createdByCurrentApp", model: v4) == .bool(true))
         #expect(MigrationFixtures.value(carb, "grams", model: v4) == .double(30))
     }
+
+    /// Find or create: one Continent per distinct code, shared by the countries that have it; a country without a
+    /// code makes none and links to none.
+    @Test func findOrCreateMakesOneObjectPerKey() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("geo.sqlite")
+        let v1 = Self.geo.versions[0]
+        try MigrationFixtures.writeStore(
+            at: url, model: v1,
+            records: [
+                MigrationFixtures.record("Country", 1, in: v1, ["name": "France", "code": .integer(10)]),
+                MigrationFixtures.record("Country", 2, in: v1, ["name": "Nowhere"]),
+                MigrationFixtures.record("Country", 3, in: v1, ["name": "Chile", "code": .integer(20)]),
+                MigrationFixtures.record("Country", 4, in: v1, ["name": "Spain", "code": .integer(10)]),
+            ])
+        let (report, records) = try Self.migrate(
+            url,
+            file: """
+                source: Geo 1
+                destination: Geo 2
+                entities:
+                  Continent:
+                    from: Country
+                    findOrCreate: $source.code
+                    attributes:
+                      code: $source.code
+                  Country:
+                    relationships:
+                      continent: mapped('CountryToContinent', $source)
+                """, bundle: Self.geo, in: folder)
+        #expect(report.written == ["Country": 4, "Continent": 2])
+        #expect(report.ledgers.allSatisfy { $0.isReconciled })
+        let v2 = Self.geo.versions[1]
+        let continents = try #require(records["Continent"])
+        #expect(Set(continents.map { MigrationFixtures.value($0, "code", model: v2) }) == [.integer(10), .integer(20)])
+        let countries = try #require(records["Country"])
+        func continent(of name: String) -> ObjectReference? {
+            let country = countries.first { MigrationFixtures.value($0, "name", model: v2) == .string(name) }
+            guard case .toOne(let reference)? = country.flatMap({ MigrationFixtures.relationship($0, "continent", model: v2) })
+            else { return nil }
+            return reference
+        }
+        #expect(continent(of: "France") != nil && continent(of: "France") == continent(of: "Spain"))
+        #expect(continent(of: "Chile") != nil && continent(of: "Chile") != continent(of: "France"))
+        #expect(continent(of: "Nowhere") == nil)
+        #expect(report.dangling == 0)
+    }
+
+    /// objc.io's Moody 5 → 6, whose Xcode mapping model names `Country5ToCountry6Policy` (app code), written as a
+    /// mapping file from the README: every Country copied, and linked to the one Continent of its code, found or
+    /// created. The app's test expects 2 Continents for its 3 Countries, 710 and 231 sharing 10004.
+    @Test func moodysPolicyAsAMappingFileMigratesItsStore() throws {
+        let repository = "objcio__core-data/Migrations/"
+        let bundleURL = Fixtures.corpus(repository + "Migrations/Moody.xcdatamodeld")
+        let bundle = try ModelBundle.load(from: bundleURL)
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Fixtures.copyStore(Fixtures.corpus(repository + "MigrationsTests/Moody 5.moody"), into: folder)
+        let file = folder.appendingPathComponent("moody.yaml")
+        try Self.moodyMapping.write(to: file, atomically: true, encoding: .utf8)
+        var options = StoreMigration.Options(bundle: bundle, destinationVersion: "Moody 6")
+        options.modelURL = bundleURL
+        try options.loadMappings(from: [file])
+        let output = folder.appendingPathComponent("out.sqlite")
+        let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        #expect(report.written["Continent"] == 2 && report.written["Country"] == 3)
+        let v6 = try #require(bundle.version(named: "Moody 6"))
+        let records = try CSVStoreRoundTripTests.records(of: output, model: v6)
+        let continents = try #require(records["Continent"])
+        let byCode = Dictionary(
+            uniqueKeysWithValues: continents.map { (MigrationFixtures.value($0, "numericISO3166Code", model: v6), $0.id) })
+        let countries = try #require(records["Country"])
+        func continentCode(_ country: Int64) -> Value? {
+            guard let record = countries.first(where: { MigrationFixtures.value($0, "numericISO3166Code", model: v6) == .integer(country) }),
+                case .toOne(let reference?)? = MigrationFixtures.relationship(record, "continent", model: v6)
+            else { return nil }
+            return byCode.first { $0.value == reference.id }?.key ?? nil
+        }
+        #expect(continentCode(710) == .integer(10004) && continentCode(231) == .integer(10004))
+        #expect(Set(byCode.keys) == [.integer(10004), .integer(10005)])
+    }
+
+    static let moodyMapping = """
+        source: Moody 5
+        destination: Moody 6
+        entities:
+          Continent:
+            from: Country
+            where: '$source.isoContinent != nil'
+            findOrCreate: $source.isoContinent
+            attributes:
+              numericISO3166Code: $source.isoContinent
+          Country:
+            relationships:
+              continent: mapped('CountryToContinent', $source)
+        """
 }
