@@ -198,33 +198,12 @@ struct MappingFileEntriesTests {
     }
 
     /// LoopKit's Model → Modelv4, whose Xcode mapping model names two policy classes (app code), written as a mapping
-    /// file from the README: each CachedCarbObject copied, its provenance the app's bundle id (a parameter) when the
-    /// app created it, its operation an update when it was synced more than once, the externalID rule; each
-    /// DeletedCarbObject a CachedCarbObject with the delete operation; the shared renaming identifier settled. The
-    /// app's test expects one CachedCarbObject from its fixture.
-    static let loopKitMapping = """
-        source: Model
-        destination: Modelv4
-        entities:
-          CachedCarbObject:
-            attributes:
-              provenanceIdentifier: "if($source.createdByCurrentApp, $param.bundleID, '')"
-              operation: "if($source.syncIdentifier != nil && $source.syncVersion > 1, 1, 0)"
-              syncIdentifier: "if($source.externalID != nil && $source.syncIdentifier == nil, $source.externalID, $source.syncIdentifier)"
-              syncVersion: "if($source.externalID != nil && $source.syncIdentifier == nil, 1, $source.syncVersion)"
-          DeletedCarbObjectToCachedCarbObject:
-            to: CachedCarbObject
-            from: DeletedCarbObject
-            attributes:
-              createdByCurrentApp: false
-              startDate: $source.startDate
-              syncIdentifier: $source.externalID
-              syncVersion: 1
-              operation: 2
-          CachedInsulinDeliveryObject:
-            attributes:
-              programmedTempBasalRate: $source.programmedTempBasalRate
-        """
+    /// file from the README (samples/PolicyMappingFiles): each CachedCarbObject copied, its provenance the app's
+    /// bundle id (a parameter) when the app created it, its operation an update when it was synced more than once,
+    /// the externalID rule; each DeletedCarbObject a CachedCarbObject with the delete operation; the shared renaming
+    /// identifier settled. The app's test expects one CachedCarbObject from its fixture.
+    static let loopKitMapping = Fixtures.samplesRoot.appendingPathComponent(
+        "PolicyMappingFiles/LoopKit-Model-Modelv4.yaml")
 
     @Test func loopKitsPoliciesAsAMappingFileMigrateItsFixture() throws {
         let repository = "\(Fixtures.appsPrefix)LoopKit__LoopKit/"
@@ -234,8 +213,7 @@ struct MappingFileEntriesTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try Fixtures.copyStore(
             Fixtures.corpus(repository + "LoopKitHostedTests/TestCoreData/Model.sqlite.v1.original"), into: folder)
-        let file = folder.appendingPathComponent("loopkit.yaml")
-        try Self.loopKitMapping.write(to: file, atomically: true, encoding: .utf8)
+        let file = Self.loopKitMapping
         var options = StoreMigration.Options(bundle: bundle)
         options.modelURL = bundleURL
         try options.loadMappings(from: [file])
@@ -315,8 +293,7 @@ struct MappingFileEntriesTests {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try Fixtures.copyStore(Fixtures.corpus(repository + "MigrationsTests/Moody 5.moody"), into: folder)
-        let file = folder.appendingPathComponent("moody.yaml")
-        try Self.moodyMapping.write(to: file, atomically: true, encoding: .utf8)
+        let file = Fixtures.samplesRoot.appendingPathComponent("PolicyMappingFiles/Moody5-Moody6.yaml")
         var options = StoreMigration.Options(bundle: bundle, destinationVersion: "Moody 6")
         options.modelURL = bundleURL
         try options.loadMappings(from: [file])
@@ -339,18 +316,4 @@ struct MappingFileEntriesTests {
         #expect(Set(byCode.keys) == [.integer(10004), .integer(10005)])
     }
 
-    static let moodyMapping = """
-        source: Moody 5
-        destination: Moody 6
-        entities:
-          Continent:
-            from: Country
-            where: '$source.isoContinent != nil'
-            findOrCreate: $source.isoContinent
-            attributes:
-              numericISO3166Code: $source.isoContinent
-          Country:
-            relationships:
-              continent: mapped('CountryToContinent', $source)
-        """
 }
