@@ -75,6 +75,8 @@ struct CompiledHop {
     private var keys = KeyRegistry()
     /// Source objects removed on purpose (``DeleteRules``): not mapped, and references to them become nil.
     var removedObjects: RemovedObjects = []
+    /// The owners the members of to-manys set across source objects are owed as their to-one (``OwedLinks``).
+    var owedOwners: OwedLinks.Owners = [:]
     private let destination: ObjectModel
     /// The hop's source version, for key paths through relationships.
     let sourceModel: ObjectModel

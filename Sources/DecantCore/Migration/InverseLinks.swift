@@ -92,6 +92,36 @@ struct InverseLinks {
         }
     }
 
+    /// Sets the nil to-ones of `batches`' objects that `owed` gives an owner for (``OwedLinks``): links a mapping set
+    /// from the to-many side, on an object made from another source object, before they are checked.
+    static func fill(_ batches: inout [RecordBatch], owed: OwedLinks.Owners) {
+        guard !owed.isEmpty else { return }
+        for index in batches.indices {
+            let batch = batches[index]
+            let layout = batch.layout
+            let positions = layout.relationships.enumerated().compactMap { position, relationship in
+                !relationship.isToMany && owed[relationship.name] != nil ? position : nil
+            }
+            guard !positions.isEmpty else { continue }
+            let attributeCount = layout.attributes.count
+            var rebuilt = RecordBatch(layout: layout)
+            var rebuilding = false
+            for row in 0..<batch.count {
+                var links: [Int: RelationshipValue] = [:]
+                let member = ObjectReference(entity: layout.entityName, id: batch.id(at: row))
+                for position in positions where batch.cell(row: row, column: attributeCount + position).kind == .null {
+                    if let owner = owed[layout.relationships[position].name]?[member] { links[position] = .toOne(owner) }
+                }
+                if !links.isEmpty && !rebuilding {
+                    rebuilding = true
+                    for earlier in 0..<row { Self.append(row: earlier, of: batch, into: &rebuilt, links: [:]) }
+                }
+                if rebuilding { Self.append(row: row, of: batch, into: &rebuilt, links: links) }
+            }
+            if rebuilding { batches[index] = rebuilt }
+        }
+    }
+
     /// Appends record `row` of `batch` to `out` as it is, but for the relationships `links` sets.
     private static func append(
         row: Int, of batch: RecordBatch, into out: inout RecordBatch, links: [Int: RelationshipValue]
@@ -180,7 +210,7 @@ final class OneSidedLinks {
     }
 
     /// The to-manys of `hop` a mapping sets while a mapping of the members leaves the inverse to-one nil.
-    private static func throughNilInverse(_ hop: MigrationPlan.Hop) -> [String: String] {
+    static func throughNilInverse(_ hop: MigrationPlan.Hop) -> [String: String] {
         guard !hop.isInferred else { return [:] }
         var found: [String: String] = [:]
         for mapping in hop.mapping.entityMappings where mapping.kind != .remove {

@@ -316,4 +316,71 @@ struct MappingFileEntriesTests {
         #expect(Set(byCode.keys) == [.integer(10004), .integer(10005)])
     }
 
+
+    /// v1 `Measurement{value, geoLocations}` (a to-many with no inverse) and `GeoLocation{lat}`; v2 `Track{value,
+    /// locations}` ⇄ `GeoLocation{lat, track}` with `track` required: a Track made per Measurement, its locations moved
+    /// onto it from the to-many side.
+    static let tracks: ModelBundle = {
+        var measurement = Entity(name: "Measurement")
+        measurement.attributes = [Attribute(name: "value", type: .double, isOptional: true)]
+        measurement.relationships = [Relationship(name: "geoLocations", destination: "GeoLocation", toMany: true)]
+        var location1 = Entity(name: "GeoLocation")
+        location1.attributes = [Attribute(name: "lat", type: .double, isOptional: true)]
+        var track = Entity(name: "Track")
+        track.attributes = [Attribute(name: "value", type: .double, isOptional: true)]
+        track.relationships = [Relationship(name: "locations", destination: "GeoLocation", inverse: "track", toMany: true)]
+        var location2 = Entity(name: "GeoLocation")
+        location2.attributes = [Attribute(name: "lat", type: .double, isOptional: true)]
+        location2.relationships = [Relationship(name: "track", destination: "Track", inverse: "locations")]
+        return MigrationFixtures.bundle(
+            "Tracks",
+            [
+                ObjectModel(versionName: "Tracks 1", entities: [location1, measurement]),
+                ObjectModel(versionName: "Tracks 2", entities: [location2, track]),
+            ])
+    }()
+
+    /// Core Data sets the inverse of every relationship a mapping sets, whatever object made the other side, before
+    /// it validates: each GeoLocation, made by its own entry, gets the Track its Measurement's entry listed it on
+    /// (before, every GeoLocation was rejected, `track` being required and nil).
+    @Test func linksSetFromTheToManySideReachTheirMembersMadeElsewhere() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = Self.tracks.versions[0]
+        let url = folder.appendingPathComponent("tracks.sqlite")
+        var records = (1...5).map { MigrationFixtures.record("GeoLocation", Int64($0), in: v1, ["lat": .double(Double($0))]) }
+        records += [
+            MigrationFixtures.record(
+                "Measurement", 1, in: v1, ["value": .double(1)],
+                relationships: ["geoLocations": .toMany([.pk("GeoLocation", 1), .pk("GeoLocation", 2)])]),
+            MigrationFixtures.record(
+                "Measurement", 2, in: v1, ["value": .double(2)],
+                relationships: ["geoLocations": .toMany([.pk("GeoLocation", 3), .pk("GeoLocation", 4), .pk("GeoLocation", 5)])]),
+        ]
+        try MigrationFixtures.writeStore(at: url, model: v1, records: records)
+        var track = Self.tracks.versions[1]
+        let location = try #require(track.entities.firstIndex { $0.name == "GeoLocation" })
+        track.entities[location].relationships[0].isOptional = false
+        let bundle = MigrationFixtures.bundle("Tracks", [v1, track])
+        let (report, written) = try Self.migrate(
+            url,
+            file: """
+                source: Tracks 1
+                destination: Tracks 2
+                entities:
+                  Track:
+                    from: Measurement
+                    relationships:
+                      locations: $source.geoLocations
+                """, bundle: bundle, in: folder)
+        #expect(report.written == ["Track": 2, "GeoLocation": 5])
+        #expect(report.rejected == 0)
+        let locations = try #require(written["GeoLocation"])
+        let owners = locations.map { MigrationFixtures.relationship($0, "track", model: track) }
+        #expect(owners.allSatisfy { if case .toOne(.some) = $0 { true } else { false } }, "\(owners)")
+        let byLat = Dictionary(uniqueKeysWithValues: zip(locations.map { MigrationFixtures.value($0, "lat", model: track) }, owners))
+        #expect(byLat[.double(1)] == byLat[.double(2)] && byLat[.double(3)] == byLat[.double(5)])
+        #expect(byLat[.double(1)] != byLat[.double(3)])
+        #expect(!report.warnings.contains { $0.kind == .oneSidedLink }, "\(report.warnings)")
+    }
 }
