@@ -106,6 +106,19 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
         }
     }
 
+    /// The `fetch(…)` and `fetchCount(…)` calls whose entity or predicate is not a text written in place.
+    public var computedFetches: [String] {
+        switch self {
+        case .literal, .source: return []
+        case .unary(_, let operand): return operand.computedFetches
+        case .binary(_, let left, let right): return left.computedFetches + right.computedFetches
+        case .call(let name, let arguments):
+            let inner = arguments.flatMap(\.computedFetches)
+            if name == "fetch" || name == "fetchCount", FetchRequest(arguments) == nil { return [self.description] + inner }
+            return inner
+        }
+    }
+
     /// The expression with every call `transform` answers replaced by its answer.
     public func replacingCalls(_ transform: (String, [ValueExpression]) -> ValueExpression?) -> ValueExpression {
         switch self {

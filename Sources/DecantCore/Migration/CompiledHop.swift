@@ -118,10 +118,13 @@ struct CompiledHop {
         self.sourceModel = hop.source
         self.graph = SourceGraph(needs: [:], model: hop.source)
         let source = hop.source
-        // A source's find-or-create mappings come after its others: the first is its primary, which counts its objects
-        // read, and one that merges objects by key cannot count each source object once.
+        // A source's first mapping is its primary, whose ledger row counts the source's objects read: the mapping into
+        // the entity of the source's own name when there is one (`Measurement` read 2, not `Event`, when Measurements
+        // feed both), and never one that finds or creates (it merges objects, so it cannot count each one once).
         let moving = hop.mapping.entityMappings.filter(hop.moves)
-        let live = moving.filter { $0.findOrCreate == nil } + moving.filter { $0.findOrCreate != nil }
+        let own = moving.filter { $0.findOrCreate == nil && $0.sourceEntity == $0.destinationEntity }
+        let live = own + moving.filter { $0.findOrCreate == nil && $0.sourceEntity != $0.destinationEntity }
+            + moving.filter { $0.findOrCreate != nil }
         var seenSources: Set<String> = []
         for mapping in live {
             guard let from = mapping.sourceEntity, let to = mapping.destinationEntity,

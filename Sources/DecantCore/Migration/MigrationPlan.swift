@@ -441,7 +441,7 @@ public struct MigrationPlan: Sendable, Hashable {
             from: from, to: to, explicit: explicit, emptiesRetargetedRelationships: emptiesRetargetedRelationships)
         return Hop(
             source: from, destination: to, mapping: inferred.mapping, file: explicit?.path,
-            problems: inferred.problems + Self.expressionProblems(of: inferred.mapping, from: from))
+            problems: inferred.problems + Self.expressionProblems(of: inferred.mapping, from: from, file: explicit))
     }
 
     /// A note for each mapping file and model that no hop of the migration uses (a batch hands every store every
@@ -507,33 +507,59 @@ public struct MigrationPlan: Sendable, Hashable {
         return problems
     }
 
-    /// What stops the expressions of `model` from running against `source`: fetches of entities it does not have or
-    /// with predicates Decant cannot read, and `unsupported(…)` parts of an Xcode mapping model.
-    static func expressionProblems(of model: MappingModel, from source: ObjectModel) -> [MigrationProblem] {
+    /// What stops the expressions of `model` from running against `source`: fetches of entities it does not have,
+    /// with predicates Decant cannot read or computed rather than written, and `unsupported(…)` parts of an Xcode
+    /// mapping model. With the mapping `file` the hop was read from, each problem is located at its line.
+    static func expressionProblems(of model: MappingModel, from source: ObjectModel, file: ExplicitMapping? = nil)
+        -> [MigrationProblem]
+    {
         var problems: [MigrationProblem] = []
         for mapping in model.entityMappings {
             let name = mapping.destinationEntity ?? mapping.sourceEntity ?? mapping.name
-            let expressions =
-                (mapping.attributes + mapping.relationships).compactMap(\.expression) + [mapping.filter, mapping.findOrCreate].compactMap { $0 }
-            for request in expressions.flatMap(\.fetchRequests) {
-                if source.entity(named: request.entity) == nil {
+            let entry = file?.entities.first { $0.key == mapping.name || ($0.name == nil && $0.destination == name) }
+            let lines = (entry?.attributes ?? []).map { ("attributes", $0) } + (entry?.relationships ?? []).map { ("relationships", $0) }
+            var expressions: [(ValueExpression, Location?)] = (mapping.attributes + mapping.relationships).compactMap { property in
+                guard let expression = property.expression else { return nil }
+                let line = lines.first { $0.1.name == property.name }
+                return (expression, line.map { Location(path: file?.path, line: $0.1.line, keyPath: "entities.\(entry?.key ?? name).\($0.0).\($0.1.name)") })
+            }
+            let entryLocation = entry.map { Location(path: file?.path, line: $0.line, keyPath: "entities.\($0.key)") }
+            expressions += [mapping.filter, mapping.findOrCreate].compactMap { $0 }.map { ($0, entryLocation) }
+            for (expression, location) in expressions {
+                for request in expression.fetchRequests {
+                    if source.entity(named: request.entity) == nil {
+                        problems.append(
+                            MigrationProblem(
+                                entity: name,
+                                message: "\(mapping.name) fetches \(request.entity), which \(source.versionName ?? "?") does "
+                                    + "not have", location: location))
+                    } else if let error = Result(catching: { try ObjectPredicate(parsing: request.predicate, source: "FETCH") })
+                        .failure
+                    {
+                        problems.append(
+                            MigrationProblem(
+                                entity: name,
+                                message: "\(mapping.name) fetches with a predicate Decant cannot read: \(error.message)",
+                                advice: "a fetch predicate reads the fetched objects only ($source is not in it): compare "
+                                    + "with constants, and filter by the mapped object with where",
+                                location: location))
+                    }
+                }
+                for call in expression.computedFetches {
                     problems.append(
                         MigrationProblem(
                             entity: name,
-                            message: "\(mapping.name) fetches \(request.entity), which \(source.versionName ?? "?") does not have"))
-                } else if let error = Result(catching: { try ObjectPredicate(parsing: request.predicate, source: "FETCH") })
-                    .failure
-                {
-                    problems.append(
-                        MigrationProblem(entity: name, message: "\(mapping.name) fetches with a predicate Decant cannot read: \(error.message)"))
+                            message: "\(mapping.name): `\(call)` computes its entity or predicate; a fetch takes both "
+                                + "written as texts (fetch('Folder', \"name BEGINSWITH 'w'\"))", location: location))
                 }
-            }
-            for text in expressions.flatMap(\.unsupportedParts) {
-                problems.append(
-                    MigrationProblem(
-                        entity: name,
-                        message: "\(mapping.name) has an expression Decant cannot evaluate: \(text)",
-                        advice: "write this mapping as a Decant mapping file, or register app code for it"))
+                for text in expression.unsupportedParts {
+                    problems.append(
+                        MigrationProblem(
+                            entity: name,
+                            message: "\(mapping.name) has an expression Decant cannot evaluate: \(text)",
+                            advice: "write this mapping as a Decant mapping file, or register app code for it",
+                            location: location))
+                }
             }
         }
         return problems

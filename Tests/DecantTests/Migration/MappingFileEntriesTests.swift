@@ -78,6 +78,10 @@ struct MappingFileEntriesTests {
                       continent: mapped('CountryToContinent', $source)
                 """, bundle: Self.geo, in: folder)
         #expect(report.written == ["Country": 3, "Continent": 2])
+        // The countries read are credited to Country, whose own entry takes them all; the Continent entry made 2.
+        let ledger = try #require(report.ledgers.first)
+        #expect(ledger.rows["Country"] == MigrationLedger.Row(read: 3, written: 3))
+        #expect(ledger.rows["Continent"] == MigrationLedger.Row(written: 2, removed: 1, created: 3))
         let v2 = Self.geo.versions[1]
         let countries = try #require(records["Country"])
         let linked = countries.map { country in
@@ -382,5 +386,32 @@ struct MappingFileEntriesTests {
         #expect(byLat[.double(1)] == byLat[.double(2)] && byLat[.double(3)] == byLat[.double(5)])
         #expect(byLat[.double(1)] != byLat[.double(3)])
         #expect(!report.warnings.contains { $0.kind == .oneSidedLink }, "\(report.warnings)")
+    }
+
+    /// A fetch whose predicate is computed, or reads `$source`, is the file's mistake: reported at its line when the
+    /// plan is made, with what to write instead.
+    @Test func fetchMistakesAreReportedAtTheirLines() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("map.yaml")
+        try """
+            source: Geo 1
+            destination: Geo 2
+            entities:
+              Continent:
+                from: Country
+                attributes:
+                  code: "fetchCount('Country', 'code == ' + string($source.code))"
+              Country:
+                relationships:
+                  continent: "mapped('CountryToContinent', fetch('Country', 'code == $source.code'))"
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let plan = try MigrationPlan(
+            bundle: Self.geo, source: Self.geo.versions[0], mappings: [try MappingFiles.load(from: file)])
+        let computed = try #require(plan.problems.first { $0.message.contains("computes its entity or predicate") })
+        #expect(computed.location?.line == 7 && computed.location?.keyPath == "entities.Continent.attributes.code")
+        let reading = try #require(plan.problems.first { $0.message.contains("a predicate Decant cannot read") })
+        #expect(reading.location?.line == 10 && reading.location?.keyPath == "entities.Country.relationships.continent")
+        #expect(reading.advice?.contains("$source is not in it") == true)
     }
 }
