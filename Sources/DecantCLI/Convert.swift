@@ -118,7 +118,8 @@ extension DecantCommand {
                     printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))
                 } else {
                     let total = report.written.values.reduce(0, +)
-                    printOut("\(output): \(total) objects written (model \(report.modelVersion))")
+                    printOut(
+                        "\(output): \(total == 1 ? "1 object" : "\(total) objects") written (model \(report.modelVersion))")
                     for name in Set(report.written.keys).union(report.filteredOut.keys).sorted() {
                         let left = report.filteredOut[name].map { ", \($0) filtered out" } ?? ""
                         printOut("  \(name)  \(report.written[name] ?? 0)\(left)")

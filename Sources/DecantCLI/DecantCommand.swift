@@ -23,11 +23,25 @@ struct DecantCommand: ParsableCommand {
     /// `--json` always gets JSON on standard output. Help and `--version` are not errors and print as they do.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        let options = arguments.prefix(while: { $0 != "--" })
+        // `--version` is Decant's version alone: with anything else it is a mistake (the old spelling of
+        // --model-version), not a green step that printed a version and wrote nothing.
+        if options.contains("--version"), arguments != ["--version"] {
+            exitWithUsage(
+                "--version prints Decant's version and takes nothing else; a model's version is --model-version "
+                    + "(inspect, convert, validate, seed) or --to-version/--from-version (plan, migrate, infer-mapping)",
+                json: options.contains("--json"))
+        }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
         } catch {
-            if arguments.prefix(while: { $0 != "--" }).contains("--json") {
+            // A command's validation runs before ArgumentParser's check for unknown options, and a value of an
+            // unknown option is taken for an argument: name the option itself, with its nearest spelling.
+            if let unknown = unknownOption(in: Array(options)) {
+                exitWithUsage(unknown, json: options.contains("--json"))
+            }
+            if options.contains("--json") {
                 printUsageErrorDocument(error)
             }
             exit(withError: error)
@@ -37,6 +51,55 @@ struct DecantCommand: ParsableCommand {
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// Reports a usage error (`Error: usage: …` on standard error, with `json` the error document) and exits 64.
+    static func exitWithUsage(_ message: String, json: Bool) -> Never {
+        let error = DecantError(.usage, message)
+        FileHandle.standardError.write(Data("Error: \(error.description)\n".utf8))
+        if json, let document = try? ErrorDocument(error).jsonDocument() {
+            printOut(String(decoding: document, as: UTF8.self))
+        }
+        Foundation.exit(DecantError.Code.usage.exitCode)
+    }
+
+    /// The first `--option` of `options` that the command they name does not have, as a message naming its nearest
+    /// spelling among the command's options; nil when every one is known (or no command is named).
+    static func unknownOption(in options: [String]) -> String? {
+        guard let name = options.first,
+            let subcommand = configuration.subcommands.first(where: { $0._commandName == name })
+        else { return nil }
+        let help = helpMessage(for: subcommand, columns: 1_000)
+        var known: Set<String> = ["--help", "--version"]
+        var rest = Substring(help)
+        while let range = rest.range(of: #"--[A-Za-z0-9][A-Za-z0-9-]*"#, options: .regularExpression) {
+            known.insert(String(rest[range]))
+            rest = rest[range.upperBound...]
+        }
+        for option in options.dropFirst() where option.hasPrefix("--") && option.count > 2 {
+            let spelled = String(option.prefix { $0 != "=" })
+            guard !known.contains(spelled) else { continue }
+            let nearest = known.min { editDistance(spelled, $0) < editDistance(spelled, $1) }
+            let hint = nearest.flatMap { editDistance(spelled, $0) <= max(3, spelled.count / 2) ? $0 : nil }
+            return "\(name) has no option \(spelled)" + (hint.map { " (did you mean \($0)?)" } ?? "")
+                + "; see 'decant \(name) --help'"
+        }
+        return nil
+    }
+
+    /// The Levenshtein distance between two option spellings.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8)
+        let b = Array(b.utf8)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     /// Prints `error` as the JSON error document when it is a usage error (exit 64); nothing otherwise.

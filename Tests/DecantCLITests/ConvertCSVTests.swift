@@ -141,7 +141,7 @@ struct ConvertCSVTests {
                 "--model-version", "Notes 2",
             ])
         #expect(outcome.status == 0, "\(outcome.errors)")
-        #expect(outcome.output.hasPrefix("Seed.sqlite: 1 objects written (model Notes 2)"))
+        #expect(outcome.output.hasPrefix("Seed.sqlite: 1 object written (model Notes 2)"))
         let model = try #require(try ModelBundle.load(from: Self.notesBundle).version(named: "Notes 2"))
         #expect(
             try Self.records(of: folder.appendingPathComponent("Seed.sqlite"), model: model).map(\.values) == [

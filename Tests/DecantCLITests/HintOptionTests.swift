@@ -85,7 +85,7 @@ struct HintOptionTests {
             // Format writers and the choice of an output format.
             "--to": writers,
             // Migration plans and runs.
-            "--to-version": planners, "--mapping": planners, "--strict": planners,
+            "--to-version": planners, "--mapping": planners, "--strict": planners, "--param": planners,
             "--rejects": [DecantCommand.Migrate.self, DecantCommand.Seed.self, DecantCommand.Validate.self],
             "--in-place": [DecantCommand.Migrate.self], "--backup": [DecantCommand.Migrate.self],
             // Batch runs; conversion's selection.

@@ -87,6 +87,45 @@ public enum Seeding: Sendable {
         migration: StoreMigration.Options? = nil, registry: FormatRegistry = .builtIn,
         progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
+        // The destination's folders are made as an app's first run makes them (Application Support may not exist
+        // yet); a seed that fails takes away the folders it made.
+        let made = try makeFolders(above: destination)
+        do {
+            return try seedInto(
+                existingFolder: destination, seed: seed, options: options, inputFormat: inputFormat,
+                migration: migration, registry: registry, progress: progress)
+        } catch {
+            if let made { try? FileManager.default.removeItem(at: made) }
+            throw error
+        }
+    }
+
+    /// Makes the missing folders above `destination`; returns the outermost one it made (nil: none was missing).
+    /// - Throws: `.cannotCreateOutput` naming the folder that cannot be made.
+    private static func makeFolders(above destination: URL) throws -> URL? {
+        let manager = FileManager.default
+        var missing: [URL] = []
+        var folder = destination.deletingLastPathComponent()
+        while !manager.fileExists(atPath: folder.path), folder.path != "/", missing.count < 256 {
+            missing.append(folder)
+            folder = folder.deletingLastPathComponent()
+        }
+        guard let outermost = missing.last else { return nil }
+        do {
+            try manager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw DecantError(
+                .cannotCreateOutput, "cannot make the folder for the store",
+                at: Location(path: destination.deletingLastPathComponent().displayPath), underlyingError: error)
+        }
+        return outermost
+    }
+
+    private static func seedInto(
+        existingFolder destination: URL, seed: URL, options: FormatOptions, inputFormat: String?,
+        migration: StoreMigration.Options?, registry: FormatRegistry,
+        progress: ((_ entity: String, _ written: Int) -> Void)?
+    ) throws -> Report {
         var migration = migration
         if migration == nil, let bundle = options.bundle {
             migration = StoreMigration.Options(bundle: bundle)

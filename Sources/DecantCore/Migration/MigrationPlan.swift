@@ -517,11 +517,19 @@ public struct MigrationPlan: Sendable, Hashable {
         for mapping in model.entityMappings {
             let name = mapping.destinationEntity ?? mapping.sourceEntity ?? mapping.name
             let entry = file?.entities.first { $0.key == mapping.name || ($0.name == nil && $0.destination == name) }
-            let lines = (entry?.attributes ?? []).map { ("attributes", $0) } + (entry?.relationships ?? []).map { ("relationships", $0) }
-            var expressions: [(ValueExpression, Location?)] = (mapping.attributes + mapping.relationships).compactMap { property in
+            let lines =
+                (entry?.attributes ?? []).map { ("attributes", $0) }
+                + (entry?.relationships ?? []).map { ("relationships", $0) }
+            var expressions: [(ValueExpression, Location?)] = (mapping.attributes + mapping.relationships).compactMap {
+                property in
                 guard let expression = property.expression else { return nil }
                 let line = lines.first { $0.1.name == property.name }
-                return (expression, line.map { Location(path: file?.path, line: $0.1.line, keyPath: "entities.\(entry?.key ?? name).\($0.0).\($0.1.name)") })
+                let location = line.map { group, line in
+                    Location(
+                        path: file?.path, line: line.line,
+                        keyPath: "entities.\(entry?.key ?? name).\(group).\(line.name)")
+                }
+                return (expression, location)
             }
             let entryLocation = entry.map { Location(path: file?.path, line: $0.line, keyPath: "entities.\($0.key)") }
             expressions += [mapping.filter, mapping.findOrCreate].compactMap { $0 }.map { ($0, entryLocation) }
@@ -533,9 +541,9 @@ public struct MigrationPlan: Sendable, Hashable {
                                 entity: name,
                                 message: "\(mapping.name) fetches \(request.entity), which \(source.versionName ?? "?") does "
                                     + "not have", location: location))
-                    } else if let error = Result(catching: { try ObjectPredicate(parsing: request.predicate, source: "FETCH") })
-                        .failure
-                    {
+                    } else if let error = Result(
+                        catching: { try ObjectPredicate(parsing: request.predicate, source: "FETCH") }
+                    ).failure {
                         problems.append(
                             MigrationProblem(
                                 entity: name,

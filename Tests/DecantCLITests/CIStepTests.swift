@@ -1,0 +1,62 @@
+import DecantTestSupport
+import Foundation
+import Testing
+
+/// A CI step cannot go green on a mistake: `--version` with anything else, an option the command does not have, a
+/// seed into folders that do not exist yet (as an app's first run finds them).
+@Suite("decant in a CI step", .serialized, .requiresDecantBinary)
+struct CIStepTests {
+    static let notes = Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path
+
+    /// The old spelling `--version "Moody 3"` printed Decant's version and exited 0, writing nothing.
+    @Test func versionWithAnythingElseIsAUsageError() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("o.sqlite").path
+        let run = try EndToEndTests.run(["migrate", "S.sqlite", "--model", Self.notes, "--version", "Notes 2", "--output", output])
+        #expect(run.status == 64, "\(run.stdout)\(run.stderr)")
+        #expect(run.stderr.contains("--model-version") && run.stderr.contains("--to-version"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let json = try EndToEndTests.run(["inspect", Self.notes, "--version", "--json"])
+        #expect(json.status == 64)
+        #expect(json.stdout.contains(#""status""#), "\(json.stdout)")
+        let alone = try EndToEndTests.run(["--version"])
+        #expect(alone.status == 0 && !alone.stdout.isEmpty)
+    }
+
+    /// `migrate S --model M --model-version X --output o.sqlite`: `--model-version` is not a migrate option, and its
+    /// value was taken for a second store ("with several stores, give either --output-dir DIR or --in-place").
+    @Test func anUnknownOptionIsNamedWithItsNearestSpelling() throws {
+        let run = try EndToEndTests.run(
+            ["migrate", "S.sqlite", "--model", Self.notes, "--model-version", "X", "--output", "o.sqlite"])
+        #expect(run.status == 64)
+        #expect(
+            run.stderr.contains("migrate has no option --model-version (did you mean --to-version?)"), "\(run.stderr)")
+        let typo = try EndToEndTests.run(["convert", "a.csv", "b.sqlite", "--modle", Self.notes])
+        #expect(typo.status == 64)
+        #expect(typo.stderr.contains("convert has no option --modle (did you mean --model?)"), "\(typo.stderr)")
+    }
+
+    /// `seed` makes the destination's folders, as an app's first run does; a seed that fails takes them away.
+    @Test func seedMakesTheDestinationsFolders() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let seed = folder.appendingPathComponent("Seed.sqlite")
+        let made = try EndToEndTests.run([
+            "convert", Fixtures.samplesRoot.appendingPathComponent("notes-v1").path, seed.path, "--model", Self.notes,
+            "--model-version", "Notes",
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let destination = folder.appendingPathComponent("App/Library/Application Support/Notes.sqlite")
+        let run = try EndToEndTests.run(["seed", "--default", seed.path, "--store", destination.path, "--model", Self.notes])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: destination.path))
+        // A seed that fails (no such seed) leaves no folder behind.
+        let failed = folder.appendingPathComponent("Other/Store.sqlite")
+        let missing = try EndToEndTests.run(
+            ["seed", "--default", folder.appendingPathComponent("none.sqlite").path, "--store", failed.path])
+        #expect(missing.status == 66, "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("Other").path))
+    }
+}
