@@ -19,6 +19,24 @@ struct BatchOptions: ParsableArguments {
     @Option(name: .long, help: "Take only the I-th of N slices of the sorted store list (for a CI matrix), as I/N.")
     var shard: String?
 
+    /// Checks every output of the batch before any store is touched (exit 73 naming the path as typed): the
+    /// `--output-dir` folder, made when missing, must take files; the `--junit` report's folder must exist and take
+    /// files. A missing `reports/` folder failed only after every store had run.
+    /// - Returns: the output folder, when one is given.
+    func prepareOutputs() throws -> URL? {
+        if let junit { try DestinationLease.checkCanCreate(URL(fileURLWithPath: junit), displayPath: junit) }
+        guard let outputDir else { return nil }
+        let folder = URL(fileURLWithPath: outputDir, isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw DecantError(
+                .cannotCreateOutput, "cannot create the folder", at: Location(path: outputDir), underlyingError: error)
+        }
+        try DestinationLease.checkCanCreate(folder.appendingPathComponent("probe"), displayPath: outputDir)
+        return folder
+    }
+
     /// Whether the run is a batch: several stores, or any batch option.
     func isBatch(stores: [String]) -> Bool {
         stores.count > 1 || outputDir != nil || junit != nil || shard != nil || jobs != 1

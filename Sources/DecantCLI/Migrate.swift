@@ -104,8 +104,7 @@ extension DecantCommand {
             try reportingErrors(verbose: options.verbose, json: options.json) {
                 let settings = try migration.settings(input: inputOptions, output: outputOptions)
                 if batch.isBatch(stores: stores) {
-                    let outputDir = batch.outputDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
-                    if let outputDir { try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true) }
+                    let outputDir = try batch.prepareOutputs()
                     let noBackup = self.noBackup
                     try batch.run(stores: stores, suite: "decant migrate", json: options.json) { [settings] store in
                         let target: StoreMigration.Target = outputDir.map {

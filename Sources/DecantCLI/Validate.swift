@@ -63,16 +63,7 @@ extension DecantCommand {
                 // A JSON report that finds problems is the whole report: every failure counted, not the first.
                 settings.countsEveryFailure = options.json
                 if batch.isBatch(stores: stores) {
-                    let outputDir = batch.outputDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
-                    if let outputDir {
-                        do {
-                            try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true)
-                        } catch {
-                            throw DecantError(
-                                .cannotCreateOutput, "cannot create the folder", at: Location(path: batch.outputDir),
-                                underlyingError: error)
-                        }
-                    }
+                    let outputDir = try batch.prepareOutputs()
                     try batch.run(stores: stores, suite: "decant validate", json: options.json) { [settings] store in
                         var settings = settings
                         // Each store's failing objects in its own rejects file, and the run goes on.

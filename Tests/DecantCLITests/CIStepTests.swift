@@ -59,4 +59,38 @@ struct CIStepTests {
         #expect(missing.status == 66, "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("Other").path))
     }
+
+    /// Every output of a run is checked before any work, exit 73 naming the path as typed: a batch's `--junit` in a
+    /// missing folder (it failed with a raw Foundation error after migrating every store) and `--rejects` in one.
+    @Test func outputsAreCheckedBeforeAnyWork() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let made = try EndToEndTests.run([
+            "convert", Fixtures.samplesRoot.appendingPathComponent("notes-v1").path,
+            folder.appendingPathComponent("a.sqlite").path, "--model", Self.notes, "--model-version", "Notes",
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        try FileManager.default.copyItem(
+            at: folder.appendingPathComponent("a.sqlite"), to: folder.appendingPathComponent("b.sqlite"))
+        let stores = ["a.sqlite", "b.sqlite"].map { folder.appendingPathComponent($0).path }
+        let out = folder.appendingPathComponent("out").path
+        let junit = folder.appendingPathComponent("reports/j.xml").path
+        let run = try EndToEndTests.run(["migrate"] + stores + ["--model", Self.notes, "--output-dir", out, "--junit", junit])
+        #expect(run.status == 73, "\(run.stdout)\(run.stderr)")
+        #expect(run.stderr.hasPrefix("Error: \(junit): cannot create output"), "\(run.stderr)")
+        #expect(!run.stdout.contains("PASS") && !run.stderr.contains("NSCocoaErrorDomain"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let json = try EndToEndTests.run(
+            ["validate"] + stores + ["--model", Self.notes, "--junit", junit, "--json"])
+        #expect(json.status == 73 && json.stdout.contains(#""status""#), "\(json.stdout)")
+        let rejects = folder.appendingPathComponent("nowhere/r.ndjson").path
+        let single = try EndToEndTests.run(
+            ["migrate", stores[0], "--model", Self.notes, "--output", folder.appendingPathComponent("o.sqlite").path,
+                "--rejects", rejects])
+        #expect(single.status == 73, "\(single.stderr)")
+        #expect(single.stderr.contains(rejects))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("o.sqlite").path))
+        let validated = try EndToEndTests.run(["validate", stores[0], "--model", Self.notes, "--rejects", rejects])
+        #expect(validated.status == 73, "\(validated.stderr)")
+    }
 }

@@ -27,7 +27,7 @@ struct OutputCheckTests {
                 aFolder.path, "the output is a folder"
             ),
             (["migrate", store.path, "--model", notes, "--output", underAFile], underAFile, "is not a folder"),
-            (["seed", "--default", store.path, "--store", missing], missing, "folder does not exist"),
+            // (`seed` makes a missing destination folder, as an app's first run does: CIStepTests.)
             (["seed", "--default", store.path, "--store", aFolder.path], aFolder.path, "the output is a folder"),
             (["convert", store.path, missing], missing, "folder does not exist"),
             (["convert", store.path, aFolder.path], aFolder.path, "the output is a folder"),

@@ -318,6 +318,8 @@ public enum StoreMigration: Sendable {
             destination = store
             sink = source
         }
+        // The rejects file is an output too: checked before any work, not after the whole run.
+        if let rejects = options.rejects { try DestinationLease.checkCanCreate(rejects) }
         // One in-place migration of a store at a time (the lease locks it, and repairs a replacement a crash
         // interrupted first).
         var isInPlace = false

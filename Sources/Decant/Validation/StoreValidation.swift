@@ -69,6 +69,8 @@ public enum StoreValidation: Sendable {
         store: URL, options: Options, progress: ((_ entity: String, _ checked: Int) -> Void)? = nil
     ) throws -> Report {
         let format = try options.registry.inputFormat(of: store, named: options.inputFormat)
+        // The rejects file is checked before any object is read, not after the whole run.
+        if let rejects = options.rejects { try DestinationLease.checkCanCreate(rejects) }
         var readerOptions = options.formatOptions
         readerOptions.bundle = options.bundle
         var reader = try format.makeReader(at: store, options: readerOptions)
