@@ -25,6 +25,18 @@ struct MappingSearchCommandTests {
         #expect(plan.stdout.contains("hop 1: Moody 2 → Moody 3 (explicit: "), "\(plan.stdout)")
         #expect(plan.stdout.contains("Moody 5-Moody 6.xcmappingmodel is not used") == false)
         #expect(plan.stdout.contains("Moody 5-Moody 6.xcmappingmodel maps Moody 5 → Moody 6, which no hop"), "\(plan.stdout)")
+        // The summary lists what the mapping models change, not every property they copy (`date = $source.date`);
+        // --verbose lists those too.
+        let copies = { (text: String) in
+            text.split(separator: "\n").filter { line in
+                let parts = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 3)
+                return parts.count >= 3 && parts[1] == "=" && parts[2] == "$source.\(parts[0])"
+            }.count
+        }
+        #expect(copies(plan.stdout) == 0, "\(plan.stdout)")
+        let verbose = try EndToEndTests.run(
+            ["plan", store.path, "--model", Self.moody, "--to-version", "Moody 5", "--verbose"])
+        #expect(copies(verbose.stdout) > 10, "\(verbose.stdout)")
         let json = try EndToEndTests.run(["plan", store.path, "--model", Self.moody, "--to-version", "Moody 5", "--json"])
         #expect(try EndToEndTests.validate(json.stdout, schema: "plan") == "valid")
         #expect(json.stdout.contains("\"mappingSearch\""))

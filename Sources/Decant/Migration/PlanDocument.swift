@@ -277,7 +277,9 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                 "  entities: \(kinds["copy", default: 0]) copied, \(kinds["transform", default: 0]) transformed, "
                     + "\(kinds["add", default: 0]) added, \(kinds["remove", default: 0]) removed")
             for entity in hop.entities {
-                let changed = entity.properties.filter { $0.change != "copied" }
+                // A property a mapping model or file sets to the source's same-named one (`x = $source.x`) is
+                // unchanged too: a real bundle's mapping models listed a thousand of them; --verbose lists them.
+                let changed = entity.properties.filter { $0.change != "copied" && $0.expression != "$source.\($0.name)" }
                 if !verbose, entity.kind == "copy", entity.filter == nil, entity.findOrCreate == nil, entity.policy == nil,
                     entity.source == entity.destination, changed.isEmpty
                 {
