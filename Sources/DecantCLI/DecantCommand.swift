@@ -79,27 +79,11 @@ struct DecantCommand: ParsableCommand {
         for option in options.dropFirst() where option.hasPrefix("--") && option.count > 2 {
             let spelled = String(option.prefix { $0 != "=" })
             guard !known.contains(spelled) else { continue }
-            let nearest = known.min { editDistance(spelled, $0) < editDistance(spelled, $1) }
-            let hint = nearest.flatMap { editDistance(spelled, $0) <= max(3, spelled.count / 2) ? $0 : nil }
+            let hint = Spelling.nearest(to: spelled, among: known.sorted(), tolerance: max(3, spelled.count / 2))
             return "\(name) has no option \(spelled)" + (hint.map { " (did you mean \($0)?)" } ?? "")
                 + "; see 'decant \(name) --help'"
         }
         return nil
-    }
-
-    /// The Levenshtein distance between two option spellings.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.utf8)
-        let b = Array(b.utf8)
-        var previous = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(b.count, 1) where !b.isEmpty {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 
     /// Prints `error` as the JSON error document when it is a usage error (exit 64); nothing otherwise.

@@ -93,4 +93,39 @@ struct CIStepTests {
         let validated = try EndToEndTests.run(["validate", stores[0], "--model", Self.notes, "--rejects", rejects])
         #expect(validated.status == 73, "\(validated.stderr)")
     }
+
+    /// A misspelt key path in an Xcode mapping model was blamed on the data (`<input>: entity Mood, object Mood/p1: …
+    /// Country has no property continnent`, found only when objects ran); it is the mapping model's mistake, named with
+    /// its file, entity mapping and property when the plan is made, and so is one in a mapping file, at its line.
+    @Test func aMisspeltKeyPathIsTheMappingsMistake() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let moody = Fixtures.corpus("objcio__core-data/Migrations/Migrations")
+        let mapping = folder.appendingPathComponent("Moody 2-Moody 3.xcmappingmodel")
+        try FileManager.default.createDirectory(at: mapping, withIntermediateDirectories: true)
+        let original = try String(
+            contentsOf: moody.appendingPathComponent("Moody 2-Moody 3.xcmappingmodel/xcmapping.xml"), encoding: .utf8)
+        try original.replacingOccurrences(of: "$source.country.continent<", with: "$source.country.continnent<")
+            .write(to: mapping.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+        let store = try Fixtures.copyStore(
+            Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 2.moody"), into: folder)
+        let model = moody.appendingPathComponent("Moody.xcdatamodeld").path
+        let plan = try EndToEndTests.run(
+            ["plan", store.path, "--model", model, "--to-version", "Moody 3", "--mapping", mapping.path, "--no-dry-run"])
+        #expect(plan.status == 1, "\(plan.stdout)\(plan.stderr)")
+        #expect(
+            plan.stdout.contains(
+                "Moody 2-Moody 3.xcmappingmodel: MoodToMood reads $source.country.continnent, and Country has no property "
+                    + "continnent (did you mean continent?)"), "\(plan.stdout)")
+        let file = folder.appendingPathComponent("map.yaml")
+        try "source: Notes\ndestination: Notes 2\nentities:\n  Note:\n    attributes:\n      text: $source.contnet\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        let (_, notes) = try MigrationCommandTests.v1Store()
+        defer { try? FileManager.default.removeItem(at: notes.deletingLastPathComponent()) }
+        let typo = try EndToEndTests.run(
+            ["plan", notes.path, "--model", Self.notes, "--to-version", "Notes 2", "--mapping", file.path, "--no-dry-run"])
+        #expect(typo.status == 1)
+        #expect(typo.stdout.contains("Note has no property contnet (did you mean content?)"), "\(typo.stdout)")
+        #expect(typo.stdout.contains("map.yaml:6"), "\(typo.stdout)")
+    }
 }

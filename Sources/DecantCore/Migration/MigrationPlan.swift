@@ -534,6 +534,19 @@ public struct MigrationPlan: Sendable, Hashable {
             let entryLocation = entry.map { Location(path: file?.path, line: $0.line, keyPath: "entities.\($0.key)") }
             expressions += [mapping.filter, mapping.findOrCreate].compactMap { $0 }.map { ($0, entryLocation) }
             for (expression, location) in expressions {
+                for path in expression.sourceKeyPaths {
+                    guard let entity = mapping.sourceEntity.flatMap({ source.entity(named: $0) }),
+                        let miss = Self.missingStep(of: path, from: entity, in: source)
+                    else { continue }
+                    let file = Self.filePath(of: model).map { ($0.split(separator: "/").last.map(String.init) ?? $0) + ": " } ?? ""
+                    problems.append(
+                        MigrationProblem(
+                            entity: name,
+                            message: "\(file)\(mapping.name) reads $source.\(path.joined(separator: ".")), and \(miss.entity) "
+                                + "has no property \(miss.name)"
+                                + (miss.nearest.map { " (did you mean \($0)?)" } ?? ""),
+                            location: location ?? Self.filePath(of: model).map { Location(path: $0) }))
+                }
                 for request in expression.fetchRequests {
                     if source.entity(named: request.entity) == nil {
                         problems.append(
@@ -571,6 +584,30 @@ public struct MigrationPlan: Sendable, Hashable {
             }
         }
         return problems
+    }
+
+    /// The first step of `path` that names no property of the entity it is read from (its attributes, relationships
+    /// and fetched properties, inherited ones included), with that entity and the nearest name; nil when every step
+    /// does. A collection operator (`@count`) or a step past an attribute (into a transformable value) ends the check.
+    static func missingStep(of path: [String], from start: Entity, in model: ObjectModel)
+        -> (entity: String, name: String, nearest: String?)?
+    {
+        var entity = start
+        for step in path {
+            guard !step.hasPrefix("@") else { return nil }
+            let (attributes, relationships) = model.properties(of: entity)
+            if attributes.contains(where: { $0.name == step }) { return nil }
+            if let relationship = relationships.first(where: { $0.name == step }) {
+                guard let next = relationship.destinationEntity.flatMap({ model.entity(named: $0) }) else { return nil }
+                entity = next
+                continue
+            }
+            let fetched = ([entity] + model.ancestors(of: entity)).flatMap(\.fetchedProperties).map(\.name)
+            if fetched.contains(step) { return nil }
+            let names = attributes.map(\.name) + relationships.map(\.name) + fetched
+            return (entity.name, step, Spelling.nearest(to: step, among: names))
+        }
+        return nil
     }
 
     /// Adds a problem to each hop for the app code its mappings call that `functions` does not have: an entity
