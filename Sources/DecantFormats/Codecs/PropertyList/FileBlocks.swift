@@ -37,6 +37,8 @@ final class FileBlocks: Sendable {
     private let sharedInUse = Atomic<Bool>(false)
     private let second: FileBlockCache
     private let secondInUse = Atomic<Bool>(false)
+    /// The reads from the file by cursors that are done.
+    private let readsDone = Atomic<Int>(0)
 
     /// Opens the file at `url` for reading, or returns nil when it is not a regular file (a pipe, a device: read
     /// those whole); `path` labels errors. Blocks are `1 << blockShift` bytes, and a cache keeps `slotCount` of them
@@ -72,6 +74,10 @@ final class FileBlocks: Sendable {
         close(descriptor)
     }
 
+    /// The number of reads from the file (`pread` calls, one per block read and one per span read past the cache)
+    /// by the cursors that are done, for tests.
+    var reads: Int { readsDone.load(ordering: .relaxed) }
+
     /// Runs `body` with a block cache over the file, then reports what reading found.
     /// - Throws: what `body` throws; else `.malformedInput` when the file turned out shorter than when it was opened
     ///   (truncated meanwhile: `body` then saw zeros past its end), `.ioError` when a read failed.
@@ -89,6 +95,7 @@ final class FileBlocks: Sendable {
                 : FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: 2)
         defer {
             cache.clearProblem()
+            readsDone.add(cache.takeReads(), ordering: .relaxed)
             if isShared { sharedInUse.store(false, ordering: .releasing) }
             if isSecond { secondInUse.store(false, ordering: .releasing) }
         }
@@ -183,6 +190,8 @@ final class FileBlockCache: @unchecked Sendable {
         let used: UnsafeMutablePointer<Bool>
         var hand = 0
         var problem: Problem?
+        /// The reads from the file since ``FileBlockCache/takeReads()`` last counted them.
+        var reads = 0
     }
 
     private let state: UnsafeMutablePointer<State>
@@ -231,6 +240,12 @@ final class FileBlockCache: @unchecked Sendable {
     /// The first problem met, if any.
     var problem: Problem? { state.pointee.problem }
 
+    /// The reads from the file since the last call.
+    func takeReads() -> Int {
+        defer { state.pointee.reads = 0 }
+        return state.pointee.reads
+    }
+
     /// Forgets a problem, and the blocks, which may hold zeros instead of bytes since.
     func clearProblem() {
         guard state.pointee.problem != nil else { return }
@@ -278,13 +293,22 @@ final class FileBlockCache: @unchecked Sendable {
                 let base = base(ofBlock: range.lowerBound >> shift)
                 return try body(UnsafeRawBufferPointer(start: base + within, count: range.count))
             }
-            // Across blocks (a long string or data): read it whole, past the cache.
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(range.count, 1), alignment: 16)
             defer { buffer.deallocate() }
-            if let problem = FileBlocks.read(
-                state.pointee.descriptor, into: buffer, count: range.count, at: range.lowerBound)
-            {
-                note(problem)
+            let head = (1 << shift) - within
+            if range.count - head <= 1 << shift {
+                // Across two blocks (a text at a block's end): copied out of both, through the cache.
+                buffer.copyMemory(from: base(ofBlock: range.lowerBound >> shift) + within, byteCount: head)
+                (buffer + head).copyMemory(
+                    from: base(ofBlock: (range.lowerBound >> shift) + 1), byteCount: range.count - head)
+            } else {
+                // Across more (a long text or data): read whole, past the cache.
+                state.pointee.reads += 1
+                if let problem = FileBlocks.read(
+                    state.pointee.descriptor, into: buffer, count: range.count, at: range.lowerBound)
+                {
+                    note(problem)
+                }
             }
             return try body(UnsafeRawBufferPointer(start: buffer, count: range.count))
         }
@@ -311,6 +335,7 @@ final class FileBlockCache: @unchecked Sendable {
             let base = state.pointee.storage + (slot << state.pointee.blockShift)
             let start = block << state.pointee.blockShift
             let count = min(1 << state.pointee.blockShift, state.pointee.size - start)
+            state.pointee.reads += 1
             if let problem = FileBlocks.read(state.pointee.descriptor, into: base, count: count, at: start) {
                 note(problem)
             }
