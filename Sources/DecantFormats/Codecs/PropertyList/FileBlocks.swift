@@ -30,15 +30,21 @@ final class FileBlocks: Sendable {
     private let descriptor: Int32
     private let blockShift: Int
     private let slotCount: Int
-    /// The caches cursors share, one cursor each at a time: a cursor takes the first one free (a third nested or
-    /// concurrent cursor makes its own, of two blocks), and gives it back when done. Two, because a structure check may walk the
-    /// whole file on one thread while the reader looks objects up on another (``BinaryPropertyList/StructureCheck``).
-    private let shared: FileBlockCache
-    private let sharedInUse = Atomic<Bool>(false)
-    private let second: FileBlockCache
-    private let secondInUse = Atomic<Bool>(false)
+    /// The caches cursors share, one cursor each at a time: a cursor takes one free, and gives it back when done.
+    private let pool = Mutex(Pool())
     /// The reads from the file by cursors that are done.
     private let readsDone = Atomic<Int>(0)
+
+    /// Caches not in use, and how many were made.
+    private struct Pool {
+        var free: [FileBlockCache] = []
+        var made = 0
+    }
+
+    /// How many caches of full size there are at most: three cursors may be open at once, and each may walk the
+    /// whole file (the structure check on a thread of its own, ``BinaryPropertyList/StructureCheck``, beside the
+    /// reader's walk and a look-up nested in it). A fourth cursor at a time makes a small cache of its own.
+    private static let pooledCacheCount = 3
 
     /// Opens the file at `url` for reading, or returns nil when it is not a regular file (a pipe, a device: read
     /// those whole); `path` labels errors. Blocks are `1 << blockShift` bytes, and a cache keeps `slotCount` of them
@@ -66,8 +72,6 @@ final class FileBlocks: Sendable {
         self.path = path
         self.blockShift = blockShift
         self.slotCount = slotCount
-        self.shared = FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
-        self.second = FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
     }
 
     deinit {
@@ -81,23 +85,25 @@ final class FileBlocks: Sendable {
     /// Runs `body` with a block cache over the file, then reports what reading found.
     /// - Throws: what `body` throws; else `.malformedInput` when the file turned out shorter than when it was opened
     ///   (truncated meanwhile: `body` then saw zeros past its end), `.ioError` when a read failed.
+    ///
+    /// Each of the first three cursors open at a time has a whole cache of its own, from the few the file keeps
+    /// (made on first use): a walk over the file never shares its blocks, nor gets fewer than the others (a walk
+    /// that had two blocks read one anew for nearly every object).
     func withBlocks<T>(_ body: (FileBlockCache.Reader) throws -> T) throws -> T {
-        let isShared = sharedInUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
-        let isSecond =
-            !isShared && secondInUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
-        // A third cursor at a time is a reader's nested look-up (an object's class, while it walks the objects with
-        // the check running): a few blocks do, and they are freed when it is done.
+        let pooled = pool.withLock { pool -> FileBlockCache? in
+            if let cache = pool.free.popLast() { return cache }
+            guard pool.made < Self.pooledCacheCount else { return nil }
+            pool.made += 1
+            return FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
+        }
+        // A fourth cursor at a time is a nested look-up of an object or two: two small blocks do, freed when done.
         let cache =
-            isShared
-            ? shared
-            : isSecond
-                ? second
-                : FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: 2)
+            pooled
+            ?? FileBlockCache(descriptor: descriptor, size: size, blockShift: min(blockShift, 16), slotCount: 2)
         defer {
             cache.clearProblem()
             readsDone.add(cache.takeReads(), ordering: .relaxed)
-            if isShared { sharedInUse.store(false, ordering: .releasing) }
-            if isSecond { secondInUse.store(false, ordering: .releasing) }
+            if let pooled { pool.withLock { $0.free.append(pooled) } }
         }
         let result: T
         do {
@@ -165,7 +171,7 @@ final class FileBlocks: Sendable {
 /// remembers the first problem, which ``FileBlocks/withBlocks(_:)`` throws once the cursor is done.
 ///
 /// `@unchecked Sendable`: the cache owns its memory outright, and ``FileBlocks`` hands it to one cursor at a time
-/// (an atomic flag says whether it is taken). Its state lives behind one pointer, so the ``Reader`` a cursor copies
+/// (a cache in use is out of the file's pool). Its state lives behind one pointer, so the ``Reader`` a cursor copies
 /// around is a plain value (no reference counting, no exclusivity checks on each byte).
 final class FileBlockCache: @unchecked Sendable {
     /// What went wrong while reading.

@@ -158,6 +158,26 @@ struct FileBlocksTests {
         }
     }
 
+    /// A walk that starts while two other cursors are open (the structure check starting while the reader looks an
+    /// object up in its walk) gets as many blocks as they do: with two, it read a block anew for nearly every object.
+    /// One walk, at least 64 KiB a call.
+    @Test func aThirdCursorWalksTheFileWithAWholeCache() throws {
+        let data = try Self.notesArchive(count: 20_000)
+        try Self.withFile(data) { url in
+            let file = try #require(try FileBlocks(opening: url, path: "t.archive"))
+            let list = try BinaryPropertyList(file: file, checksStructure: false)
+            let before = file.reads
+            try file.withBlocks { walk in
+                _ = walk.byte(at: 0)
+                try file.withBlocks { lookUp in
+                    _ = lookUp.byte(at: data.count - 1)
+                    try list.checkStructure()
+                }
+            }
+            #expect(file.reads - before <= data.count / (64 << 10) + 16, "\(file.reads - before) reads")
+        }
+    }
+
     @Test func anArchiveReaderOnAFileReadsLikeOneOnItsBytes() throws {
         let data = try Self.notesArchive(count: 3_000)
         let model = ArchiveTesting.shapeModel([("content", .string), ("date", .date), ("n", .integer64)])
