@@ -22,6 +22,11 @@ import Darwin
 /// holds those blocks, not the file's pages (a mapping's pages count towards the resident size, in units as large
 /// as the file cache's folios, 2 MiB here), and a file truncated while it is read makes an error instead of
 /// stopping the process with SIGBUS. The size is the one the file had when opened.
+///
+/// Blocks are 128 KiB, eight to a cache, and each cursor open at a time has a cache of its own (``withBlocks(_:)``):
+/// a walk over an archive reads most blocks once, about ten calls per megabyte whatever a call costs on the machine,
+/// and the memory is a few caches' (1 MiB each) whatever the file's size. Larger caches would read less often, but
+/// two walk the file at once (the structure check and the reader's), and each MiB they take shows in the peak.
 final class FileBlocks: Sendable {
     /// The file's size when it was opened.
     let size: Int
@@ -48,9 +53,9 @@ final class FileBlocks: Sendable {
 
     /// Opens the file at `url` for reading, or returns nil when it is not a regular file (a pipe, a device: read
     /// those whole); `path` labels errors. Blocks are `1 << blockShift` bytes, and a cache keeps `slotCount` of them
-    /// (64 KiB × 8 by default).
+    /// (128 KiB × 8 by default), or as many as the file has when it has fewer.
     /// - Throws: `.fileNotFound` when there is no such file, `.ioError` when it cannot be opened.
-    init?(opening url: URL, path: String?, blockShift: Int = 16, slotCount: Int = 8) throws {
+    init?(opening url: URL, path: String?, blockShift: Int = 17, slotCount: Int = 8) throws {
         precondition((4...24).contains(blockShift) && slotCount >= 2, "blocks of 16 B to 16 MiB, at least two")
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -71,7 +76,8 @@ final class FileBlocks: Sendable {
         self.size = size
         self.path = path
         self.blockShift = blockShift
-        self.slotCount = slotCount
+        // A small file needs no more slots than it has blocks.
+        self.slotCount = min(slotCount, max(2, (size >> blockShift) + 1))
     }
 
     deinit {
@@ -81,6 +87,9 @@ final class FileBlocks: Sendable {
     /// The number of reads from the file (`pread` calls, one per block read and one per span read past the cache)
     /// by the cursors that are done, for tests.
     var reads: Int { readsDone.load(ordering: .relaxed) }
+
+    /// How many of the caches no cursor is using hold blocks, for tests.
+    var freeCachesHoldingBlocks: Int { pool.withLock { $0.free.count(where: \.holdsBlocks) } }
 
     /// Runs `body` with a block cache over the file, then reports what reading found.
     /// - Throws: what `body` throws; else `.malformedInput` when the file turned out shorter than when it was opened
@@ -103,7 +112,16 @@ final class FileBlocks: Sendable {
         defer {
             cache.clearProblem()
             readsDone.add(cache.takeReads(), ordering: .relaxed)
-            if let pooled { pool.withLock { $0.free.append(pooled) } }
+            if let pooled {
+                pool.withLock { pool in
+                    pool.free.append(pooled)
+                    // Nothing reads the file now: the next cursor takes this cache, and the others give their
+                    // blocks' memory back (the structure check's, once it is done, is not held while records are
+                    // written).
+                    guard pool.free.count == pool.made else { return }
+                    for cache in pool.free.dropLast() { cache.releaseBlocks() }
+                }
+            }
         }
         let result: T
         do {
@@ -196,6 +214,8 @@ final class FileBlockCache: @unchecked Sendable {
         let used: UnsafeMutablePointer<Bool>
         var hand = 0
         var problem: Problem?
+        /// Whether a slot was filled since the memory was last given back.
+        var holdsBlocks = false
         /// The reads from the file since ``FileBlockCache/takeReads()`` last counted them.
         var reads = 0
     }
@@ -221,9 +241,11 @@ final class FileBlockCache: @unchecked Sendable {
         blockOfSlot.initialize(repeating: -1, count: slotCount)
         let used = lines(Bool.self, slotCount)
         used.initialize(repeating: false, count: slotCount)
-        // Zeroed, so that the 8-byte loads near the end of a short last block read defined bytes.
-        let storage = UnsafeMutableRawPointer.allocate(byteCount: slotCount << blockShift, alignment: Self.lineSize)
-        storage.initializeMemory(as: UInt8.self, repeating: 0, count: slotCount << blockShift)
+        // Left as it comes (a large allocation's pages are the system's until first written): a slot's memory is
+        // resident once a block is read into it, and a small file's blocks fill a few pages of theirs. Whole pages,
+        // so that ``releaseBlocks()`` can give them back.
+        let storage = UnsafeMutableRawPointer.allocate(
+            byteCount: slotCount << blockShift, alignment: max(Self.lineSize, Int(getpagesize())))
         state = lines(State.self, 1)
         state.initialize(
             to: State(
@@ -246,6 +268,9 @@ final class FileBlockCache: @unchecked Sendable {
     /// The first problem met, if any.
     var problem: Problem? { state.pointee.problem }
 
+    /// Whether a slot was filled since the memory was last given back.
+    var holdsBlocks: Bool { state.pointee.holdsBlocks }
+
     /// The reads from the file since the last call.
     func takeReads() -> Int {
         defer { state.pointee.reads = 0 }
@@ -255,9 +280,32 @@ final class FileBlockCache: @unchecked Sendable {
     /// Forgets a problem, and the blocks, which may hold zeros instead of bytes since.
     func clearProblem() {
         guard state.pointee.problem != nil else { return }
+        forgetBlocks()
+        state.pointee.problem = nil
+    }
+
+    /// Forgets the blocks and gives their memory back to the system (the pages a slot spans whole), when it holds
+    /// any: a cache left unused keeps no memory.
+    func releaseBlocks() {
+        guard state.pointee.holdsBlocks else { return }
+        forgetBlocks()
+        state.pointee.holdsBlocks = false
+        let page = Int(getpagesize())
+        let storage = Int(bitPattern: state.pointee.storage)
+        let start = (storage + page - 1) / page * page
+        let end = (storage + (state.pointee.slotCount << state.pointee.blockShift)) / page * page
+        guard end > start, let pages = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        #if canImport(Darwin)
+        _ = madvise(pages, end - start, MADV_FREE)
+        #else
+        _ = madvise(pages, end - start, MADV_DONTNEED)
+        #endif
+    }
+
+    private func forgetBlocks() {
         state.pointee.slotOfBlock.update(repeating: -1, count: state.pointee.blockCount)
         state.pointee.blockOfSlot.update(repeating: -1, count: state.pointee.slotCount)
-        state.pointee.problem = nil
+        state.pointee.used.update(repeating: false, count: state.pointee.slotCount)
     }
 
     /// Reads through a cache; a plain value to copy around.
@@ -345,9 +393,13 @@ final class FileBlockCache: @unchecked Sendable {
             if let problem = FileBlocks.read(state.pointee.descriptor, into: base, count: count, at: start) {
                 note(problem)
             }
+            // The 8-byte loads near the end of a short last block read defined bytes.
+            let tail = min(8, (1 << state.pointee.blockShift) - count)
+            (base + count).initializeMemory(as: UInt8.self, repeating: 0, count: tail)
             state.pointee.blockOfSlot[slot] = block
             state.pointee.slotOfBlock[block] = Int32(slot)
             state.pointee.used[slot] = true
+            state.pointee.holdsBlocks = true
             return UnsafeRawPointer(base)
         }
 
