@@ -22,6 +22,11 @@ import Darwin
 /// holds those blocks, not the file's pages (a mapping's pages count towards the resident size, in units as large
 /// as the file cache's folios, 2 MiB here), and a file truncated while it is read makes an error instead of
 /// stopping the process with SIGBUS. The size is the one the file had when opened.
+///
+/// Blocks are 128 KiB, eight to a cache, and each cursor open at a time has a cache of its own (``withBlocks(_:)``):
+/// a walk over an archive reads most blocks once, about ten calls per megabyte whatever a call costs on the machine,
+/// and the memory is a few caches' (1 MiB each) whatever the file's size. Larger caches would read less often, but
+/// two walk the file at once (the structure check and the reader's), and each MiB they take shows in the peak.
 final class FileBlocks: Sendable {
     /// The file's size when it was opened.
     let size: Int
@@ -30,19 +35,27 @@ final class FileBlocks: Sendable {
     private let descriptor: Int32
     private let blockShift: Int
     private let slotCount: Int
-    /// The caches cursors share, one cursor each at a time: a cursor takes the first one free (a third nested or
-    /// concurrent cursor makes its own, of two blocks), and gives it back when done. Two, because a structure check may walk the
-    /// whole file on one thread while the reader looks objects up on another (``BinaryPropertyList/StructureCheck``).
-    private let shared: FileBlockCache
-    private let sharedInUse = Atomic<Bool>(false)
-    private let second: FileBlockCache
-    private let secondInUse = Atomic<Bool>(false)
+    /// The caches cursors share, one cursor each at a time: a cursor takes one free, and gives it back when done.
+    private let pool = Mutex(Pool())
+    /// The reads from the file by cursors that are done.
+    private let readsDone = Atomic<Int>(0)
+
+    /// Caches not in use, and how many were made.
+    private struct Pool {
+        var free: [FileBlockCache] = []
+        var made = 0
+    }
+
+    /// How many caches of full size there are at most: three cursors may be open at once, and each may walk the
+    /// whole file (the structure check on a thread of its own, ``BinaryPropertyList/StructureCheck``, beside the
+    /// reader's walk and a look-up nested in it). A fourth cursor at a time makes a small cache of its own.
+    private static let pooledCacheCount = 3
 
     /// Opens the file at `url` for reading, or returns nil when it is not a regular file (a pipe, a device: read
     /// those whole); `path` labels errors. Blocks are `1 << blockShift` bytes, and a cache keeps `slotCount` of them
-    /// (64 KiB × 8 by default).
+    /// (128 KiB × 8 by default), or as many as the file has when it has fewer.
     /// - Throws: `.fileNotFound` when there is no such file, `.ioError` when it cannot be opened.
-    init?(opening url: URL, path: String?, blockShift: Int = 16, slotCount: Int = 8) throws {
+    init?(opening url: URL, path: String?, blockShift: Int = 17, slotCount: Int = 8) throws {
         precondition((4...24).contains(blockShift) && slotCount >= 2, "blocks of 16 B to 16 MiB, at least two")
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -63,34 +76,52 @@ final class FileBlocks: Sendable {
         self.size = size
         self.path = path
         self.blockShift = blockShift
-        self.slotCount = slotCount
-        self.shared = FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
-        self.second = FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
+        // A small file needs no more slots than it has blocks.
+        self.slotCount = min(slotCount, max(2, (size >> blockShift) + 1))
     }
 
     deinit {
         close(descriptor)
     }
 
+    /// The number of reads from the file (`pread` calls, one per block read and one per span read past the cache)
+    /// by the cursors that are done, for tests.
+    var reads: Int { readsDone.load(ordering: .relaxed) }
+
+    /// How many of the caches no cursor is using hold blocks, for tests.
+    var freeCachesHoldingBlocks: Int { pool.withLock { $0.free.count(where: \.holdsBlocks) } }
+
     /// Runs `body` with a block cache over the file, then reports what reading found.
     /// - Throws: what `body` throws; else `.malformedInput` when the file turned out shorter than when it was opened
     ///   (truncated meanwhile: `body` then saw zeros past its end), `.ioError` when a read failed.
+    ///
+    /// Each of the first three cursors open at a time has a whole cache of its own, from the few the file keeps
+    /// (made on first use): a walk over the file never shares its blocks, nor gets fewer than the others (a walk
+    /// that had two blocks read one anew for nearly every object).
     func withBlocks<T>(_ body: (FileBlockCache.Reader) throws -> T) throws -> T {
-        let isShared = sharedInUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
-        let isSecond =
-            !isShared && secondInUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
-        // A third cursor at a time is a reader's nested look-up (an object's class, while it walks the objects with
-        // the check running): a few blocks do, and they are freed when it is done.
+        let pooled = pool.withLock { pool -> FileBlockCache? in
+            if let cache = pool.free.popLast() { return cache }
+            guard pool.made < Self.pooledCacheCount else { return nil }
+            pool.made += 1
+            return FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: slotCount)
+        }
+        // A fourth cursor at a time is a nested look-up of an object or two: two small blocks do, freed when done.
         let cache =
-            isShared
-            ? shared
-            : isSecond
-                ? second
-                : FileBlockCache(descriptor: descriptor, size: size, blockShift: blockShift, slotCount: 2)
+            pooled
+            ?? FileBlockCache(descriptor: descriptor, size: size, blockShift: min(blockShift, 16), slotCount: 2)
         defer {
             cache.clearProblem()
-            if isShared { sharedInUse.store(false, ordering: .releasing) }
-            if isSecond { secondInUse.store(false, ordering: .releasing) }
+            readsDone.add(cache.takeReads(), ordering: .relaxed)
+            if let pooled {
+                pool.withLock { pool in
+                    pool.free.append(pooled)
+                    // Nothing reads the file now: the next cursor takes this cache, and the others give their
+                    // blocks' memory back (the structure check's, once it is done, is not held while records are
+                    // written).
+                    guard pool.free.count == pool.made else { return }
+                    for cache in pool.free.dropLast() { cache.releaseBlocks() }
+                }
+            }
         }
         let result: T
         do {
@@ -158,7 +189,7 @@ final class FileBlocks: Sendable {
 /// remembers the first problem, which ``FileBlocks/withBlocks(_:)`` throws once the cursor is done.
 ///
 /// `@unchecked Sendable`: the cache owns its memory outright, and ``FileBlocks`` hands it to one cursor at a time
-/// (an atomic flag says whether it is taken). Its state lives behind one pointer, so the ``Reader`` a cursor copies
+/// (a cache in use is out of the file's pool). Its state lives behind one pointer, so the ``Reader`` a cursor copies
 /// around is a plain value (no reference counting, no exclusivity checks on each byte).
 final class FileBlockCache: @unchecked Sendable {
     /// What went wrong while reading.
@@ -183,6 +214,10 @@ final class FileBlockCache: @unchecked Sendable {
         let used: UnsafeMutablePointer<Bool>
         var hand = 0
         var problem: Problem?
+        /// Whether a slot was filled since the memory was last given back.
+        var holdsBlocks = false
+        /// The reads from the file since ``FileBlockCache/takeReads()`` last counted them.
+        var reads = 0
     }
 
     private let state: UnsafeMutablePointer<State>
@@ -206,9 +241,11 @@ final class FileBlockCache: @unchecked Sendable {
         blockOfSlot.initialize(repeating: -1, count: slotCount)
         let used = lines(Bool.self, slotCount)
         used.initialize(repeating: false, count: slotCount)
-        // Zeroed, so that the 8-byte loads near the end of a short last block read defined bytes.
-        let storage = UnsafeMutableRawPointer.allocate(byteCount: slotCount << blockShift, alignment: Self.lineSize)
-        storage.initializeMemory(as: UInt8.self, repeating: 0, count: slotCount << blockShift)
+        // Left as it comes (a large allocation's pages are the system's until first written): a slot's memory is
+        // resident once a block is read into it, and a small file's blocks fill a few pages of theirs. Whole pages,
+        // so that ``releaseBlocks()`` can give them back.
+        let storage = UnsafeMutableRawPointer.allocate(
+            byteCount: slotCount << blockShift, alignment: max(Self.lineSize, Int(getpagesize())))
         state = lines(State.self, 1)
         state.initialize(
             to: State(
@@ -231,12 +268,44 @@ final class FileBlockCache: @unchecked Sendable {
     /// The first problem met, if any.
     var problem: Problem? { state.pointee.problem }
 
+    /// Whether a slot was filled since the memory was last given back.
+    var holdsBlocks: Bool { state.pointee.holdsBlocks }
+
+    /// The reads from the file since the last call.
+    func takeReads() -> Int {
+        defer { state.pointee.reads = 0 }
+        return state.pointee.reads
+    }
+
     /// Forgets a problem, and the blocks, which may hold zeros instead of bytes since.
     func clearProblem() {
         guard state.pointee.problem != nil else { return }
+        forgetBlocks()
+        state.pointee.problem = nil
+    }
+
+    /// Forgets the blocks and gives their memory back to the system (the pages a slot spans whole), when it holds
+    /// any: a cache left unused keeps no memory.
+    func releaseBlocks() {
+        guard state.pointee.holdsBlocks else { return }
+        forgetBlocks()
+        state.pointee.holdsBlocks = false
+        let page = Int(getpagesize())
+        let storage = Int(bitPattern: state.pointee.storage)
+        let start = (storage + page - 1) / page * page
+        let end = (storage + (state.pointee.slotCount << state.pointee.blockShift)) / page * page
+        guard end > start, let pages = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        #if canImport(Darwin)
+        _ = madvise(pages, end - start, MADV_FREE)
+        #else
+        _ = madvise(pages, end - start, MADV_DONTNEED)
+        #endif
+    }
+
+    private func forgetBlocks() {
         state.pointee.slotOfBlock.update(repeating: -1, count: state.pointee.blockCount)
         state.pointee.blockOfSlot.update(repeating: -1, count: state.pointee.slotCount)
-        state.pointee.problem = nil
+        state.pointee.used.update(repeating: false, count: state.pointee.slotCount)
     }
 
     /// Reads through a cache; a plain value to copy around.
@@ -278,13 +347,22 @@ final class FileBlockCache: @unchecked Sendable {
                 let base = base(ofBlock: range.lowerBound >> shift)
                 return try body(UnsafeRawBufferPointer(start: base + within, count: range.count))
             }
-            // Across blocks (a long string or data): read it whole, past the cache.
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(range.count, 1), alignment: 16)
             defer { buffer.deallocate() }
-            if let problem = FileBlocks.read(
-                state.pointee.descriptor, into: buffer, count: range.count, at: range.lowerBound)
-            {
-                note(problem)
+            let head = (1 << shift) - within
+            if range.count - head <= 1 << shift {
+                // Across two blocks (a text at a block's end): copied out of both, through the cache.
+                buffer.copyMemory(from: base(ofBlock: range.lowerBound >> shift) + within, byteCount: head)
+                (buffer + head).copyMemory(
+                    from: base(ofBlock: (range.lowerBound >> shift) + 1), byteCount: range.count - head)
+            } else {
+                // Across more (a long text or data): read whole, past the cache.
+                state.pointee.reads += 1
+                if let problem = FileBlocks.read(
+                    state.pointee.descriptor, into: buffer, count: range.count, at: range.lowerBound)
+                {
+                    note(problem)
+                }
             }
             return try body(UnsafeRawBufferPointer(start: buffer, count: range.count))
         }
@@ -311,12 +389,17 @@ final class FileBlockCache: @unchecked Sendable {
             let base = state.pointee.storage + (slot << state.pointee.blockShift)
             let start = block << state.pointee.blockShift
             let count = min(1 << state.pointee.blockShift, state.pointee.size - start)
+            state.pointee.reads += 1
             if let problem = FileBlocks.read(state.pointee.descriptor, into: base, count: count, at: start) {
                 note(problem)
             }
+            // The 8-byte loads near the end of a short last block read defined bytes.
+            let tail = min(8, (1 << state.pointee.blockShift) - count)
+            (base + count).initializeMemory(as: UInt8.self, repeating: 0, count: tail)
             state.pointee.blockOfSlot[slot] = block
             state.pointee.slotOfBlock[block] = Int32(slot)
             state.pointee.used[slot] = true
+            state.pointee.holdsBlocks = true
             return UnsafeRawPointer(base)
         }
 

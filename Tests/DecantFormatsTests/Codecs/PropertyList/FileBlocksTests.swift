@@ -158,6 +158,59 @@ struct FileBlocksTests {
         }
     }
 
+    /// A large archive is read in large blocks: its structure check, then every object looked up one cursor at a
+    /// time, walk the file twice with about 96 KiB a call or more (issue 38: a 48 MB archive took 391,295 calls).
+    @Test func aLargeArchiveIsReadWithFewCalls() throws {
+        let data = try Self.notesArchive(count: 40_000)
+        try #require(data.count > 2 << 20, "\(data.count) bytes")
+        try Self.withFile(data) { url in
+            let file = try #require(try FileBlocks(opening: url, path: "t.archive"))
+            let (archive, check) = try KeyedArchive.opening(file: file)
+            try check?.finish()
+            for index in 0..<archive.objectCount { _ = try archive.object(at: index) }
+            #expect(file.reads <= 2 * data.count / (96 << 10) + 16, "\(file.reads) reads of \(data.count) bytes")
+        }
+    }
+
+    /// A walk that starts while two other cursors are open (the structure check starting while the reader looks an
+    /// object up in its walk) gets as many blocks as they do: with two, it read a block anew for nearly every object.
+    /// One walk, at least 64 KiB a call.
+    @Test func aThirdCursorWalksTheFileWithAWholeCache() throws {
+        let data = try Self.notesArchive(count: 20_000)
+        try Self.withFile(data) { url in
+            let file = try #require(try FileBlocks(opening: url, path: "t.archive"))
+            let list = try BinaryPropertyList(file: file, checksStructure: false)
+            let before = file.reads
+            try file.withBlocks { walk in
+                _ = walk.byte(at: 0)
+                try file.withBlocks { lookUp in
+                    _ = lookUp.byte(at: data.count - 1)
+                    try list.checkStructure()
+                }
+            }
+            #expect(file.reads - before <= data.count / (64 << 10) + 16, "\(file.reads - before) reads")
+        }
+    }
+
+    /// Once no cursor reads the file, one cache keeps its blocks for the next cursor, and the others give their
+    /// memory back: a structure check's blocks are not held while the records are written.
+    @Test func idleCachesGiveTheirBlocksBack() throws {
+        let data = try Self.notesArchive(count: 200)
+        try Self.withFile(data) { url in
+            let file = try #require(try FileBlocks(opening: url, path: "t.archive", blockShift: 6, slotCount: 4))
+            try file.withBlocks { outer in
+                _ = outer.byte(at: 0)
+                try file.withBlocks { inner in _ = inner.byte(at: data.count - 1) }
+                #expect(file.freeCachesHoldingBlocks == 1)
+            }
+            #expect(file.freeCachesHoldingBlocks == 1)
+            // The cache kept is the one given back last, and its blocks are still there.
+            let reads = file.reads
+            try file.withBlocks { cursor in _ = cursor.byte(at: 0) }
+            #expect(file.reads == reads)
+        }
+    }
+
     @Test func anArchiveReaderOnAFileReadsLikeOneOnItsBytes() throws {
         let data = try Self.notesArchive(count: 3_000)
         let model = ArchiveTesting.shapeModel([("content", .string), ("date", .date), ("n", .integer64)])
