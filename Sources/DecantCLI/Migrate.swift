@@ -105,7 +105,15 @@ extension DecantCommand {
                 let settings = try migration.settings(input: inputOptions, output: outputOptions)
                 if batch.isBatch(stores: stores) {
                     let outputDir = batch.outputDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
-                    if let outputDir { try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true) }
+                    if let outputDir {
+                        do {
+                            try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true)
+                        } catch {
+                            throw DecantError(
+                                .cannotCreateOutput, "cannot create the folder", at: Location(path: batch.outputDir),
+                                underlyingError: error)
+                        }
+                    }
                     let noBackup = self.noBackup
                     try batch.run(stores: stores, suite: "decant migrate", json: options.json) { [settings] store in
                         let target: StoreMigration.Target = outputDir.map {

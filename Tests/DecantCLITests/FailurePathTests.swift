@@ -27,6 +27,38 @@ struct ErrorExitStatusTests {
     }
 }
 
+extension ErrorExitStatusTests {
+    struct NotADecantError: Error {}
+
+    /// An error that is not a ``DecantError`` is a defect of Decant's: exit 70 with "please report", not
+    /// ArgumentParser's 1 (problems found); with `--json` it is the error document too, and `-v` adds its cause.
+    @Test func anErrorThatIsNotADecantErrorExits70() {
+        do {
+            try reportingErrors(verbose: 1, json: true) { throw NotADecantError() }
+            Issue.record("no exit")
+        } catch let exit as ExitCode {
+            #expect(exit.rawValue == 70)
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    /// ArgumentParser's own errors pass through as they are: an exit code, a clean exit, a usage error (64).
+    @Test func argumentParsersOwnErrorsPassThrough() {
+        let errors: [any Error] = [ExitCode(1), ExitCode(0), CleanExit.message("done"), ValidationError("bad")]
+        for thrown in errors {
+            do {
+                try reportingErrors(verbose: 0) { throw thrown }
+                Issue.record("\(thrown): no error")
+            } catch {
+                #expect(
+                    DecantCommand.exitCode(for: error) == DecantCommand.exitCode(for: thrown), "\(thrown) became \(error)")
+            }
+        }
+        #expect(DecantCommand.exitCode(for: ValidationError("bad")).rawValue == 64)
+    }
+}
+
 /// The failures DESIGN.md promises, through the built binary, for each command: 66 for a missing input, 73 for an
 /// output that cannot be created, 74 for an I/O error, 65 for a seed that is not a store; a failed run leaves no
 /// output and an existing output as it was; `migrate --in-place` failing midway leaves the store's bytes and no
@@ -115,6 +147,10 @@ struct FailurePathTests {
             ["validate", store.path, "--model", Self.notes, "--rejects", below("rejects.ndjson")],
             ["seed", "--default", store.path, "--store", below("Notes.sqlite")],
             ["infer-mapping", "--model", Self.notes, "--from-version", "Notes", "--to-version", "Notes 2", "--output", below("m.yaml")],
+            ["lock", Self.notes, "--lock-file", below("Notes.decant-lock.json")],
+            // A batch's folder and its JUnit report (before, Foundation's own errors: exit 1, as if problems were found).
+            ["migrate", store.path, "--model", Self.notes, "--output-dir", below("out")],
+            ["validate", store.path, "--model", Self.notes, "--junit", below("report.xml")],
         ]
         let before = try Data(contentsOf: store)
         for arguments in cases {
