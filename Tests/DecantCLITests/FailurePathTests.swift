@@ -9,11 +9,7 @@ import Testing
 @Suite("Exit statuses of errors")
 struct ErrorExitStatusTests {
     @Test func aThrownErrorExitsWithItsCodesStatus() {
-        let codes: [DecantError.Code] = [
-            .usage, .malformedInput, .unsupportedFormat, .modelMismatch, .fileNotFound, .internalError,
-            .cannotCreateOutput, .ioError, .planNotExecutable, .validationFailed,
-        ]
-        for code in codes {
+        for code in DecantError.Code.allCases {
             do {
                 try reportingErrors(verbose: 0) { throw DecantError(code, "a test error") }
                 Issue.record("\(code): no exit")
