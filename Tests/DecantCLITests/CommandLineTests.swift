@@ -99,9 +99,10 @@ struct CommandLineTests {
         let absent = try #require(try JSONSerialization.jsonObject(with: Data(missing.stdout.utf8)) as? [String: Any])
         #expect(absent["status"] as? Int == 66)
         #expect(absent["place"] is NSNull)
-        // plan, migrate and seed print it too: a store that is not there is exit 66, as a document.
+        // plan, migrate, seed and validate print it too: a store that is not there is exit 66, as a document.
         let nowhere = folder.appendingPathComponent("nowhere.sqlite").path
         for arguments in [
+            ["validate", nowhere, "--model", JSONConvertTests.notes],
             ["plan", nowhere, "--model", JSONConvertTests.notes],
             ["migrate", nowhere, "--model", JSONConvertTests.notes, "--output", folder.appendingPathComponent("o.sqlite").path],
             ["seed", "--default", nowhere, "--store", folder.appendingPathComponent("App.sqlite").path],
@@ -109,6 +110,9 @@ struct CommandLineTests {
             let run = try EndToEndTests.run(arguments + ["--json"])
             #expect(run.status == 66, "\(arguments[0]): \(run.stderr)")
             #expect(try EndToEndTests.validate(run.stdout, schema: "error") == "valid", "\(arguments[0]): \(run.stdout)")
+            let document = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+            #expect(document?["status"] as? Int == 66, "\(arguments[0]): \(run.stdout)")
+            #expect(document?["file"] as? String == nowhere, "\(arguments[0]): \(run.stdout)")
         }
         // Without --json, standard output stays empty.
         let plain = try EndToEndTests.run(["inspect", folder.appendingPathComponent("Nope.xcdatamodeld").path])

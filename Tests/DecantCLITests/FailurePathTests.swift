@@ -115,6 +115,9 @@ struct FailurePathTests {
             (["validate", missing, "--model", Self.notes], missing),
             (["seed", "--default", missing, "--store", app.appendingPathComponent("Notes.sqlite").path], missing),
             (["infer-mapping", "--model", missingModel, "--from-version", "A", "--to-version", "B"], missingModel),
+            (["lock", missingModel], missingModel),
+            (["lock", missingModel, "--check"], missingModel),
+            (["lock", Self.notes, "--check", "--lock-file", missing], missing),
         ]
         let before = try Data(contentsOf: store)
         for (arguments, path) in cases {
