@@ -246,7 +246,7 @@ struct FailurePathTests {
         let precious = Data("an output from an earlier run".utf8)
         try precious.write(to: output)
         let again = try EndToEndTests.run(["migrate", damaged.path, "--model", Self.notes, "--output", output.path])
-        #expect(again.status != 0)
+        #expect(again.status == 65, "\(again.stderr)")
         #expect(try Data(contentsOf: output) == precious)
         #expect(try Self.entries(folder) == ["Damaged.sqlite", "Notes.sqlite", "Out.sqlite"])
     }
@@ -331,11 +331,12 @@ struct FailurePathTests {
 
         let rejects = folder.appendingPathComponent("rejects.ndjson")
         let output = folder.appendingPathComponent("out.sqlite")
-        // The exit status of a run with rejects is another change's to state; the counts are checked here.
         let outcome = try EndToEndTests.run([
             "migrate", store.path, "--model", bundleURL.path, "--output", output.path, "--rejects", rejects.path,
             "--json",
         ])
+        // Rejected objects are problems found: the output and the rejects file are complete, and the exit is 1.
+        #expect(outcome.status == 1, "\(outcome.stderr)")
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any], "\(outcome.stderr)")
         let ledgers = try #require(json["ledgers"] as? [[String: Any]])
