@@ -367,6 +367,9 @@ struct FailurePathTests {
         #expect(kept == "['item 6', 'item 7', 'item 8', 'item 9', 'item 10']")
     }
 
+    /// Both processes are released together; the one that finds the store seeded must have waited for the other
+    /// (it started before the seeder ended), or the test saw two runs one after the other and proved nothing about
+    /// the lock. Every wait is bounded: a process that never sees `go` gives up after a minute, and so does the test.
     @Test func twoSeedingProcessesReleasedTogetherMakeOneCopy() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -378,15 +381,21 @@ struct FailurePathTests {
             try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
             let destination = app.appendingPathComponent("Notes.sqlite")
             let go = app.appendingPathComponent("go")
-            // Each process says it is ready, then waits for `go` to appear: both start within a millisecond or so.
+            let mark = { (name: String, index: Int) in folder.appendingPathComponent("\(name)-\(round)-\(index)").path }
+            // Each process says it is ready, then waits (a minute at most) for `go` to appear: both start within a
+            // millisecond or so. Each writes the clock (ns) as it starts decant and as decant ends.
             var processes: [(Process, Pipe)] = []
             for index in 0..<2 {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: "/bin/bash")
                 process.arguments = [
-                    "-c", "touch \"$0\"; while [ ! -e \"$1\" ]; do sleep 0.001; done; shift; exec \"$@\"",
-                    folder.appendingPathComponent("ready-\(round)-\(index)").path, go.path, EndToEndTests.binary.path,
-                    "seed", "--default", seed.path, "--store", destination.path,
+                    "-c",
+                    """
+                    touch "$0"; n=0; while [ ! -e "$1" ]; do n=$((n+1)); [ $n -gt 60000 ] && exit 99; sleep 0.001; done
+                    date +%s%N > "$2"; ended="$3"; shift 3; "$@"; status=$?; date +%s%N > "$ended"; exit $status
+                    """,
+                    mark("ready", index), go.path, mark("started", index), mark("ended", index),
+                    EndToEndTests.binary.path, "seed", "--default", seed.path, "--store", destination.path,
                 ]
                 let output = Pipe()
                 process.standardOutput = output
@@ -394,8 +403,15 @@ struct FailurePathTests {
                 try process.run()
                 processes.append((process, output))
             }
-            let ready = (0..<2).map { folder.appendingPathComponent("ready-\(round)-\($0)").path }
-            while !ready.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) { usleep(1_000) }
+            let deadline = Date().addingTimeInterval(60)
+            while !(0..<2).allSatisfy({ FileManager.default.fileExists(atPath: mark("ready", $0)) }) {
+                guard Date() < deadline else {
+                    for (process, _) in processes { process.terminate() }
+                    Issue.record("round \(round): the processes did not start within a minute")
+                    return
+                }
+                usleep(1_000)
+            }
             try Data().write(to: go)
             var texts: [String] = []
             for (process, output) in processes {
@@ -405,8 +421,22 @@ struct FailurePathTests {
                 texts.append(text)
             }
             // One seeded, the other found it seeded; one store, complete, and nothing else (no lock file).
+            let seeder = try #require(texts.firstIndex { $0.contains("seeded from") }, "round \(round): \(texts)")
             #expect(texts.filter { $0.contains("seeded from") }.count == 1, "round \(round): \(texts)")
             #expect(texts.filter { $0.contains("already seeded") }.count == 1, "round \(round): \(texts)")
+            // The other one waited: it started before the seeder ended, and ended after it.
+            func clock(_ name: String, _ index: Int) throws -> Int {
+                let text = try String(contentsOfFile: mark(name, index), encoding: .utf8)
+                return try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "\(name): \(text)")
+            }
+            let waiter = 1 - seeder
+            #expect(
+                try clock("started", waiter) < clock("ended", seeder),
+                "round \(round): the second process started after the seeder had ended")
+            #expect(try clock("ended", waiter) >= clock("ended", seeder), "round \(round)")
+            for name in ["ready", "started", "ended"] {
+                for index in 0..<2 { try FileManager.default.removeItem(atPath: mark(name, index)) }
+            }
             try FileManager.default.removeItem(at: go)
             #expect(
                 try FileManager.default.contentsOfDirectory(atPath: app.path).sorted()
