@@ -52,7 +52,12 @@ struct BatchOptions: ParsableArguments {
             inputs: stores.map { URL(fileURLWithPath: $0) }, shard: try shard.map { try BatchRun.Shard(parsing: $0) })
         let results = batch.run(jobs: jobs, reporting: job)
         if let junit {
-            try BatchRun.junit(results, suite: suite).write(to: URL(fileURLWithPath: junit))
+            do {
+                try BatchRun.junit(results, suite: suite).write(to: URL(fileURLWithPath: junit))
+            } catch {
+                throw DecantError(
+                    .cannotCreateOutput, "cannot write the JUnit report", at: Location(path: junit), underlyingError: error)
+            }
         }
         if json {
             let document = results.map {

@@ -5,18 +5,39 @@ import Foundation
 /// Runs a command body, turning a thrown ``DecantError`` into an `Error:` line on standard error and the
 /// sysexits code its kind maps to. With `json` (the command's `--json`), standard output gets the error as one
 /// JSON document too (``ErrorDocument``, `schemas/error.schema.json`), so a script reading it always gets JSON.
+///
+/// Any other error (not ArgumentParser's own: an exit code, a clean exit, a usage error) is a defect of Decant's, a
+/// failure it did not put into words: it is reported as an internal error (exit 70, "please report"), not as
+/// ArgumentParser's exit 1, which means the run found problems.
 func reportingErrors(verbose: Int, json: Bool = false, _ body: () throws -> Void) throws {
     do {
         try body()
+    } catch let error as ExitCode {
+        throw error
+    } catch let error as CleanExit {
+        throw error
+    } catch let error as ValidationError {
+        throw error
     } catch let error as DecantError {
-        var text = "Error: \(error.description)\n"
-        if verbose > 0, let cause = error.underlyingError { text += "  caused by: \(cause)\n" }
-        FileHandle.standardError.write(Data(text.utf8))
-        if json, let document = try? ErrorDocument(error).jsonDocument() {
-            printOut(String(decoding: document, as: UTF8.self))
-        }
-        throw ExitCode(error.code.exitCode)
+        try report(error, verbose: verbose, json: json)
+    } catch {
+        let unexpected = DecantError(
+            .internalError, "unexpected error (please report it): \(error.localizedDescription)",
+            underlyingError: error)
+        try report(unexpected, verbose: verbose, json: json)
     }
+}
+
+/// Writes `error` to standard error (and as the JSON error document to standard output with `json`) and throws its
+/// exit code.
+private func report(_ error: DecantError, verbose: Int, json: Bool) throws -> Never {
+    var text = "Error: \(error.description)\n"
+    if verbose > 0, let cause = error.underlyingError { text += "  caused by: \(cause)\n" }
+    FileHandle.standardError.write(Data(text.utf8))
+    if json, let document = try? ErrorDocument(error).jsonDocument() {
+        printOut(String(decoding: document, as: UTF8.self))
+    }
+    throw ExitCode(error.code.exitCode)
 }
 
 /// Writes text and a newline to standard output.

@@ -58,16 +58,10 @@ extension DecantCommand {
                     text = result.problems.map { "# CANNOT INFER: \($0)" }.joined(separator: "\n") + "\n" + text
                 }
                 if let output {
-                    do {
-                        try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
-                    } catch {
-                        throw DecantError(
-                            .cannotCreateOutput,
-                            "cannot write the mapping file: \(error.localizedDescription)",
-                            at: Location(path: output),
-                            underlyingError: error
-                        )
-                    }
+                    // Staged beside the file and renamed into place: 73 when it cannot be created, 74 when writing
+                    // it fails.
+                    try DestinationLease(destination: URL(fileURLWithPath: output), displayPath: output)
+                        .write(Data(text.utf8), what: "mapping file")
                 } else {
                     FileHandle.standardOutput.write(Data(text.utf8))
                 }

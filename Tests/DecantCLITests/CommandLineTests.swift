@@ -42,16 +42,22 @@ struct CommandLineTests {
     }
 
     /// `make install` with PREFIX and DESTDIR puts the binary in DESTDIR/PREFIX/bin (SWIFT=true skips the release
-    /// build; DECANT points at the debug binary).
+    /// build; DECANT points at the debug binary). `-o deps` keeps make from running `deps`, which installs Debian
+    /// packages as root when one is missing: a test never touches the system or the network. The dry run checks
+    /// that nothing else would reach apt-get or dpkg either.
     @Test(.requiresDecantBinary) func makeInstallHonoursPrefixAndDestdir() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let outcome = try Subprocess.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            [
-                "make", "-C", Fixtures.packageRoot.path, "install", "SWIFT=true", "DECANT=\(EndToEndTests.binary.path)",
-                "PREFIX=/opt/decant", "DESTDIR=\(folder.path)",
-            ])
+        let make = [
+            "make", "-C", Fixtures.packageRoot.path, "-o", "deps", "install", "SWIFT=true",
+            "DECANT=\(EndToEndTests.binary.path)", "PREFIX=/opt/decant", "DESTDIR=\(folder.path)",
+        ]
+        let dry = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/env"), [make[0], "-n"] + make.dropFirst())
+        #expect(dry.status == 0, "\(dry.output)\(dry.errors)")
+        #expect(dry.output.contains("install -m 755"), "\(dry.output)")
+        try #require(
+            !dry.output.contains("apt-get") && !dry.output.contains("dpkg"), "make install would run deps: \(dry.output)")
+        let outcome = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/env"), make)
         #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
         let installed = folder.appendingPathComponent("opt/decant/bin/decant")
         #expect(FileManager.default.isExecutableFile(atPath: installed.path))
@@ -99,9 +105,10 @@ struct CommandLineTests {
         let absent = try #require(try JSONSerialization.jsonObject(with: Data(missing.stdout.utf8)) as? [String: Any])
         #expect(absent["status"] as? Int == 66)
         #expect(absent["place"] is NSNull)
-        // plan, migrate and seed print it too: a store that is not there is exit 66, as a document.
+        // plan, migrate, seed and validate print it too: a store that is not there is exit 66, as a document.
         let nowhere = folder.appendingPathComponent("nowhere.sqlite").path
         for arguments in [
+            ["validate", nowhere, "--model", JSONConvertTests.notes],
             ["plan", nowhere, "--model", JSONConvertTests.notes],
             ["migrate", nowhere, "--model", JSONConvertTests.notes, "--output", folder.appendingPathComponent("o.sqlite").path],
             ["seed", "--default", nowhere, "--store", folder.appendingPathComponent("App.sqlite").path],
@@ -109,6 +116,9 @@ struct CommandLineTests {
             let run = try EndToEndTests.run(arguments + ["--json"])
             #expect(run.status == 66, "\(arguments[0]): \(run.stderr)")
             #expect(try EndToEndTests.validate(run.stdout, schema: "error") == "valid", "\(arguments[0]): \(run.stdout)")
+            let document = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+            #expect(document?["status"] as? Int == 66, "\(arguments[0]): \(run.stdout)")
+            #expect(document?["file"] as? String == nowhere, "\(arguments[0]): \(run.stdout)")
         }
         // Without --json, standard output stays empty.
         let plain = try EndToEndTests.run(["inspect", folder.appendingPathComponent("Nope.xcdatamodeld").path])

@@ -27,7 +27,7 @@ struct ConvertCSVTests {
         let semicolon = try #require(
             try DecantCommand.parseAsRoot(["convert", "a", "b", "--delimiter", ";"]) as? DecantCommand.Convert)
         #expect(semicolon.inputOptions.delimiter?.character == ";")
-        #expect(throws: (any Error).self) { try DecantCommand.parseAsRoot(["convert", "a", "b", "--delimiter", ";;"]) }
+        expectUsageError(["convert", "a", "b", "--delimiter", ";;"])
         let help = DecantCommand.helpMessage(for: DecantCommand.Convert.self, columns: 100)
         #expect(help.contains("--delimiter <delimiter>"))
         #expect(help.contains("--null <null>"))

@@ -104,6 +104,31 @@ struct CrashSafetyTests {
         { FileManager.default.fileExists(atPath: destination.path) }
     }
 
+    /// Kills runs of `arguments` as soon as `moment` says so until `landed` kills land on a running process (at most
+    /// three times as many runs), calling `check` after each; a moment no kill can hit fails the test, for a test
+    /// whose kills all came after the run ended would check finished runs only.
+    static func killAt(
+        _ what: String, _ arguments: [String], when moment: @escaping () -> Bool, landed wanted: Int = 3,
+        check: (Int) throws -> Void
+    ) throws {
+        var landed = 0
+        var attempt = 0
+        while landed < wanted && attempt < wanted * 3 {
+            if try kill(arguments, when: moment) { landed += 1 }
+            try check(attempt)
+            attempt += 1
+        }
+        #expect(landed == wanted, "\(what): \(landed) of \(attempt) kills landed on a running process")
+    }
+
+    /// The moment a file whose name starts with `prefix` appears in `folder`.
+    static func entryAppears(_ prefix: String, in folder: URL) -> () -> Bool {
+        {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            return entries.contains { $0.hasPrefix(prefix) }
+        }
+    }
+
     /// Most moments must kill a running process, or the test checked finished runs only.
     static func expectMostKillsLanded(_ killed: Int) {
         #expect(killed * 4 >= moments * 3, "most moments fall inside the run (\(killed) of \(moments))")
@@ -141,8 +166,7 @@ struct CrashSafetyTests {
         }
         Self.expectMostKillsLanded(killed)
         // And as the output is moved into place.
-        for attempt in 0..<3 {
-            _ = try Self.kill(arguments, when: Self.destinationAppears(output))
+        try Self.killAt("commit", arguments, when: Self.destinationAppears(output)) { attempt in
             #expect(try Data(contentsOf: source) == sourceBytes, "commit \(attempt)")
             try Self.checkAbsentOrComplete(output, counts: counts, moment: Self.moments + attempt)
             SQLiteFormat().files(at: output).remove()
@@ -175,8 +199,7 @@ struct CrashSafetyTests {
         }
         Self.expectMostKillsLanded(killed)
         // And as the copy is moved into place.
-        for attempt in 0..<3 {
-            _ = try Self.kill(arguments, when: Self.destinationAppears(destination))
+        try Self.killAt("commit", arguments, when: Self.destinationAppears(destination)) { attempt in
             #expect(try Data(contentsOf: seed) == seedBytes, "commit \(attempt)")
             try Self.checkAbsentOrComplete(destination, counts: counts, moment: Self.moments + attempt)
             SQLiteFormat().files(at: destination).remove()
@@ -218,17 +241,15 @@ extension CrashSafetyTests {
             try original.write(to: store)
         }
         try reset()
-        var killed = 0
-        for moment in 0..<Self.moments {
-            if try Self.kill(arguments, whenStaged: size * moment / Self.moments, beside: store) { killed += 1 }
-            // The old store exactly, or the migrated one complete: the current version, whole, every object.
+        // The old store exactly, or the migrated one complete: the current version, whole, every object. A backup
+        // under its real name is whole; the rerun succeeds (and says so when there is nothing to do).
+        func checkAndRerun(moment: Int) throws {
             if try Data(contentsOf: store) != original {
                 try Self.checkAbsentOrComplete(store, counts: counts, moment: moment)
                 #expect(
                     try SQLiteStore(contentsOf: store).metadata.entityVersionHashes
                         == bundle.currentVersion?.entityVersionHashes, "moment \(moment)")
             }
-            // A backup under its real name is whole; the rerun succeeds (and says so when there is nothing to do).
             if FileManager.default.fileExists(atPath: backup.path) {
                 #expect(try Data(contentsOf: backup) == original, "moment \(moment)")
                 try FileManager.default.removeItem(at: backup)
@@ -237,7 +258,29 @@ extension CrashSafetyTests {
             try Self.checkAbsentOrComplete(store, counts: counts, moment: moment)
             try reset()
         }
+        var killed = 0
+        for moment in 0..<Self.moments {
+            if try Self.kill(arguments, whenStaged: size * moment / Self.moments, beside: store) { killed += 1 }
+            try checkAndRerun(moment: moment)
+        }
         Self.expectMostKillsLanded(killed)
+        // And at the commit: as the backup is written under its temporary name (a backup written under its real
+        // name never shows one, and fails here), as it appears under its real name, and as the old store's journal
+        // is set aside (an empty `-journal`, which SQLite ignores, gives the old store a companion to set aside).
+        let journal = URL(fileURLWithPath: store.path + "-journal")
+        let moments: [(String, () -> Bool)] = [
+            ("backup staged", Self.entryAppears(".Notes.sqlite.backup.decant-", in: folder)),
+            ("backup named", Self.destinationAppears(backup)),
+            ("journal set aside", Self.entryAppears(".Notes.sqlite.decant-pending-", in: folder)),
+        ]
+        for (index, (what, moment)) in moments.enumerated() {
+            try Data().write(to: journal)
+            try Self.killAt(what, arguments, when: moment) { attempt in
+                try checkAndRerun(moment: Self.moments + index * 10 + attempt)
+                try Data().write(to: journal)
+            }
+            try? FileManager.default.removeItem(at: journal)
+        }
     }
 }
 

@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// The built `decant` binary is a precondition of the CLI tests, not an option: a test (or suite) with this trait
-/// fails when `.build/debug/decant` is missing, instead of switching itself off. `make test` builds it
+/// fails when `.build/debug/decant` is missing, or older than a file under `Sources/` (a plain `swift test` after an
+/// edit does not relink it), instead of switching itself off or testing old code. `make test` builds it
 /// (`swift build --product decant`) before running the tests.
 struct RequiresDecantBinary: TestTrait, SuiteTrait, TestScoping {
     var isRecursive: Bool { true }
@@ -13,16 +14,16 @@ struct RequiresDecantBinary: TestTrait, SuiteTrait, TestScoping {
     ) async throws {
         // A suite's scope runs its tests, each of which checks for itself.
         if testCase != nil || !test.isSuite {
-            try #require(
-                EndToEndTests.hasBinary,
-                "\(EndToEndTests.binary.path) is missing: build it with `swift build --product decant` (make test does)")
+            let problem = EndToEndTests.binaryProblem
+            try #require(problem == nil, "\(problem ?? "")")
         }
         try await function()
     }
 }
 
 extension Trait where Self == RequiresDecantBinary {
-    /// Fails the test when the `decant` binary has not been built (see ``RequiresDecantBinary``).
+    /// Fails the test when the `decant` binary has not been built since the sources last changed (see
+    /// ``RequiresDecantBinary``).
     static var requiresDecantBinary: Self { RequiresDecantBinary() }
 }
 

@@ -8,12 +8,34 @@ struct EndToEndTests {
     static let binary = Fixtures.packageRoot.appendingPathComponent(".build/debug/decant")
 
     static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try #require(hasBinary, "\(binary.path) is missing: build it with `swift build --product decant`")
+        try #require(binaryProblem == nil, "\(binaryProblem ?? "")")
         let outcome = try Subprocess.run(binary, arguments)
         return (outcome.status, outcome.output, outcome.errors)
     }
 
     static var hasBinary: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
+
+    /// Why the CLI tests cannot run the binary, or nil: it is missing, or older than a file it is built from (a
+    /// source under `Sources/`, or `Package.swift`), so a plain `swift test` after an edit would test the old code.
+    /// Worked out once per test run.
+    static let binaryProblem: String? = {
+        let rebuild = "build it with `swift build --product decant` (make test does)"
+        guard hasBinary else { return "\(binary.path) is missing: \(rebuild)" }
+        let manager = FileManager.default
+        func modified(_ url: URL) -> Date? {
+            (try? manager.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
+        }
+        guard let built = modified(binary) else { return "\(binary.path) cannot be examined: \(rebuild)" }
+        let sources = Fixtures.packageRoot.appendingPathComponent("Sources", isDirectory: true)
+        var inputs = [Fixtures.packageRoot.appendingPathComponent("Package.swift")]
+        if let walk = manager.enumerator(at: sources, includingPropertiesForKeys: nil) {
+            for case let url as URL in walk { inputs.append(url) }
+        }
+        let newer = inputs.filter { (modified($0) ?? .distantPast) > built }.map(\.path).sorted()
+        guard let first = newer.first else { return nil }
+        return "\(binary.path) is older than \(first)\(newer.count > 1 ? " and \(newer.count - 1) more" : ""): "
+            + "re\(rebuild)"
+    }()
 
     @Test(.requiresDecantBinary) func inspectsASampleModel() throws {
         let outcome = try Self.run(["inspect", Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld").path])

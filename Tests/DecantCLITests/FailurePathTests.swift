@@ -9,11 +9,7 @@ import Testing
 @Suite("Exit statuses of errors")
 struct ErrorExitStatusTests {
     @Test func aThrownErrorExitsWithItsCodesStatus() {
-        let codes: [DecantError.Code] = [
-            .usage, .malformedInput, .unsupportedFormat, .modelMismatch, .fileNotFound, .internalError,
-            .cannotCreateOutput, .ioError, .planNotExecutable, .validationFailed,
-        ]
-        for code in codes {
+        for code in DecantError.Code.allCases {
             do {
                 try reportingErrors(verbose: 0) { throw DecantError(code, "a test error") }
                 Issue.record("\(code): no exit")
@@ -24,6 +20,38 @@ struct ErrorExitStatusTests {
                 Issue.record("\(code): \(error)")
             }
         }
+    }
+}
+
+extension ErrorExitStatusTests {
+    struct NotADecantError: Error {}
+
+    /// An error that is not a ``DecantError`` is a defect of Decant's: exit 70 with "please report", not
+    /// ArgumentParser's 1 (problems found); with `--json` it is the error document too, and `-v` adds its cause.
+    @Test func anErrorThatIsNotADecantErrorExits70() {
+        do {
+            try reportingErrors(verbose: 1, json: true) { throw NotADecantError() }
+            Issue.record("no exit")
+        } catch let exit as ExitCode {
+            #expect(exit.rawValue == 70)
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    /// ArgumentParser's own errors pass through as they are: an exit code, a clean exit, a usage error (64).
+    @Test func argumentParsersOwnErrorsPassThrough() {
+        let errors: [any Error] = [ExitCode(1), ExitCode(0), CleanExit.message("done"), ValidationError("bad")]
+        for thrown in errors {
+            do {
+                try reportingErrors(verbose: 0) { throw thrown }
+                Issue.record("\(thrown): no error")
+            } catch {
+                #expect(
+                    DecantCommand.exitCode(for: error) == DecantCommand.exitCode(for: thrown), "\(thrown) became \(error)")
+            }
+        }
+        #expect(DecantCommand.exitCode(for: ValidationError("bad")).rawValue == 64)
     }
 }
 
@@ -87,6 +115,9 @@ struct FailurePathTests {
             (["validate", missing, "--model", Self.notes], missing),
             (["seed", "--default", missing, "--store", app.appendingPathComponent("Notes.sqlite").path], missing),
             (["infer-mapping", "--model", missingModel, "--from-version", "A", "--to-version", "B"], missingModel),
+            (["lock", missingModel], missingModel),
+            (["lock", missingModel, "--check"], missingModel),
+            (["lock", Self.notes, "--check", "--lock-file", missing], missing),
         ]
         let before = try Data(contentsOf: store)
         for (arguments, path) in cases {
@@ -115,6 +146,10 @@ struct FailurePathTests {
             ["validate", store.path, "--model", Self.notes, "--rejects", below("rejects.ndjson")],
             ["seed", "--default", store.path, "--store", below("Notes.sqlite")],
             ["infer-mapping", "--model", Self.notes, "--from-version", "Notes", "--to-version", "Notes 2", "--output", below("m.yaml")],
+            ["lock", Self.notes, "--lock-file", below("Notes.decant-lock.json")],
+            // A batch's folder and its JUnit report (before, Foundation's own errors: exit 1, as if problems were found).
+            ["migrate", store.path, "--model", Self.notes, "--output-dir", below("out")],
+            ["validate", store.path, "--model", Self.notes, "--junit", below("report.xml")],
         ]
         let before = try Data(contentsOf: store)
         for arguments in cases {
@@ -211,7 +246,7 @@ struct FailurePathTests {
         let precious = Data("an output from an earlier run".utf8)
         try precious.write(to: output)
         let again = try EndToEndTests.run(["migrate", damaged.path, "--model", Self.notes, "--output", output.path])
-        #expect(again.status != 0)
+        #expect(again.status == 65, "\(again.stderr)")
         #expect(try Data(contentsOf: output) == precious)
         #expect(try Self.entries(folder) == ["Damaged.sqlite", "Notes.sqlite", "Out.sqlite"])
     }
@@ -296,11 +331,12 @@ struct FailurePathTests {
 
         let rejects = folder.appendingPathComponent("rejects.ndjson")
         let output = folder.appendingPathComponent("out.sqlite")
-        // The exit status of a run with rejects is another change's to state; the counts are checked here.
         let outcome = try EndToEndTests.run([
             "migrate", store.path, "--model", bundleURL.path, "--output", output.path, "--rejects", rejects.path,
             "--json",
         ])
+        // Rejected objects are problems found: the output and the rejects file are complete, and the exit is 1.
+        #expect(outcome.status == 1, "\(outcome.stderr)")
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any], "\(outcome.stderr)")
         let ledgers = try #require(json["ledgers"] as? [[String: Any]])
@@ -331,6 +367,9 @@ struct FailurePathTests {
         #expect(kept == "['item 6', 'item 7', 'item 8', 'item 9', 'item 10']")
     }
 
+    /// Both processes are released together; the one that finds the store seeded must have waited for the other
+    /// (it started before the seeder ended), or the test saw two runs one after the other and proved nothing about
+    /// the lock. Every wait is bounded: a process that never sees `go` gives up after a minute, and so does the test.
     @Test func twoSeedingProcessesReleasedTogetherMakeOneCopy() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -342,15 +381,21 @@ struct FailurePathTests {
             try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
             let destination = app.appendingPathComponent("Notes.sqlite")
             let go = app.appendingPathComponent("go")
-            // Each process says it is ready, then waits for `go` to appear: both start within a millisecond or so.
+            let mark = { (name: String, index: Int) in folder.appendingPathComponent("\(name)-\(round)-\(index)").path }
+            // Each process says it is ready, then waits (a minute at most) for `go` to appear: both start within a
+            // millisecond or so. Each writes the clock (ns) as it starts decant and as decant ends.
             var processes: [(Process, Pipe)] = []
             for index in 0..<2 {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: "/bin/bash")
                 process.arguments = [
-                    "-c", "touch \"$0\"; while [ ! -e \"$1\" ]; do sleep 0.001; done; shift; exec \"$@\"",
-                    folder.appendingPathComponent("ready-\(round)-\(index)").path, go.path, EndToEndTests.binary.path,
-                    "seed", "--default", seed.path, "--store", destination.path,
+                    "-c",
+                    """
+                    touch "$0"; n=0; while [ ! -e "$1" ]; do n=$((n+1)); [ $n -gt 60000 ] && exit 99; sleep 0.001; done
+                    date +%s%N > "$2"; ended="$3"; shift 3; "$@"; status=$?; date +%s%N > "$ended"; exit $status
+                    """,
+                    mark("ready", index), go.path, mark("started", index), mark("ended", index),
+                    EndToEndTests.binary.path, "seed", "--default", seed.path, "--store", destination.path,
                 ]
                 let output = Pipe()
                 process.standardOutput = output
@@ -358,8 +403,15 @@ struct FailurePathTests {
                 try process.run()
                 processes.append((process, output))
             }
-            let ready = (0..<2).map { folder.appendingPathComponent("ready-\(round)-\($0)").path }
-            while !ready.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) { usleep(1_000) }
+            let deadline = Date().addingTimeInterval(60)
+            while !(0..<2).allSatisfy({ FileManager.default.fileExists(atPath: mark("ready", $0)) }) {
+                guard Date() < deadline else {
+                    for (process, _) in processes { process.terminate() }
+                    Issue.record("round \(round): the processes did not start within a minute")
+                    return
+                }
+                usleep(1_000)
+            }
             try Data().write(to: go)
             var texts: [String] = []
             for (process, output) in processes {
@@ -369,8 +421,22 @@ struct FailurePathTests {
                 texts.append(text)
             }
             // One seeded, the other found it seeded; one store, complete, and nothing else (no lock file).
+            let seeder = try #require(texts.firstIndex { $0.contains("seeded from") }, "round \(round): \(texts)")
             #expect(texts.filter { $0.contains("seeded from") }.count == 1, "round \(round): \(texts)")
             #expect(texts.filter { $0.contains("already seeded") }.count == 1, "round \(round): \(texts)")
+            // The other one waited: it started before the seeder ended, and ended after it.
+            func clock(_ name: String, _ index: Int) throws -> Int {
+                let text = try String(contentsOfFile: mark(name, index), encoding: .utf8)
+                return try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "\(name): \(text)")
+            }
+            let waiter = 1 - seeder
+            #expect(
+                try clock("started", waiter) < clock("ended", seeder),
+                "round \(round): the second process started after the seeder had ended")
+            #expect(try clock("ended", waiter) >= clock("ended", seeder), "round \(round)")
+            for name in ["ready", "started", "ended"] {
+                for index in 0..<2 { try FileManager.default.removeItem(atPath: mark(name, index)) }
+            }
             try FileManager.default.removeItem(at: go)
             #expect(
                 try FileManager.default.contentsOfDirectory(atPath: app.path).sorted()

@@ -57,11 +57,7 @@ struct FormatOptionParsingTests {
     }
 
     @Test func severalEntitiesAreOnlyConvertsSelection() throws {
-        #expect(throws: (any Error).self) {
-            try DecantCommand.parseAsRoot([
-                "plan", "S.json", "--model", "M.xcdatamodeld", "--entity", "Note", "--entity", "Folder",
-            ])
-        }
+        expectUsageError(["plan", "S.json", "--model", "M.xcdatamodeld", "--entity", "Note", "--entity", "Folder"])
         let convert = try #require(
             try DecantCommand.parseAsRoot(["convert", "a", "b", "--entity", "Note,Folder", "--entity", "Tag"])
                 as? DecantCommand.Convert)

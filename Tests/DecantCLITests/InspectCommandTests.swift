@@ -50,7 +50,7 @@ struct InspectCommandTests {
         let command = try DecantCommand.parseAsRoot(["convert", "a.sqlite", "b.sqlite", "--journal", "delete"])
         let convert = try #require(command as? DecantCommand.Convert)
         #expect(convert.outputOptions.journal == .delete)
-        #expect(throws: (any Error).self) { try DecantCommand.parseAsRoot(["convert", "a", "b", "--journal", "x"]) }
+        expectUsageError(["convert", "a", "b", "--journal", "x"], mentioning: "--journal")
     }
 
     @Test func helpNamesEveryCommand() {

@@ -36,9 +36,7 @@ struct JSONConvertTests {
             ["--date-epoch", "mars"],
         ])
     func badOptions(_ options: [String]) {
-        #expect(throws: (any Error).self) {
-            try DecantCommand.parseAsRoot(["convert", "a.json", "b.sqlite"] + options)
-        }
+        expectUsageError(["convert", "a.json", "b.sqlite"] + options)
     }
 
     @Test func helpNamesTheFormatOptions() throws {

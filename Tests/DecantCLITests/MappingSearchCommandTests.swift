@@ -53,6 +53,31 @@ struct MappingSearchCommandTests {
         #expect(migrate.stdout.contains("hops: Moody 2 → Moody 3, Moody 3 → Moody 4, Moody 4 → Moody 5"))
     }
 
+    /// The search never enters `.git` (nor `.build`, `DerivedData`, `Pods`, `node_modules`): mapping models there
+    /// are not found, and the hops they would map are inferred; the same files in the project are found and used.
+    @Test(.requiresDecantBinary) func theSearchSkipsGit() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let project = folder.appendingPathComponent("Project", isDirectory: true)
+        let git = project.appendingPathComponent(".git/objects", isDirectory: true)
+        try FileManager.default.createDirectory(at: git, withIntermediateDirectories: true)
+        let model = project.appendingPathComponent("Moody.xcdatamodeld")
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: Self.moody), to: model)
+        let hop = "Moody 2-Moody 3.xcmappingmodel"
+        try FileManager.default.copyItem(
+            at: URL(fileURLWithPath: Self.mappings).appendingPathComponent(hop), to: git.appendingPathComponent(hop))
+        let store = try Self.store("Moody 2", in: folder)
+        let arguments = ["plan", store.path, "--model", model.path, "--to-version", "Moody 3", "--no-dry-run"]
+        let skipped = try EndToEndTests.run(arguments)
+        #expect(skipped.stdout.contains("hop 1: Moody 2 → Moody 3 (inferred)"), "\(skipped.stdout)")
+        #expect(!skipped.stdout.contains(hop), "\(skipped.stdout)")
+
+        try FileManager.default.moveItem(at: git.appendingPathComponent(hop), to: project.appendingPathComponent(hop))
+        let found = try EndToEndTests.run(arguments)
+        #expect(found.stdout.contains("hop 1: Moody 2 → Moody 3 (explicit: "), "\(found.stdout)")
+        #expect(found.stdout.contains(hop), "\(found.stdout)")
+    }
+
     /// A model named by a relative path gets the mapping models the search finds named relative to the current
     /// folder too, as the user would type them, never by an absolute path the user did not type.
     @Test(.requiresDecantBinary) func foundMappingModelsAreNamedAsTheModelWasTyped() throws {

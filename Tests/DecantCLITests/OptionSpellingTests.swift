@@ -23,9 +23,7 @@ struct OptionSpellingTests {
             ["plan", "S.sqlite", "--model", "M.xcdatamodeld"], ["migrate", "S.sqlite", "--model", "M.xcdatamodeld"],
             ["seed", "--default", "D.sqlite", "--store", "S.sqlite", "--model", "M.xcdatamodeld"],
         ] {
-            #expect(throws: (any Error).self, "\(command[0]) --to is a format's spelling") {
-                try DecantCommand.parseAsRoot(command + ["--to", "V 2"])
-            }
+            expectUsageError(command + ["--to", "V 2"], "\(command[0]) --to is a format's spelling")
         }
     }
 
@@ -52,8 +50,6 @@ struct OptionSpellingTests {
             ]) as? DecantCommand.InferMapping)
         #expect(infer.sourceVersion == "V 1")
         #expect(infer.destinationVersion == "V 2")
-        #expect(throws: (any Error).self) {
-            try DecantCommand.parseAsRoot(["infer-mapping", "--model", "M.xcdatamodeld", "--from", "V 1", "--to", "V 2"])
-        }
+        expectUsageError(["infer-mapping", "--model", "M.xcdatamodeld", "--from", "V 1", "--to", "V 2"])
     }
 }

@@ -19,7 +19,12 @@ struct ExitCodeTests {
         for (code, status) in table {
             #expect(code.exitCode == status, "\(code)")
         }
-        // Every code is in the table once (a new code must be given its status here).
-        #expect(Set(table.map { $0.0.description }).count == table.count)
+        // Every code there is is in the table, once (a new code must be given its status here).
+        #expect(table.count == DecantError.Code.allCases.count)
+        for code in DecantError.Code.allCases {
+            #expect(table.filter { $0.0 == code }.count == 1, "\(code) is not in the table once")
+        }
+        // And each code has a name of its own.
+        #expect(Set(DecantError.Code.allCases.map(\.description)).count == DecantError.Code.allCases.count)
     }
 }

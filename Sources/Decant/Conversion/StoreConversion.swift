@@ -121,12 +121,7 @@ public enum StoreConversion: Sendable {
         for (entity, count) in transfer.written.sorted(by: { $0.key < $1.key }) {
             logger.debug("Entity copied", metadata: ["entity": "\(entity)", "records.written": "\(count)"])
         }
-        guard transfer.isReconciled else {
-            throw DecantError(
-                .internalError,
-                "objects read and written do not reconcile (read \(transfer.read), written \(transfer.written))",
-                at: Location(path: output.displayPath))
-        }
+        try requireReconciled(transfer, output: output)
         // A conversion copies objects: a store's persistent history stays behind, and the report says so.
         var history: [Diagnostic] = []
         if let format = source as? any PersistentHistoryFormat,
@@ -138,6 +133,18 @@ public enum StoreConversion: Sendable {
             inputFormat: source.name, outputFormat: sink.name, modelVersion: model.versionName ?? "Z_MODELCACHE",
             read: transfer.read, written: transfer.written, filteredOut: transfer.filteredOut, output: output.displayPath,
             warnings: transfer.diagnostics + history)
+    }
+
+    /// Checks that every object read is written or filtered out (``TransferReport/isReconciled``). No input reaches
+    /// a failure; a failure is a defect of Decant's, so the conversion must not be committed as if it succeeded.
+    /// - Throws: `.internalError` at `output`, naming the counts, when they do not reconcile.
+    static func requireReconciled(_ transfer: TransferReport, output: URL) throws {
+        guard transfer.isReconciled else {
+            throw DecantError(
+                .internalError,
+                "objects read and written do not reconcile (read \(transfer.read), written \(transfer.written))",
+                at: Location(path: output.displayPath))
+        }
     }
 
     /// `selection` as it applies to `reader`'s input: `--entity` names the entity of an input that does not name it

@@ -510,6 +510,7 @@ public enum StoreMigration: Sendable {
     }
 
     /// Writes rejects as NDJSON: one object per line with entity, object, property, rule and value.
+    /// - Throws: `.cannotCreateOutput` when the file cannot be created, `.ioError` when writing it fails.
     public static func writeRejects(_ rejects: [Reject], to url: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -518,16 +519,8 @@ public enum StoreMigration: Sendable {
             data.append(try encoder.encode(reject))
             data.append(0x0A)
         }
-        do {
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw DecantError(
-                .cannotCreateOutput,
-                "cannot write the rejects file: \(error.localizedDescription)",
-                at: Location(path: url.displayPath),
-                underlyingError: error
-            )
-        }
+        // Staged beside the file and renamed into place: 73 when it cannot be created, 74 when writing it fails.
+        try DestinationLease(destination: url).write(data, what: "rejects file")
     }
 }
 

@@ -42,14 +42,17 @@ public struct DecantError: Error, Sendable {
 
 extension DecantError {
     /// A broad classification of errors. Adding a code is not a breaking change.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: Hashable, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible, CaseIterable {
+        private enum Kind: Hashable, Sendable, CaseIterable {
             case fileNotFound, malformedInput, unsupportedFormat, modelMismatch, cannotCreateOutput, ioError,
                 usage, internalError, planNotExecutable, validationFailed
         }
 
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
+
+        /// Every code there is, so that a table keyed by code (the exit statuses, a test's) can be checked whole.
+        public static var allCases: [Self] { Kind.allCases.map(Self.init) }
 
         /// An input file or folder does not exist.
         public static var fileNotFound: Self { Self(.fileNotFound) }

@@ -153,14 +153,25 @@ public final class DestinationLease {
     }
 
     /// Writes a whole-file output (`data`) at ``staging`` and moves it into place.
-    /// - Throws: `.cannotCreateOutput` naming `what` when the file cannot be written (nothing is left behind).
+    /// - Throws: `.cannotCreateOutput` naming `what` when the file cannot be created, `.ioError` when writing it
+    ///   fails (a full disk, a file size limit), as for every other output (nothing is left behind either way).
     public func write(_ data: Data, what: String) throws {
+        let descriptor = open(staging.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            discard()
+            throw DecantError(
+                .cannotCreateOutput, "cannot create the \(what): \(reason)", at: Location(path: displayPath))
+        }
         do {
-            try data.write(to: staging)
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            defer { try? handle.close() }
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
         } catch {
             discard()
             throw DecantError(
-                .cannotCreateOutput, "cannot write the \(what)", at: Location(path: displayPath), underlyingError: error)
+                .ioError, "cannot write the \(what)", at: Location(path: displayPath), underlyingError: error)
         }
         try commit()
     }

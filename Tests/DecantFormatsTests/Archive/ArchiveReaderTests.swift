@@ -99,12 +99,14 @@ struct ArchiveReaderTests {
     }
 
     @Test func theFormatIsReadOnly() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("x.archive")
         let error = #expect(throws: DecantError.self) {
-            try ArchiveFormat().makeWriter(
-                at: URL(fileURLWithPath: "/tmp/x.archive"), model: LibraryFixture.model,
-                options: FormatOptions())
+            try ArchiveFormat().makeWriter(at: output, model: LibraryFixture.model, options: FormatOptions())
         }
         #expect(error?.code == .unsupportedFormat)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
     // MARK: Values

@@ -212,6 +212,41 @@ struct PlainNDJSONLineTests {
         Self.same(data, entity: "Note", model: model, keys: ["Note": "id"])
     }
 
+    /// JSON's escapes (RFC 8259 §7) read as the bytes written out here by hand, on both paths. The two paths share
+    /// one escape table, so comparing them with each other would pass whatever the table said (`\f` read as 0x0B).
+    @Test(arguments: [true, false])
+    func escapesReadAsTheBytesTheyName(direct: Bool) throws {
+        var options = FormatOptions(bundle: JSONTesting.bundle(Self.model))
+        options.entity = "Book"
+        // The first line is read to tell plain NDJSON from Decant's; the second is the one under test.
+        let lines = [
+            #"{"title": "first"}"#,
+            #"{"title": "b\bf\fs\/l\u00e9\u00ffU\u00C9\u001f\ud83d\ude42q\"\\n\nr\rt\t"}"#,
+        ]
+        var reader = try JSONRecordReader(
+            data: Data(lines.joined(separator: "\n").utf8), path: "in.ndjson", style: .lines, options: options,
+            batchSize: 4)
+        reader.readsLinesDirectly = direct
+        var writer = InMemoryStore.Writer(model: reader.model)
+        _ = try RecordTransfer.copy(from: &reader, to: &writer)
+        #expect(reader.linesReadDirectly == (direct ? 1 : 0), "the line did not take the path under test")
+        let title = try #require(RecordLayout(entity: "Book", in: Self.model)?.attributeIndex("title"))
+        let books = writer.store.records(of: "Book")
+        try #require(books.count == 2)
+        guard case .string(let text) = books[1].values[title] else {
+            Issue.record("the title is \(books[1].values[title])")
+            return
+        }
+        let expected: [UInt8] = [
+            0x62, 0x08, 0x66, 0x0C, 0x73, 0x2F,  // b \b f \f s \/
+            0x6C, 0xC3, 0xA9, 0xC3, 0xBF,  // l é ÿ (lower-case hex digits)
+            0x55, 0xC3, 0x89, 0x1F,  // U É (upper-case) U+001F
+            0xF0, 0x9F, 0x99, 0x82,  // 🙂 from a surrogate pair
+            0x71, 0x22, 0x5C, 0x6E, 0x0A, 0x72, 0x0D, 0x74, 0x09,  // q \" \\ n \n r \r t \t
+        ]
+        #expect(Array(text.utf8) == expected)
+    }
+
     /// Keys compare by their UTF-8 bytes, as a store's unique index and staged ids do: `Café` (one precomposed
     /// character) and `Cafe` with a combining accent are two tags, and a reference in one spelling does not find the
     /// object defined in the other (before, both paths took them for one key: the store then got a reference to no

@@ -122,13 +122,16 @@ struct XMLStoreValueTests {
     }
 
     @Test func namesThatDifferOnlyInCaseCannotBeWritten() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
         var entity = Entity(name: "Item")
         entity.attributes = [Attribute(name: "name", type: .string), Attribute(name: "Name", type: .string)]
         let error = try #require(throws: DecantError.self) {
             _ = try XMLStoreWriter(
-                creating: URL(fileURLWithPath: "/tmp/never.xml"), model: ObjectModel(entities: [entity]))
+                creating: folder.appendingPathComponent("never.xml"), model: ObjectModel(entities: [entity]))
         }
         #expect(error.code == .unsupportedFormat)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
     @Test func abandonLeavesNothing() throws {

@@ -48,7 +48,7 @@ struct MappingSearchTests {
         try manager.createDirectory(at: model, withIntermediateDirectories: true)
         for path in [
             "Sources/App/A.xcmappingmodel", "Mappings/B.cdm", ".build/debug/C.cdm", "DerivedData/D.cdm", "Pods/E.cdm",
-            "node_modules/F.cdm",
+            "node_modules/F.cdm", ".git/objects/H.cdm",
         ] {
             let url = project.appendingPathComponent(path)
             try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -74,11 +74,86 @@ struct MappingSearchTests {
         #expect(search.found.map(\.lastPathComponent) == ["B.cdm", "A.xcmappingmodel"])
         #expect(search.isTruncated)
         #expect(MappingSearch.find(forModelAt: model) == search)
-        // Without a project marker the model's own folder is searched.
+        // Without a project marker the model's own folder is searched (`.git` is one too).
         try manager.removeItem(at: project.appendingPathComponent("App.xcodeproj"))
+        #expect(MappingSearch.projectFolder(ofModelAt: model).standardizedFileURL == project.standardizedFileURL)
+        try manager.removeItem(at: project.appendingPathComponent(".git"))
         let own = MappingSearch.find(forModelAt: model)
         #expect(own.root.standardizedFileURL == modelFolder.standardizedFileURL)
         #expect(own.found.map(\.lastPathComponent) == ["A.xcmappingmodel"])
+    }
+
+    /// The depth bound, written out by hand (a test that derives its paths from the constant passes whatever the
+    /// constant is): a mapping model in a folder 8 folders below the project is found, one 9 below is not, and the
+    /// walk says it was cut.
+    @Test func theWalkGoesEightFoldersDeepAndNoFurther() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manager = FileManager.default
+        let eight = folder.appendingPathComponent("1/2/3/4/5/6/7/8", isDirectory: true)
+        let nine = eight.appendingPathComponent("9", isDirectory: true)
+        try manager.createDirectory(at: nine, withIntermediateDirectories: true)
+        try Data([0]).write(to: eight.appendingPathComponent("Eight.cdm"))
+        let reached = MappingSearch.search(from: folder)
+        #expect(reached.found.map(\.lastPathComponent) == ["Eight.cdm"])
+        // Folder 9 is empty, but the walk cannot know that without entering it.
+        #expect(reached.isTruncated)
+
+        try Data([0]).write(to: nine.appendingPathComponent("Nine.cdm"))
+        try manager.removeItem(at: eight.appendingPathComponent("Eight.cdm"))
+        let cut = MappingSearch.search(from: folder)
+        #expect(cut.found.isEmpty)
+        #expect(cut.isTruncated)
+
+        // Folder 8 holding no folder: nothing is cut.
+        try manager.removeItem(at: nine)
+        #expect(!MappingSearch.search(from: folder).isTruncated)
+    }
+
+    /// The entry bound, written out by hand: the 20,000th entry is looked at, the 20,001st is not, and the walk says
+    /// it was cut. Names sort, so the mapping model (`zz.cdm`) is the last entry.
+    @Test func theWalkLooksAtTwentyThousandEntriesAndNoMore() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manager = FileManager.default
+        for index in 0..<19_999 {
+            #expect(manager.createFile(atPath: folder.appendingPathComponent("f\(index)").path, contents: nil))
+        }
+        try Data([0]).write(to: folder.appendingPathComponent("zz.cdm"))
+        try #require(try manager.contentsOfDirectory(atPath: folder.path).count == 20_000)
+        let whole = MappingSearch.search(from: folder)
+        #expect(whole.found.map(\.lastPathComponent) == ["zz.cdm"])
+        #expect(!whole.isTruncated)
+
+        #expect(manager.createFile(atPath: folder.appendingPathComponent("f-one-more").path, contents: nil))
+        let cut = MappingSearch.search(from: folder)
+        #expect(cut.found.isEmpty)
+        #expect(cut.isTruncated)
+    }
+
+    /// A search its bounds cut off says so in the plan's notes, with the bounds, and tells how to name what it did not
+    /// reach; a search that saw everything adds no such note.
+    @Test func aCutOffSearchIsNotedInThePlan() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (project, model) = try Self.moodyProject(in: folder)
+        let store = try Fixtures.copyStore(Fixtures.corpus("\(Self.moodyStores)/Moody 2.moody"), into: folder)
+        let options = try Self.moodyOptions(model: model)
+        let note = "the mapping search stopped at its bounds (8 folders deep, 20000 entries) in "
+
+        let whole = try StoreMigration.plan(store: store, options: options)
+        #expect(!whole.plan.notes.contains { $0.hasPrefix(note) }, "\(whole.plan.notes)")
+
+        let deep = project.appendingPathComponent("Deep/1/2/3/4/5/6/7/8", isDirectory: true)
+        try FileManager.default.createDirectory(at: deep, withIntermediateDirectories: true)
+        let cut = try StoreMigration.plan(store: store, options: options)
+        let noted = cut.plan.notes.filter { $0.hasPrefix(note) }
+        #expect(noted.count == 1, "\(cut.plan.notes)")
+        #expect(noted.first?.hasSuffix("; name further mapping models with --mapping") == true, "\(noted)")
+        let text = PlanDocument(report: cut, store: "Moody 2.moody").text
+        #expect(text.contains("notes:\n  " + note), "\(text)")
+        // The four mapping models it reached are still found and used.
+        #expect(cut.plan.hops.map(\.isInferred) == [false, false, false, false])
     }
 
     /// The objc.io SDK shape: a store at Moody 2 reaches Moody 6 through the four mapping models the project ships,

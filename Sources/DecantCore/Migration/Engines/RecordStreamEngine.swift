@@ -52,13 +52,7 @@ public struct RecordStreamEngine: MigrationEngine {
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer, progress: progress)
         for removed in removals { try removed.checkLookups() }
         let ledgers = transform?.ledgers ?? []
-        guard transfer.isReconciled, ledgers.allSatisfy(\.isReconciled) else {
-            throw DecantError(
-                .internalError,
-                "the counts do not reconcile (read \(transfer.read), written \(transfer.written), per hop "
-                    + "\(ledgers.map { "\($0.hop): \($0.rows)" }))"
-            )
-        }
+        try Self.requireReconciled(transfer, ledgers: ledgers)
         return MigrationResult(
             engine: .stream,
             read: transfer.read,
@@ -68,6 +62,20 @@ public struct RecordStreamEngine: MigrationEngine {
             findings: transfer.findings,
             warnings: transfer.diagnostics.collapsingMissingExternalData()
         )
+    }
+
+    /// Checks that every object is accounted for: per entity, the transfer's read + created = written + rejected +
+    /// removed + filtered out, and the same in every hop's ledger. No input reaches a failure (every path of the
+    /// transform counts what it does); a failure is a defect of Decant's, so the run must not end as if it succeeded.
+    /// - Throws: `.internalError` naming the counts when they do not reconcile.
+    static func requireReconciled(_ transfer: TransferReport, ledgers: [MigrationLedger]) throws {
+        guard transfer.isReconciled, ledgers.allSatisfy(\.isReconciled) else {
+            throw DecantError(
+                .internalError,
+                "the counts do not reconcile (read \(transfer.read), written \(transfer.written), per hop "
+                    + "\(ledgers.map { "\($0.hop): \($0.rows)" }))"
+            )
+        }
     }
 
     /// The transform that runs `plan` (none when it is at its destination already), after the passes over the source

@@ -211,8 +211,9 @@ struct BinaryPropertyListTests {
         return Data(bytes)
     }
 
-    @Test func sharedArraysAreParsedOnce() throws {
-        // 2^15 values as a tree, but each object is parsed once.
+    /// Objects shared by reference (16 objects, 2^15 leaves as a tree) read as the whole tree. That each is parsed
+    /// once is not counted here; `referenceBombIsRefused` shows the bound that keeps a tree of 2^60 from being walked.
+    @Test func sharedArraysReadAsTheWholeTree() throws {
         let value = try BinaryPropertyListReader().read(Self.doublingDAG(levels: 15))
         // The whole tree is there: 15 levels of two-element arrays, 2^15 leaves, each the integer 0.
         func leaves(_ value: PropertyListValue, depth: Int) -> (count: Int, wrong: Int) {
