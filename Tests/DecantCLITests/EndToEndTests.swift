@@ -134,4 +134,23 @@ extension EndToEndTests {
             #expect(outcome.output.contains(line), "\(line)")
         }
     }
+
+    /// The README's first screen runs as written: its block of Decant's three jobs, in a fresh folder with `samples`
+    /// linked into it and `decant` on the PATH (seed makes `App/`, as an app's first run does).
+    @Test(.requiresDecantBinary) func theReadmesFirstScreenRunsAsWritten() throws {
+        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let blocks = readme.components(separatedBy: "```sh\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
+        let jobs = try #require(blocks.first { $0.contains("decant convert samples/books") })
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent("samples"), withDestinationURL: Fixtures.samplesRoot)
+        let script = "set -e\nexport PATH=\"\(Self.binary.deletingLastPathComponent().path):$PATH\"\n" + jobs
+        let outcome = try Subprocess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["-C", folder.path, "bash", "-c", script])
+        #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+        for file in ["Books.sqlite", "App/Books.sqlite", "App/Notes.sqlite", "App/LegacyNotes.sqlite"] {
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path), "\(file)")
+        }
+    }
 }

@@ -108,10 +108,10 @@ struct ModelDiagramTests {
     }
 
     @Test func readmeShowsTheCommandsOutput() throws {
-        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("docs/USAGE.md"), encoding: .utf8)
         let bundle = try ModelBundle.load(from: Fixtures.samplesRoot.appendingPathComponent("Notes.xcdatamodeld"))
         let current = try #require(bundle.currentVersion)
         let block = "```mermaid\n" + ModelDiagram(model: current, style: .mermaid).text + "\n```"
-        #expect(readme.contains(block), "README's Notes diagram differs from `decant inspect samples/Notes.xcdatamodeld --diagram mermaid`:\n\(block)")
+        #expect(readme.contains(block), "docs/USAGE.md's Notes diagram differs from `decant inspect samples/Notes.xcdatamodeld --diagram mermaid`:\n\(block)")
     }
 }

@@ -100,8 +100,8 @@ struct PlanDiagramTests {
     @Test func readmeShowsTheNotesPlan() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("docs/USAGE.md"), encoding: .utf8)
         let block = "```mermaid\n" + PlanDiagram(plan: try Self.notesPlan(in: folder), style: .mermaid).text + "\n```"
-        #expect(readme.contains(block), "README's Notes plan differs from `decant plan … --diagram mermaid`:\n\(block)")
+        #expect(readme.contains(block), "docs/USAGE.md's Notes plan differs from `decant plan … --diagram mermaid`:\n\(block)")
     }
 }

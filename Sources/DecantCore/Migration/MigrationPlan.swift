@@ -623,8 +623,8 @@ public struct MigrationPlan: Sendable, Hashable {
                         MigrationProblem(
                             entity: entity,
                             message: "\(mapping.name) needs the migration policy \(policy), which is app code",
-                            advice: "write the hop as a Decant mapping file and give it with --mapping (README: Mapping "
-                                + "files), or register an EntityMigrationPolicy as \(policy) (ValueExpressionFunctions."
+                            advice: "write the hop as a Decant mapping file and give it with --mapping "
+                                + "(docs/USAGE.md: Mapping files), or register an EntityMigrationPolicy as \(policy) (ValueExpressionFunctions."
                                 + "registerPolicy) in a Swift program that runs the migration"))
                 }
                 let expressions =

@@ -35,7 +35,7 @@ struct CorpusSweepMigrationTests {
                 + "NSEntityMigrationPolicy classes (app code) until a mapping file stands in for them",
             [
                 "LoopKit.CachedCarbObjectv3EntityMigrationPolicy", "LoopKit.DeletedCarbObjectv3EntityMigrationPolicy",
-                "app code",
+                "app code", "Decant mapping file and give it with --mapping",
             ]
         ),
     ]
