@@ -32,6 +32,7 @@ struct DecantCommand: ParsableCommand {
                     + "(inspect, convert, validate, seed) or --to-version/--from-version (plan, migrate, infer-mapping)",
                 json: options.contains("--json"))
         }
+        removingStagedOutputsOnInterrupt()
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
@@ -50,6 +51,25 @@ struct DecantCommand: ParsableCommand {
             try command.run()
         } catch {
             exit(withError: error)
+        }
+    }
+
+    /// The signal sources kept for the life of the process.
+    nonisolated(unsafe) static var interruptSources: [any DispatchSourceSignal] = []
+
+    /// On SIGINT (Ctrl-C) or SIGTERM (a CI job cancelled), removes what the run staged beside its outputs, which a
+    /// signal would otherwise leave (`.NAME.decant-…`, hundreds of megabytes for a large store), then exits 130 or
+    /// 143 as a shell reports a process those signals end. The outputs and inputs are as they were.
+    static func removingStagedOutputsOnInterrupt() {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                DestinationLease.removeStagedOutputs()
+                Foundation.exit(128 + signalNumber)
+            }
+            source.resume()
+            interruptSources.append(source)
         }
     }
 

@@ -144,6 +144,36 @@ struct CrashSafetyTests {
         #expect(try SQLiteStore(contentsOf: url).objectCounts() == counts, "moment \(moment)")
     }
 
+    /// Ctrl-C (SIGINT) or a cancelled CI job (SIGTERM) while the output is staged: the run removes what it staged,
+    /// exits 130 or 143, and leaves no `.Out.sqlite.decant-…` file (they stayed, hundreds of megabytes, forever).
+    @Test(arguments: [SIGINT, SIGTERM]) func aSignalRemovesTheStagedOutput(_ signalNumber: Int32) throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("Source.sqlite")
+        try Self.writeStore(at: source, count: 80_000)
+        let output = folder.appendingPathComponent("Out.sqlite")
+        let process = Process()
+        process.executableURL = EndToEndTests.binary
+        process.arguments = ["convert", source.path, output.path, "--quiet"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var sent = false
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning, Date() < deadline {
+            if !sent, (Self.stagedBytes(beside: output, except: []) ?? 0) > 4096 {
+                Foundation.kill(process.processIdentifier, signalNumber)
+                sent = true
+            }
+            usleep(200)
+        }
+        process.waitUntilExit()
+        try #require(sent, "the run ended before anything was staged")
+        #expect(process.terminationStatus == 128 + signalNumber, "\(process.terminationReason)")
+        #expect(Self.staged(beside: output).isEmpty, "\(Self.staged(beside: output))")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
     @Test func convertKilledAtAnyMoment() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -81,6 +81,22 @@ public final class DestinationLease {
             throw error
         }
         StagingNames.shared.register(staging.path, shownAs: self.displayPath)
+        let layout = self.layout
+        let (staging, destination) = (self.staging, self.destination)
+        StagingNames.shared.registerRemoval(staging.path) {
+            var set = layout(staging)
+            set.supportFolders = layout(destination).supportFolders.indices.map {
+                Self.stagedSupport(of: destination, $0, token: token)
+            }
+            set.remove()
+        }
+    }
+
+    /// Removes what every lease of this process has staged and not yet moved into place: for a run stopped by a
+    /// signal (Ctrl-C, SIGTERM), which ends the process without unwinding, so that it leaves no `.NAME.decant-…`
+    /// files behind. The destinations are untouched. Safe to call from a signal's dispatch source, once.
+    public static func removeStagedOutputs() {
+        StagingNames.shared.removeAllStaged()
     }
 
     /// Leases `destination`, a store of `format`, which names its files (``RecordFormat/files(at:)``) and says what
@@ -309,6 +325,10 @@ extension DestinationLease {
 
     /// The name support folder `index` of the staging of `token` has.
     private func stagedSupport(_ index: Int, token: String) -> URL {
+        Self.stagedSupport(of: destination, index, token: token)
+    }
+
+    private static func stagedSupport(of destination: URL, _ index: Int, token: String) -> URL {
         destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).decant-\(token).support\(index)", isDirectory: true)
     }
@@ -438,8 +458,28 @@ final class StagingNames: @unchecked Sendable {
     private let lock = NSLock()
     private var names: [String: String] = [:]
 
+    /// Per staging path: what removes its staged files.
+    private var removals: [String: @Sendable () -> Void] = [:]
+
     func register(_ path: String, shownAs shown: String) { lock.withLock { names[path] = shown } }
-    func unregister(_ path: String) { lock.withLock { _ = names.removeValue(forKey: path) } }
+    func unregister(_ path: String) {
+        lock.withLock {
+            _ = names.removeValue(forKey: path)
+            _ = removals.removeValue(forKey: path)
+        }
+    }
+    func registerRemoval(_ path: String, _ remove: @escaping @Sendable () -> Void) {
+        lock.withLock { removals[path] = remove }
+    }
+
+    /// Runs every registered removal, once.
+    func removeAllStaged() {
+        let pending = lock.withLock {
+            defer { removals.removeAll() }
+            return Array(removals.values)
+        }
+        for remove in pending { remove() }
+    }
 
     /// How `path` is shown: the destination's name for a staging location (or a file in one), else nil.
     func shown(_ path: String) -> String? {
