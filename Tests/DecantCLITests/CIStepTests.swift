@@ -128,4 +128,26 @@ struct CIStepTests {
         #expect(typo.stdout.contains("Note has no property contnet (did you mean content?)"), "\(typo.stdout)")
         #expect(typo.stdout.contains("map.yaml:6"), "\(typo.stdout)")
     }
+
+    /// A `--where` comparing a text attribute with a number matches nothing, as in NSPredicate: said as a warning,
+    /// not an empty output that looks like an empty input.
+    @Test func aWhereOfTheWrongKindSaysItMatchesNothing() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("a.sqlite").path
+        let made = try EndToEndTests.run([
+            "convert", Fixtures.samplesRoot.appendingPathComponent("notes-v1").path, store, "--model", Self.notes,
+            "--model-version", "Notes",
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let run = try EndToEndTests.run(
+            ["convert", store, folder.appendingPathComponent("b.ndjson").path, "--where", "content == 5"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "--where: content == 5 compares a String attribute with a number: it matches no object"), "\(run.stderr)")
+        let right = try EndToEndTests.run(
+            ["convert", store, folder.appendingPathComponent("c.ndjson").path, "--where", "content == '5'"])
+        #expect(!right.stderr.contains("matches no object"), "\(right.stderr)")
+    }
 }

@@ -132,7 +132,8 @@ public enum StoreConversion: Sendable {
         return Report(
             inputFormat: source.name, outputFormat: sink.name, modelVersion: model.versionName ?? "Z_MODELCACHE",
             read: transfer.read, written: transfer.written, filteredOut: transfer.filteredOut, output: output.displayPath,
-            warnings: transfer.diagnostics + history)
+            warnings: selection.kindMismatches(against: model).map { $0.located(at: input) } + transfer.diagnostics
+                + history)
     }
 
     /// Checks that every object read is written or filtered out (``TransferReport/isReconciled``). No input reaches

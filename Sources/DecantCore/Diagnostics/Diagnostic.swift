@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Something a run noticed and let pass: it goes to standard error as a warning and into `--json` reports.
 ///
 /// ```swift
@@ -29,6 +31,9 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         /// table's one entity (an entity without sub-entities, whose fetches do not read `Z_ENT`), or, in a table
         /// an entity shares with its sub-entities, left out as Core Data's fetches leave them (section 1.9).
         public static let strayEntityNumber = Kind(rawValue: "stray-entity-number")
+        /// A `--where` comparison between an attribute and a constant of another kind (text and number): it matches
+        /// no object.
+        public static let selectionMatchesNothing = Kind(rawValue: "where-matches-nothing")
         /// Links a migration's mapping set only on a to-many side, to objects made from other source objects,
         /// whose inverse to-one (the column a SQLite store keeps a one-to-many in) was left nil: not stored there.
         public static let oneSidedLink = Kind(rawValue: "one-sided-link")
@@ -53,5 +58,14 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
 
     public var description: String {
         "warning: " + (location.map { "\($0): " } ?? "") + message
+    }
+
+    /// The diagnostic with `file` as its location's path, where it names none.
+    public func located(at file: URL) -> Diagnostic {
+        var copy = self
+        var location = copy.location ?? Location()
+        if location.path == nil { location.path = file.displayPath }
+        copy.location = location
+        return copy
     }
 }

@@ -73,6 +73,64 @@ public struct RecordSelection: Sendable, Hashable {
         }
     }
 
+    /// The comparisons of the predicate between an attribute and a constant of a kind the attribute never equals (a
+    /// String attribute and a number, a number attribute and a text): they match no object, as in NSPredicate, and
+    /// a run that silently selected nothing would look like an empty input. One warning each.
+    public func kindMismatches(against model: ObjectModel) -> [Diagnostic] {
+        var found: [Diagnostic] = []
+        func category(of type: AttributeType) -> String? {
+            switch type {
+            case .string, .uri: "text"
+            case .integer16, .integer32, .integer64, .double, .float, .decimal: "number"
+            default: nil
+            }
+        }
+        func category(of value: Value) -> String? {
+            switch value {
+            case .string, .uri: "text"
+            case .integer, .double, .decimal: "number"
+            default: nil
+            }
+        }
+        func attribute(_ path: [String], from entity: String) -> Attribute? {
+            guard let first = path.first, let current = model.entity(named: entity) else { return nil }
+            let (attributes, relationships) = model.properties(of: current)
+            if path.count == 1 { return attributes.first { $0.name == first } }
+            guard let next = relationships.first(where: { $0.name == first && !$0.isToMany })?.destinationEntity
+            else { return nil }
+            return attribute(Array(path.dropFirst()), from: next)
+        }
+        func visit(_ predicate: ObjectPredicate) {
+            switch predicate {
+            case .constant: break
+            case .and(let parts), .or(let parts): parts.forEach(visit)
+            case .not(let inner): visit(inner)
+            case .comparison(let left, let op, let right, _):
+                let pair: ([String], Value)? =
+                    switch (left, right) {
+                    case (.keyPath(let path), .value(let value)), (.value(let value), .keyPath(let path)): (path, value)
+                    default: nil
+                    }
+                guard let (path, value) = pair else { return }
+                for entity in model.entities where takes(entity.name) {
+                    guard let attribute = attribute(path, from: entity.name), let kind = category(of: attribute.type),
+                        let given = category(of: value), kind != given
+                    else { continue }
+                    found.append(
+                        Diagnostic(
+                            .selectionMatchesNothing,
+                            "--where: \(path.joined(separator: ".")) \(op.rawValue) "
+                                + (value.text.map { given == "text" ? "'\($0)'" : $0 } ?? "nil") + " compares a "
+                                + "\(attribute.type.modelName) attribute with a \(given): it matches no object",
+                            at: Location(entity: entity.name, keyPath: path.joined(separator: "."))))
+                    return
+                }
+            }
+        }
+        if let predicate { visit(predicate) }
+        return found
+    }
+
     /// Whether `path` names an attribute of `entity`, directly or through to-one relationships, or a to-one
     /// relationship itself (compared with nil).
     static func resolves(_ path: [String], from entity: String, in model: ObjectModel) -> Bool {
