@@ -14,7 +14,8 @@ extension DecantCommand {
                 For a Core Data SQLite store: its metadata, store UUID, object counts per entity, and the model \
                 version it was written with: the version of --model whose hashes match, or without --model the \
                 model the store keeps in Z_MODELCACHE. When no version matches, the nearest one and what differs \
-                per entity. The store's files are never modified.
+                per entity, and the exit is 1 (with --model: a seed checked against the app's model must not pass). \
+                The store's files are never modified.
 
                 For an Xcode mapping model (.xcmappingmodel or .cdm): the source and destination versions it fits, \
                 by their entities' version hashes and, with --model, by name; its entity mappings (kind, source → \
@@ -57,6 +58,14 @@ extension DecantCommand {
         @OptionGroup var inputOptions: InputFormatOptions
 
         @OptionGroup var options: GlobalOptions
+
+        /// A store inspected with `--model` that no version of it matches is a problem found (exit 1): a CI step
+        /// that checks a seed against the app's model must not pass. The report, with the nearest version and what
+        /// differs, is printed first.
+        static func requireMatch(_ report: StoreReport, given bundle: ModelBundle?) throws {
+            guard bundle != nil, report.model?.matchedVersion == nil else { return }
+            throw ExitCode(1)
+        }
 
         func run() throws {
             try reportingErrors(verbose: options.verbose, json: options.json) {
@@ -101,10 +110,12 @@ extension DecantCommand {
                     let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
                     let report = try StoreReport(store: url, path: path, bundle: bundle)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
+                    try Self.requireMatch(report, given: bundle)
                 case .binaryStore:
                     let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
                     let report = try StoreReport(binaryStore: url, path: path, bundle: bundle)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
+                    try Self.requireMatch(report, given: bundle)
                 }
             }
         }

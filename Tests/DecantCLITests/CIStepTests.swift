@@ -150,4 +150,16 @@ struct CIStepTests {
             ["convert", store, folder.appendingPathComponent("c.ndjson").path, "--where", "content == '5'"])
         #expect(!right.stderr.contains("matches no object"), "\(right.stderr)")
     }
+
+    /// `inspect STORE --model M` with no version of M matching the store prints the nearest and exits 1.
+    @Test func inspectWithAModelNoVersionMatchesExits1() throws {
+        let store = Fixtures.corpus(
+            "\(Fixtures.appsPrefix)duckduckgo__BrowserServicesKit/Tests/DDGSyncTests/Resources/SyncMetadata_V3.sqlite")
+        let wrong = Fixtures.corpus("\(Fixtures.appsPrefix)duckduckgo__BrowserServicesKit/Sources/Bookmarks/BookmarksModel.xcdatamodeld")
+        let run = try EndToEndTests.run(["inspect", store.path, "--model", wrong.path])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("SyncFeatureEntity: in the store, not in the model"), "\(run.stdout)")
+        let right = Fixtures.corpus("\(Fixtures.appsPrefix)duckduckgo__BrowserServicesKit/Sources/DDGSync/SyncMetadata.xcdatamodeld")
+        #expect(try EndToEndTests.run(["inspect", store.path, "--model", right.path]).status == 0)
+    }
 }
