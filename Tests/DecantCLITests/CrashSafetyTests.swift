@@ -79,7 +79,8 @@ struct CrashSafetyTests {
     }
 
     /// Starts `arguments` and sends SIGKILL as soon as `moment` says so (polled); returns whether the kill landed
-    /// on the running process.
+    /// on the running process. A run still going after ten minutes is killed and recorded as an issue, so a hung
+    /// run fails the test rather than holding it forever.
     static func kill(_ arguments: [String], when moment: () -> Bool) throws -> Bool {
         let process = Process()
         process.executableURL = EndToEndTests.binary
@@ -87,10 +88,17 @@ struct CrashSafetyTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        let deadline = Date().addingTimeInterval(600)
         while process.isRunning {
             if moment() {
                 Foundation.kill(process.processIdentifier, SIGKILL)
                 break
+            }
+            if Date() > deadline {
+                Foundation.kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                Issue.record("\(arguments) still ran after ten minutes")
+                return false
             }
             usleep(200)
         }

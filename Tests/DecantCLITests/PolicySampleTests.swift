@@ -6,7 +6,9 @@ import Testing
 /// `samples/PolicyMigration` as the README runs it: the Swift policy through the Xcode mapping model, and the same
 /// migration as a Decant mapping file through `decant migrate`, give the same store.
 ///
-/// Slow (it builds a package against this checkout): `make test` leaves it to `make test-all`. The sample is built
+/// Slow (it builds a package against this checkout): `make test` leaves it to `make test-all`, and checks the same
+/// promise in process (`MappingSearchTestStoreTests.thePolicyAndTheMappingFileMigrateAlike`, the sample's own policy
+/// source against its mapping file). The sample is built
 /// from a copy in the temporary folder, never inside the checkout, so no build file of the repository is touched.
 @Suite("Policy sample", .serialized, .tags(.slow))
 struct PolicySampleTests {

@@ -30,6 +30,55 @@ struct MappingSearchTestStoreTests {
         #expect(try migrated.related(note, "paragraphs").count == 1)
     }
 
+    /// README's promise for samples/PolicyMigration, in process so that `make test` checks it (the sample's own
+    /// package build, `PolicySampleTests`, runs under `make test-all` only): the sample's Swift policy through the
+    /// Xcode mapping model, and the sample's Decant mapping file, give the same objects.
+    @Test func thePolicyAndTheMappingFileMigrateAlike() throws {
+        var functions = ValueExpressionFunctions()
+        functions.registerPolicy(NoteToParagraphPolicy(), as: "NotesMigration.NoteToParagraphPolicy")
+        // A note longer than the title's excerpt, so the title is cut.
+        var journal = try Self.journal()
+        try journal.insert("Note", ["text": .string("Buy oat milk, coffee beans and a new notebook before the weekend.")])
+        let byPolicy = try journal.migrated(functions: functions)
+        var store = journal
+        store.searchesForMappings = false
+        let file = Fixtures.samplesRoot.appendingPathComponent("PolicyMigration/Journal1-Journal2.yaml")
+        let byFile = try store.migrated(mappings: [file])
+        #expect(byPolicy.migrationReport?.hops == ["Journal → Journal 2"])
+        #expect(byFile.migrationReport?.hops == ["Journal → Journal 2"])
+        /// Each object's values and how many objects each relationship holds (a to-many the inverse carries counted
+        /// from the other side, as the store would list it), sorted, per entity.
+        func contents(_ store: TestStore) throws -> [String: [String]] {
+            var result: [String: [String]] = [:]
+            let everything = try store.model.entities.flatMap { try store.fetch($0.name) }
+            func pointing(at object: TestObject) -> Int {
+                everything.filter { other in
+                    other.relationships.values.contains { $0 == .toOne(object.reference) }
+                }.count
+            }
+            for entity in store.model.entities.map(\.name) {
+                result[entity] = try store.fetch(entity).filter { $0.entity == entity }.map { object in
+                    let values = object.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                    let links = object.relationships.sorted { $0.key < $1.key }.map { name, link -> String in
+                        switch link {
+                        case .toOne(let target): "\(name)->\(target == nil ? 0 : 1)"
+                        case .toMany(let members): "\(name)->\(members.count)"
+                        case .viaInverse: "\(name)->\(pointing(at: object))"
+                        }
+                    }
+                    return (values + links).joined(separator: "|")
+                }.sorted()
+            }
+            return result
+        }
+        let policy = try contents(byPolicy)
+        let mapped = try contents(byFile)
+        #expect(policy == mapped)
+        #expect(policy["Paragraph"]?.count == 3)
+        #expect(policy["Paragraph"]?.contains { $0.contains("title=string(\"Buy oat milk, coffee bea\")") } == true)
+        #expect(policy["Paragraph"]?.contains { $0.contains("body=string(\"Rain all day\")") && $0.hasSuffix("note->1") } == true)
+    }
+
     @Test func withoutTheSearchTheHopIsInferred() throws {
         var store = try Self.journal()
         store.searchesForMappings = false

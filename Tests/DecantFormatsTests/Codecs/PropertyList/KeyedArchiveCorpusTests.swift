@@ -68,7 +68,7 @@ struct KeyedArchiveCorpusTests {
     }
 
     @Test(
-        "Small archives decode as a tree",
+        "Small archives decode as the whole tree",
         arguments: archives.filter { !$0.hasSuffix(".mom") && !$0.hasSuffix(".cdm") }
     )
     func treeDecodes(relative: String) throws {
@@ -115,6 +115,18 @@ struct KeyedArchiveCorpusTests {
         // A URL is its base resolved with its relative string: it ends with a string of the archive.
         let unknownURLs = urls.filter { url in !theirs.contains { !$0.isEmpty && url.hasSuffix($0) } }
         #expect(unknownURLs.isEmpty, "\(relative): URLs not in the archive: \(unknownURLs.sorted())")
+        // And the other way (an empty tree passed the checks above): every string the archive keeps as an object of
+        // its own (an NSString in `$objects`) is in the tree, or is the base or relative part of a URL in it.
+        let objectScript = """
+            import plistlib, sys
+            v = plistlib.load(open(sys.argv[1], "rb"))
+            print("\\n".join(sorted({o for o in v["$objects"] if isinstance(o, str) and o != "$null"})))
+            """
+        let objectStrings = try PythonOracle.text(objectScript, input: data).split(separator: "\n").map(String.init)
+        let missing = objectStrings.filter { text in
+            !text.contains("\n") && !ours.contains(text) && !urls.contains { $0.hasPrefix(text) || $0.hasSuffix(text) }
+        }
+        #expect(missing.isEmpty, "\(relative): strings of the archive not in the tree: \(missing.sorted())")
     }
 
     @Test func compiledModelsAreCyclicAndWalkByIndex() throws {
