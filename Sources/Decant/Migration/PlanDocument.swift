@@ -136,6 +136,11 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     public var sourceChoice: String?
     /// What planning noticed and let pass: unused mappings, mapping models of another bundle.
     public var notes: [String]
+
+    /// Whether a note is about a mapping model of another bundle, which the search found and left alone.
+    static func isAboutAnotherBundle(_ note: String) -> Bool {
+        note.contains(" is ignored: it is not a mapping model of ") || note.hasSuffix("so it is a mapping model of another bundle")
+    }
     /// What the mapping search found and used (absent when it was off).
     public var mappingSearch: MappingSearchSummary?
 
@@ -253,9 +258,18 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                     "  used: " + (mappingSearch.used.isEmpty ? "none" : mappingSearch.used.joined(separator: ", ")))
             }
         }
-        if !notes.isEmpty {
+        // Mapping models the search found for other bundles of the project say nothing about this migration: the
+        // summary counts them, --verbose names them.
+        let otherBundles = notes.filter { Self.isAboutAnotherBundle($0) }
+        let shown = verbose ? notes : notes.filter { !Self.isAboutAnotherBundle($0) }
+        if !shown.isEmpty || !otherBundles.isEmpty {
             lines.append("notes:")
-            lines += notes.map { "  \($0)" }
+            lines += shown.map { "  \($0)" }
+            if !verbose, !otherBundles.isEmpty {
+                lines.append(
+                    "  \(otherBundles.count == 1 ? "1 mapping model" : "\(otherBundles.count) mapping models") of other "
+                        + "bundles ignored (--verbose names them)")
+            }
         }
         if upToDate {
             lines.append("already at \(destinationVersion): nothing to migrate")
