@@ -92,6 +92,8 @@ struct HintOptionTests {
             // Batch runs; conversion's selection.
             "--shard": [DecantCommand.Migrate.self, DecantCommand.Validate.self],
             "--where": [DecantCommand.Convert.self], "--sort": [DecantCommand.Convert.self],
+            // A plan's text: what --verbose adds to it.
+            "--verbose": [DecantCommand.Plan.self],
         ]
     }()
 
