@@ -119,7 +119,8 @@ extension DecantCommand {
                 } else {
                     let total = report.written.values.reduce(0, +)
                     printOut(
-                        "\(output): \(total == 1 ? "1 object" : "\(total) objects") written (model \(report.modelVersion))")
+                        "\(output): \(objects(total)) written ("
+                            + (report.modelVersion == "Z_MODELCACHE" ? "" : "model ") + "\(modelName(report.modelVersion)))")
                     for name in Set(report.written.keys).union(report.filteredOut.keys).sorted() {
                         let left = report.filteredOut[name].map { ", \($0) filtered out" } ?? ""
                         printOut("  \(name)  \(report.written[name] ?? 0)\(left)")

@@ -40,6 +40,15 @@ private func report(_ error: DecantError, verbose: Int, json: Bool) throws -> Ne
     throw ExitCode(error.code.exitCode)
 }
 
+/// "1 object" or "N objects", for a run's summary line.
+func objects(_ count: Int) -> String { count == 1 ? "1 object" : "\(count) objects" }
+
+/// How a summary line names the model a run used: its version, or, when the run read the model a store keeps (the
+/// version the library names `Z_MODELCACHE`), that model as such.
+func modelName(_ version: String) -> String {
+    version == "Z_MODELCACHE" ? "the store's own model in Z_MODELCACHE" : version
+}
+
 /// Writes text and a newline to standard output.
 func printOut(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))

@@ -184,7 +184,6 @@ extension DecantCommand {
         /// Writes what a run that rejected objects (or kept dangling references) found to standard error: per
         /// entity, and where they are listed.
         private func reportProblems(_ report: StoreMigration.Report) {
-            func objects(_ count: Int) -> String { count == 1 ? "1 object" : "\(count) objects" }
             var lines: [String] = []
             let perEntity = report.rejectedPerEntity
             if report.rejected > 0 {

@@ -70,7 +70,7 @@ extension DecantCommand {
                         settings.rejects = outputDir?.appendingPathComponent("\(store.lastPathComponent).rejects.ndjson")
                         let report = try StoreValidation.validate(store: store, options: settings)
                         let failing = report.failures.values.reduce(0, +)
-                        let summary = "\(report.objects.values.reduce(0, +)) objects checked against \(report.modelVersion)"
+                        let summary = "\(objects(report.objects.values.reduce(0, +))) checked against \(modelName(report.modelVersion))"
                         guard report.isValid else {
                             throw DecantError(
                                 .validationFailed, summary + ", \(failing) failures: "
@@ -94,7 +94,7 @@ extension DecantCommand {
                     let total = report.objects.values.reduce(0, +)
                     let failing = report.failures.values.reduce(0, +)
                     printOut(
-                        "\(store): \(total) objects checked against \(report.modelVersion), "
+                        "\(store): \(objects(total)) checked against \(modelName(report.modelVersion)), "
                             + (failing == 0 ? "all valid" : "\(failing) failures")
                     )
                     for key in report.failures.keys.sorted() { printOut("  \(key): \(report.failures[key] ?? 0)") }

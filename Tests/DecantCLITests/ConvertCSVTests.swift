@@ -142,6 +142,13 @@ struct ConvertCSVTests {
             ])
         #expect(outcome.status == 0, "\(outcome.errors)")
         #expect(outcome.output.hasPrefix("Seed.sqlite: 1 object written (model Notes 2)"))
+        // Without --model, the summary names the model the store keeps as such, not as a version "Z_MODELCACHE".
+        let copied = try Self.run(in: folder, ["convert", "Seed.sqlite", "Copy.sqlite"])
+        #expect(copied.output.hasPrefix("Copy.sqlite: 1 object written (the store's own model in Z_MODELCACHE)"))
+        let validated = try Self.run(in: folder, ["validate", "Seed.sqlite"])
+        #expect(
+            validated.output.hasPrefix("Seed.sqlite: 1 object checked against the store's own model in Z_MODELCACHE"),
+            "\(validated.output)")
         let model = try #require(try ModelBundle.load(from: Self.notesBundle).version(named: "Notes 2"))
         #expect(
             try Self.records(of: folder.appendingPathComponent("Seed.sqlite"), model: model).map(\.values) == [
