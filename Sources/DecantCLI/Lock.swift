@@ -9,13 +9,14 @@ extension DecantCommand {
             discussion: """
                 A version that has shipped must never change: an edit that changes an entity's version hash makes \
                 every store of that version unopenable (Core Data error 134130), and is easy to miss in review. \
-                decant lock MODEL writes, per version, its identifiers, its entities' version hashes and its \
-                checksum to a lock file: by default MODEL.decant-lock.json beside the model (Notes.decant-lock.json \
-                for Notes.xcdatamodeld), a file to commit to git with the model.
+                decant lock MODEL writes, per version, its identifiers, its entities' and their properties' version \
+                hashes and its checksum to a lock file: by default MODEL.decant-lock.json beside the model \
+                (Notes.decant-lock.json for Notes.xcdatamodeld), a file to commit to git with the model.
 
-                With --check, nothing is written: each locked version whose hashes changed and each locked version \
-                no longer in the model is named, and the exit code is 1; a version not locked yet is a warning on \
-                standard error (exit 0 when that is all). Run decant lock again to lock a new version once it ships.
+                With --check, nothing is written: each locked version whose hashes changed (with the entities and \
+                properties that changed) and each locked version no longer in the model is named, and the exit \
+                code is 1; a version not locked yet is a warning on standard error (exit 0 when that is all). Run \
+                decant lock again to lock a new version once it ships.
                 """
         )
 

@@ -174,7 +174,7 @@ struct CommandLineTests {
         try Data(edited.utf8).write(to: contents)
         let drifted = try EndToEndTests.run(["lock", bundle.path, "--check"])
         #expect(drifted.status == 1)
-        #expect(drifted.stdout.contains("changed: version Typed (hash of Item)"), "\(drifted.stdout)")
+        #expect(drifted.stdout.contains("changed: version Typed (hash of Item (count changed))"), "\(drifted.stdout)")
         #expect(drifted.stderr.contains("Typed 3"))
 
         // Typed 2 removed, checked against a lock file named with --lock-file.

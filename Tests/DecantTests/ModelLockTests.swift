@@ -62,7 +62,8 @@ struct ModelLockTests {
         #expect(findings.unlocked == ["Items 4"])
         #expect(findings.hasProblems)
         #expect(findings.lines.count == 3)
-        #expect(findings.lines[0].hasPrefix("changed: version Items (hash of Item; removed Tag; added Label)"))
+        #expect(findings.changed.first?.changedProperties == ["Item": .init(changed: ["count"])])
+        #expect(findings.lines[0].hasPrefix("changed: version Items (hash of Item (count changed); removed Tag; added Label)"))
         // A new version alone is only a warning.
         let grown = locked.check(
             ModelLock(
@@ -72,6 +73,38 @@ struct ModelLockTests {
                 ])))
         #expect(!grown.hasProblems)
         #expect(grown.unlocked == ["Items 4"])
+    }
+
+    /// The check names the properties an edit changed, added or removed; an entity whose hash changed with every
+    /// property the same changed its own settings; a lock written without property hashes names the entity only.
+    @Test func checkNamesThePropertiesThatChanged() throws {
+        let locked = ModelLock(bundle: Self.bundle([Self.version("Items", ["count": .string, "old": .string])]))
+        var edited = Self.version("Items", ["count": .string, "old": .integer16, "body": .string])
+        edited.entities[1].versionHashModifier = "2"
+        let now = ModelLock(bundle: Self.bundle([edited]))
+        let findings = locked.check(now)
+        #expect(findings.changed.first?.changedEntities == ["Item", "Tag"])
+        #expect(findings.changed.first?.changedProperties["Item"] == .init(changed: ["old"], added: ["body"]))
+        #expect(findings.changed.first?.changedProperties["Tag"] == .init())
+        #expect(
+            findings.lines == [
+                "changed: version Items (hash of Item (old changed, body added), Tag (no property: its parent, abstract "
+                    + "flag or version hash modifier)): stores of it would no longer open"
+            ])
+        var removed = Self.version("Items", ["count": .string])
+        removed.entities.removeAll { $0.name == "Tag" }
+        #expect(locked.check(ModelLock(bundle: Self.bundle([removed]))).changed.first?.changedProperties["Item"] == .init(removed: ["old"]))
+        // An older lock file has no property hashes: the entity is named alone, and reading it still works.
+        var older = locked
+        older.versions[0].propertyHashes = nil
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("Items.decant-lock.json")
+        try older.write(to: url)
+        #expect(try String(contentsOf: url, encoding: .utf8).contains("propertyHashes") == false)
+        let fromOlder = try ModelLock.read(from: url).check(now)
+        #expect(fromOlder.changed.first?.changedProperties.isEmpty == true)
+        #expect(fromOlder.lines.first?.hasPrefix("changed: version Items (hash of Item, Tag)") == true)
     }
 
     @Test func aMissingOrDamagedLockFileIsAnError() throws {

@@ -17,6 +17,9 @@ public struct ModelLock: Codable, Sendable, Hashable {
         public var identifiers: [String]
         /// Each entity's version hash (base64).
         public var entityHashes: [String: String]
+        /// Each entity's properties' version hashes (base64), by entity then property name: which property an edit
+        /// changed. Absent from older lock files, whose checks name the entity only.
+        public var propertyHashes: [String: [String: String]]?
         /// The model checksum (base64 SHA-256, as `inspect` prints it).
         public var checksum: String
     }
@@ -26,10 +29,27 @@ public struct ModelLock: Codable, Sendable, Hashable {
         public var version: String
         /// Entities whose version hash changed.
         public var changedEntities: [String]
+        /// For each changed entity the lock has property hashes of: its properties whose hash changed, that it no
+        /// longer has and that it has anew (all empty when the entity's own settings changed: its parent, abstract
+        /// flag or version hash modifier).
+        public var changedProperties: [String: PropertyChanges] = [:]
         /// Entities the lock has and the version no longer does.
         public var removedEntities: [String]
         /// Entities the version has and the lock does not.
         public var addedEntities: [String]
+    }
+
+    /// The properties of one entity whose hashes are not what the lock says.
+    public struct PropertyChanges: Sendable, Hashable {
+        public var changed: [String] = []
+        public var removed: [String] = []
+        public var added: [String] = []
+
+        public init(changed: [String] = [], removed: [String] = [], added: [String] = []) {
+            self.changed = changed
+            self.removed = removed
+            self.added = added
+        }
     }
 
     /// What ``check(_:)`` found.
@@ -61,6 +81,10 @@ public struct ModelLock: Codable, Sendable, Hashable {
             return Version(
                 name: version.versionName ?? bundle.name, identifiers: version.versionIdentifiers,
                 entityHashes: hashes.mapValues { $0.base64EncodedString() },
+                propertyHashes: Dictionary(
+                    uniqueKeysWithValues: hashes.keys.map { entity in
+                        (entity, version.propertyVersionHashes(of: entity).mapValues { $0.base64EncodedString() })
+                    }),
                 checksum: ObjectModel.versionChecksum(of: hashes))
         }
     }
@@ -114,12 +138,21 @@ public struct ModelLock: Codable, Sendable, Hashable {
             guard present.entityHashes != version.entityHashes else { continue }
             let old = version.entityHashes
             let new = present.entityHashes
-            findings.changed.append(
-                Change(
-                    version: version.name,
-                    changedEntities: old.keys.filter { new[$0] != nil && new[$0] != old[$0] }.sorted(),
-                    removedEntities: old.keys.filter { new[$0] == nil }.sorted(),
-                    addedEntities: new.keys.filter { old[$0] == nil }.sorted()))
+            var change = Change(
+                version: version.name,
+                changedEntities: old.keys.filter { new[$0] != nil && new[$0] != old[$0] }.sorted(),
+                removedEntities: old.keys.filter { new[$0] == nil }.sorted(),
+                addedEntities: new.keys.filter { old[$0] == nil }.sorted())
+            for entity in change.changedEntities {
+                guard let before = version.propertyHashes?[entity], let after = present.propertyHashes?[entity] else {
+                    continue
+                }
+                change.changedProperties[entity] = PropertyChanges(
+                    changed: before.keys.filter { after[$0] != nil && after[$0] != before[$0] }.sorted(),
+                    removed: before.keys.filter { after[$0] == nil }.sorted(),
+                    added: after.keys.filter { before[$0] == nil }.sorted())
+            }
+            findings.changed.append(change)
         }
         findings.unlocked = current.versions.map(\.name).filter { !locked.contains($0) }
         return findings
@@ -132,7 +165,12 @@ extension ModelLock.Findings {
         var lines: [String] = []
         for change in changed {
             var parts: [String] = []
-            if !change.changedEntities.isEmpty { parts.append("hash of \(change.changedEntities.joined(separator: ", "))") }
+            if !change.changedEntities.isEmpty {
+                let entities = change.changedEntities.map { entity in
+                    change.changedProperties[entity].map { "\(entity) (\($0.description))" } ?? entity
+                }
+                parts.append("hash of \(entities.joined(separator: ", "))")
+            }
             if !change.removedEntities.isEmpty { parts.append("removed \(change.removedEntities.joined(separator: ", "))") }
             if !change.addedEntities.isEmpty { parts.append("added \(change.addedEntities.joined(separator: ", "))") }
             lines.append(
@@ -141,5 +179,14 @@ extension ModelLock.Findings {
         for name in removed { lines.append("removed: version \(name) is locked but no longer in the model") }
         for name in unlocked { lines.append("warning: version \(name) is not locked yet (run decant lock once it ships)") }
         return lines
+    }
+}
+
+extension ModelLock.PropertyChanges: CustomStringConvertible {
+    /// `title changed, body added, old removed`, or what changed when no property did.
+    public var description: String {
+        let parts =
+            changed.map { "\($0) changed" } + added.map { "\($0) added" } + removed.map { "\($0) removed" }
+        return parts.isEmpty ? "no property: its parent, abstract flag or version hash modifier" : parts.joined(separator: ", ")
     }
 }

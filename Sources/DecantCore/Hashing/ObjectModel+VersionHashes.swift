@@ -61,15 +61,20 @@ extension ObjectModel {
 
     /// The version hash of one property as it appears in `entity` (inherited properties included).
     public func versionHash(ofProperty name: String, in entityName: String) -> Data? {
-        guard let entity = entity(named: entityName) else { return nil }
+        propertyVersionHashes(of: entityName)[name]
+    }
+
+    /// The version hash of each property of `entityName` (inherited properties included), by property name: which
+    /// of them an edit that changed the entity's hash changed. Empty for an entity the model does not have.
+    public func propertyVersionHashes(of entityName: String) -> [String: Data] {
+        guard let entity = entity(named: entityName) else { return [:] }
         let (attributes, relationships) = properties(of: entity)
-        if let attribute = attributes.first(where: { $0.name == name }) {
-            return versionHash(of: attribute)
+        var hashes: [String: Data] = [:]
+        for attribute in attributes { hashes[attribute.name] = versionHash(of: attribute) }
+        for relationship in relationships {
+            hashes[relationship.name] = VersionHashing.hash(of: relationship, isOwnInverse: isOwnInverse(relationship, in: entity))
         }
-        if let relationship = relationships.first(where: { $0.name == name }) {
-            return VersionHashing.hash(of: relationship, isOwnInverse: isOwnInverse(relationship, in: entity))
-        }
-        return nil
+        return hashes
     }
 
     private func versionHash(
