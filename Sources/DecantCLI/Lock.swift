@@ -32,15 +32,22 @@ extension DecantCommand {
         @Flag(name: .shortAndLong, help: "Show the causes of errors.")
         var verbose: Int
 
+        @Flag(help: "Print one JSON document on standard output instead of text.")
+        var json = false
+
         func run() throws {
-            try reportingErrors(verbose: verbose) {
+            try reportingErrors(verbose: verbose, json: json) {
                 let modelURL = URL(fileURLWithPath: model)
                 let lock = ModelLock(bundle: try ModelBundle.load(modelOrSource: modelURL))
                 let fileURL = lockFile.map { URL(fileURLWithPath: $0) } ?? ModelLock.defaultURL(for: modelURL)
                 let shown = lockFile ?? Self.shownPath(of: fileURL, besideTyped: model)
                 guard check else {
                     try lock.write(to: fileURL)
-                    printOut("\(shown): \(lock.versions.count) versions of \(lock.model) locked")
+                    if json {
+                        printOut(String(decoding: try ModelLock.Document(lockFile: shown, lock: lock).jsonDocument(), as: UTF8.self))
+                    } else {
+                        printOut("\(shown): \(lock.versions.count) versions of \(lock.model) locked")
+                    }
                     return
                 }
                 let locked = try ModelLock.read(from: fileURL)
@@ -48,12 +55,16 @@ extension DecantCommand {
                 for line in findings.lines {
                     if line.hasPrefix("warning:") {
                         FileHandle.standardError.write(Data("\(line)\n".utf8))
-                    } else {
+                    } else if !json {
                         printOut("\(shown): \(line)")
                     }
                 }
+                if json {
+                    let document = ModelLock.Document(lockFile: shown, lock: locked, check: findings)
+                    printOut(String(decoding: try document.jsonDocument(), as: UTF8.self))
+                }
                 if findings.hasProblems { throw ExitCode(1) }
-                printOut("\(shown): \(locked.versions.count) locked versions unchanged")
+                if !json { printOut("\(shown): \(locked.versions.count) locked versions unchanged") }
             }
         }
 

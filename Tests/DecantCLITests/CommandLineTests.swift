@@ -176,6 +176,13 @@ struct CommandLineTests {
         #expect(drifted.status == 1)
         #expect(drifted.stdout.contains("changed: version Typed (hash of Item (count changed))"), "\(drifted.stdout)")
         #expect(drifted.stderr.contains("Typed 3"))
+        // With --json: one document (schemas/lock.schema.json) naming the same, and the same exit status.
+        let driftedJSON = try EndToEndTests.run(["lock", bundle.path, "--check", "--json"])
+        #expect(driftedJSON.status == 1)
+        #expect(try EndToEndTests.validate(driftedJSON.stdout, schema: "lock") == "valid", "\(driftedJSON.stdout)")
+        let document = try JSONDecoder().decode(ModelLock.Document.self, from: Data(driftedJSON.stdout.utf8))
+        #expect(document.versions == ["Typed", "Typed 2"] && document.check?.unlocked == ["Typed 3"])
+        #expect(document.check?.changed.first?.changedProperties["Item"]?.changed == ["count"])
 
         // Typed 2 removed, checked against a lock file named with --lock-file.
         let other = folder.appendingPathComponent("other.json")
@@ -186,6 +193,15 @@ struct CommandLineTests {
         #expect(removed.stdout.contains("removed: version Typed 2"))
         let missing = try EndToEndTests.run(["lock", bundle.path, "--check", "--lock-file", folder.appendingPathComponent("none.json").path])
         #expect(missing.status == 66)
+        let missingJSON = try EndToEndTests.run(
+            ["lock", bundle.path, "--check", "--json", "--lock-file", folder.appendingPathComponent("none.json").path])
+        #expect(missingJSON.status == 66)
+        #expect(try EndToEndTests.validate(missingJSON.stdout, schema: "error") == "valid", "\(missingJSON.stdout)")
+        // Writing a lock with --json: the file and the versions locked.
+        let written = try EndToEndTests.run(["lock", bundle.path, "--json", "--lock-file", other.path])
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try EndToEndTests.validate(written.stdout, schema: "lock") == "valid", "\(written.stdout)")
+        #expect(try JSONDecoder().decode(ModelLock.Document.self, from: Data(written.stdout.utf8)).check == nil)
     }
 
     /// Help: no line ends in a literal backslash, the top-level discussion breaks lines only between paragraphs (so

@@ -25,7 +25,7 @@ public struct ModelLock: Codable, Sendable, Hashable {
     }
 
     /// A locked version whose hashes are not what the lock says.
-    public struct Change: Sendable, Hashable {
+    public struct Change: Codable, Sendable, Hashable {
         public var version: String
         /// Entities whose version hash changed.
         public var changedEntities: [String]
@@ -40,7 +40,7 @@ public struct ModelLock: Codable, Sendable, Hashable {
     }
 
     /// The properties of one entity whose hashes are not what the lock says.
-    public struct PropertyChanges: Sendable, Hashable {
+    public struct PropertyChanges: Codable, Sendable, Hashable {
         public var changed: [String] = []
         public var removed: [String] = []
         public var added: [String] = []
@@ -52,8 +52,28 @@ public struct ModelLock: Codable, Sendable, Hashable {
         }
     }
 
+    /// What `decant lock --json` prints: the lock file, the model and its locked versions, and with `--check` what
+    /// the check found.
+    public struct Document: Codable, Sendable, Hashable {
+        /// The lock file, as the command shows it.
+        public var lockFile: String
+        /// The bundle's name.
+        public var model: String
+        /// The versions the lock file holds (written, or read for the check).
+        public var versions: [String]
+        /// What the check found (absent when the lock was written).
+        public var check: Findings?
+
+        public init(lockFile: String, lock: ModelLock, check: Findings? = nil) {
+            self.lockFile = lockFile
+            model = lock.model
+            versions = lock.versions.map(\.name)
+            self.check = check
+        }
+    }
+
     /// What ``check(_:)`` found.
-    public struct Findings: Sendable, Hashable {
+    public struct Findings: Codable, Sendable, Hashable {
         /// Locked versions whose entity hashes changed (a problem).
         public var changed: [Change] = []
         /// Locked versions the model no longer has (a problem).
