@@ -11,7 +11,9 @@ extension DecantCommand {
                 Every entity and property is listed with its value expression, so the file, given back to plan or \
                 migrate with --mapping, reproduces the inferred migration; edit it where inference is not what you \
                 want. YAML by default, JSON when --output ends in .json or with --format json. Changes inference \
-                refuses are listed on standard error (and as comments in YAML) and the command exits 1.
+                refuses are listed on standard error (and as comments in YAML) and the command exits 1. With --json, \
+                standard output holds one JSON document (the hop, the file and the refusals), so the mapping file \
+                goes to --output.
                 """
         )
 
@@ -33,8 +35,17 @@ extension DecantCommand {
         @Flag(name: .shortAndLong, help: "Show the causes of errors.")
         var verbose: Int
 
+        @Flag(help: "Print one JSON document on standard output instead of text (the mapping file goes to --output).")
+        var json = false
+
+        func validate() throws {
+            if json && output == nil {
+                throw ValidationError("--json prints its document on standard output: give the mapping file with --output FILE")
+            }
+        }
+
         func run() throws {
-            try reportingErrors(verbose: verbose) {
+            try reportingErrors(verbose: verbose, json: json) {
                 let bundle = try ModelBundle.load(modelOrStore: URL(fileURLWithPath: model))
                 let names = bundle.versions.compactMap(\.versionName).joined(separator: ", ")
                 guard let source = bundle.version(named: sourceVersion) else {
@@ -67,6 +78,12 @@ extension DecantCommand {
                 }
                 for problem in result.problems {
                     FileHandle.standardError.write(Data("cannot infer: \(problem)\n".utf8))
+                }
+                if json, let output {
+                    let document = InferredMappingDocument(
+                        source: sourceVersion, destination: destinationVersion, output: output,
+                        format: syntax.rawValue, result: result)
+                    printOut(String(decoding: try document.jsonDocument(), as: UTF8.self))
                 }
                 if !result.problems.isEmpty { throw ExitCode(1) }
             }

@@ -97,6 +97,24 @@ struct CommandPromiseTests {
         #expect(run.stderr.contains("cannot infer: Item.count: String → Integer 64"), "\(run.stderr)")
         let written = try String(contentsOf: output, encoding: .utf8)
         #expect(written.hasPrefix("# CANNOT INFER: Item.count: String → Integer 64"), "\(written)")
+        // With --json: the document (schemas/infer-mapping.schema.json) names the refusal, the file is written as
+        // before, and the status is the same; without --output it is a usage error (the document holds stdout).
+        try FileManager.default.removeItem(at: output)
+        let json = try EndToEndTests.run([
+            "infer-mapping", "--model", bundle.path, "--from-version", "Typed", "--to-version", "Typed 2", "--output",
+            output.path, "--json",
+        ])
+        #expect(json.status == 1, "\(json.stderr)")
+        #expect(try EndToEndTests.validate(json.stdout, schema: "infer-mapping") == "valid", "\(json.stdout)")
+        let document = try JSONDecoder().decode(InferredMappingDocument.self, from: Data(json.stdout.utf8))
+        #expect(document.problems.map(\.entity) == ["Item"] && document.problems.first?.property == "count")
+        #expect(document.entityMappings == 1 && document.format == "yaml" && document.output == output.path)
+        #expect(try String(contentsOf: output, encoding: .utf8) == written)
+        let toStandardOutput = try EndToEndTests.run([
+            "infer-mapping", "--model", bundle.path, "--from-version", "Typed", "--to-version", "Typed 2", "--json",
+        ])
+        #expect(toStandardOutput.status == 64, "\(toStandardOutput.stderr)")
+        #expect(toStandardOutput.stderr.contains("--output"), "\(toStandardOutput.stderr)")
     }
 
     /// An app store at a version the model does not have: seeding refuses it (65), naming the store, and leaves it
