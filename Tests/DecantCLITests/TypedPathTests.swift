@@ -26,6 +26,25 @@ struct TypedPathTests {
         #expect(planned.status == 65, "\(planned.errors)")
         #expect(planned.errors.hasPrefix("Error: Empty.xcdatamodeld:"), "\(planned.errors)")
         #expect(!planned.errors.contains(folder.path), "\(planned.errors)")
+
+        // An error inside a version of a bundle, or inside a version named directly, and in a .xccurrentversion that
+        // names no version: each file named under the relative path given.
+        let broken = folder.appendingPathComponent("Broken.xcdatamodeld/Broken.xcdatamodel")
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+        try Data("<?xml version=\"1.0\"?>\n<model><entity name=\"A\">\n".utf8).write(to: broken.appendingPathComponent("contents"))
+        try ModelBundleFiles.write(
+            "Current", versions: [("Current", ModelBundleFiles.item(#"<attribute name="n" attributeType="String"/>"#))],
+            current: "Gone", in: folder)
+        for (typed, shown) in [
+            ("Broken.xcdatamodeld", "Broken.xcdatamodeld/Broken.xcdatamodel/contents:"),
+            ("./Broken.xcdatamodeld/Broken.xcdatamodel", "Broken.xcdatamodeld/Broken.xcdatamodel/contents:"),
+            ("Current.xcdatamodeld", "Current.xcdatamodeld/.xccurrentversion:"),
+        ] {
+            let inspected = try ConvertCSVTests.run(in: folder, ["inspect", typed])
+            #expect(inspected.status == 65, "\(inspected.errors)")
+            #expect(inspected.errors.hasPrefix("Error: \(shown)"), "\(typed): \(inspected.errors)")
+            #expect(!inspected.errors.contains(folder.path), "\(inspected.errors)")
+        }
     }
 
     /// Writes `Req.xcdatamodeld` (one entity `Item` with a required String `count`) in `folder`, and per (name, value)

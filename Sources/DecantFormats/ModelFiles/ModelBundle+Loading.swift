@@ -69,7 +69,9 @@ extension ModelBundle {
             throw DecantError(.ioError, "the model bundle cannot be listed", at: Location(path: url.displayPath),
                 underlyingError: error)
         }
-        let entries = children.filter { $0.pathExtension == pathExtension }
+        // Each entry under the bundle's URL as given, so messages name it as the user typed it (the listing's URLs
+        // are absolute).
+        let entries = children.filter { $0.pathExtension == pathExtension }.map { url.appendingPathComponent($0.lastPathComponent) }
         guard !entries.isEmpty else {
             throw DecantError(
                 .malformedInput, "the model bundle holds no .\(pathExtension) version", at: Location(path: url.displayPath))
@@ -87,7 +89,7 @@ extension ModelBundle {
         if let current, !versions.contains(where: { $0.versionName == current }) {
             throw DecantError(
                 .malformedInput, ".xccurrentversion names version \(current), which the bundle does not hold",
-                at: Location(path: url.appendingPathComponent(".xccurrentversion").path))
+                at: Location(path: url.appendingPathComponent(".xccurrentversion").displayPath))
         }
         return ModelBundle(
             name: url.deletingPathExtension().lastPathComponent, versions: versions, currentVersionName: current,
@@ -102,7 +104,7 @@ extension ModelBundle {
         var current: String?
         let info = url.appendingPathComponent("VersionInfo.plist")
         if FileManager.default.fileExists(atPath: info.path) {
-            let plist = try PropertyListValue.decode(from: readFile(info), path: info.path)
+            let plist = try PropertyListValue.decode(from: readFile(info), path: info.displayPath)
             current = plist["NSManagedObjectModel_CurrentVersionName"]?.stringValue
         }
         return ModelBundle(
@@ -111,7 +113,7 @@ extension ModelBundle {
     }
 
     private static func loadCompiledVersion(_ url: URL) throws -> ObjectModel {
-        var model = try ArchivedModelDecoder.decode(readFile(url), path: url.path)
+        var model = try ArchivedModelDecoder.decode(readFile(url), path: url.displayPath)
         model.versionName = versionName(of: url)
         return model
     }
@@ -130,7 +132,7 @@ extension ModelBundle {
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         // Decant's own reader, not PropertyListSerialization: the same checks on hostile bytes as every other
         // property list, and errors with a line or offset.
-        let plist = try PropertyListValue.decode(from: readFile(file), path: file.path)
+        let plist = try PropertyListValue.decode(from: readFile(file), path: file.displayPath)
         guard case .dictionary(let dictionary) = plist else {
             throw DecantError(.malformedInput, "the property list is not a dictionary", at: Location(path: file.displayPath))
         }

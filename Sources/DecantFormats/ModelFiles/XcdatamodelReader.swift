@@ -21,7 +21,7 @@ public enum XcdatamodelReader: Sendable {
                 exists ? .ioError : .fileNotFound, exists ? "the model file cannot be read" : "no model file here",
                 at: Location(path: url.displayPath), underlyingError: error)
         }
-        return try parse(data, path: url.path, versionName: versionName)
+        return try parse(data, path: url.displayPath, versionName: versionName)
     }
 
     /// Parses the bytes of a `contents` file; `path` is only used in error locations.

@@ -19,7 +19,7 @@ public import Foundation
 public enum Xcode3ModelReader: Sendable {
     /// Reads an `elements` file from disk; `versionName` names the model version (`Foo` for `Foo.xcdatamodel`).
     public static func read(contentsOf url: URL, versionName: String? = nil) throws -> ObjectModel {
-        try decode(Data(wholeFile: url, what: "the Xcode 3 model file"), path: url.path, versionName: versionName)
+        try decode(Data(wholeFile: url, what: "the Xcode 3 model file"), path: url.displayPath, versionName: versionName)
     }
 
     /// Decodes the bytes of an `elements` file; `path` is only used in error locations.
