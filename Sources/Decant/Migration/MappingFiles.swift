@@ -113,20 +113,30 @@ extension MappingFiles {
             model = try XcodeMappingModel.load(contentsOf: url, bundle: bundle)
         } catch let error as DecantError where error.code == .modelMismatch || !named {
             loaded.notes.append(
-                "\(url.displayPath) is ignored: "
-                    + (error.code == .modelMismatch
-                        ? "it is not a mapping model of \(bundle.name) (\(error.message))"
-                        : "it does not read (\(error.message))"))
+                error.code == .modelMismatch
+                    ? anotherBundleNote(url, "not of \(bundle.name): \(error.message)")
+                    : "\(url.displayPath) is ignored: it does not read (\(error.message))")
             return
         }
         guard !fittingPairs(model, bundle: bundle).isEmpty else {
-            loaded.notes.append(
-                "\(url.displayPath) is ignored: its entity hashes fit no two versions of \(bundle.name), so it is a "
-                    + "mapping model of another bundle")
+            loaded.notes.append(anotherBundleNote(url, "its entity hashes fit no two versions of \(bundle.name)"))
             return
         }
         loaded.xcode.append(model)
     }
+
+    /// The note for a mapping model of another bundle, left alone: a plan counts these and names them only with
+    /// --verbose (``isAnotherBundleNote(_:)``).
+    static func anotherBundleNote(_ url: URL, _ reason: String) -> String {
+        "\(url.displayPath) is ignored: \(anotherBundleWords) (\(reason))"
+    }
+
+    /// Whether `note` is an ``anotherBundleNote(_:_:)``.
+    static func isAnotherBundleNote(_ note: String) -> Bool {
+        note.contains(" is ignored: \(anotherBundleWords) (")
+    }
+
+    private static let anotherBundleWords = "it is a mapping model of another bundle"
 
     /// The pairs of `bundle`'s versions (indices, the older first) whose entity hashes `model` fits: every source
     /// hash is the first version's and every destination hash the second's (coredata-formats.md 3.3).

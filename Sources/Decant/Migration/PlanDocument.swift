@@ -136,11 +136,6 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     public var sourceChoice: String?
     /// What planning noticed and let pass: unused mappings, mapping models of another bundle.
     public var notes: [String]
-
-    /// Whether a note is about a mapping model of another bundle, which the search found and left alone.
-    static func isAboutAnotherBundle(_ note: String) -> Bool {
-        note.contains(" is ignored: it is not a mapping model of ") || note.hasSuffix("so it is a mapping model of another bundle")
-    }
     /// What the mapping search found and used (absent when it was off).
     public var mappingSearch: MappingSearchSummary?
 
@@ -260,8 +255,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         }
         // Mapping models the search found for other bundles of the project say nothing about this migration: the
         // summary counts them, --verbose names them.
-        let otherBundles = notes.filter { Self.isAboutAnotherBundle($0) }
-        let shown = verbose ? notes : notes.filter { !Self.isAboutAnotherBundle($0) }
+        let otherBundles = notes.filter { MappingFiles.isAnotherBundleNote($0) }
+        let shown = verbose ? notes : notes.filter { !MappingFiles.isAnotherBundleNote($0) }
         if !shown.isEmpty || !otherBundles.isEmpty {
             lines.append("notes:")
             lines += shown.map { "  \($0)" }

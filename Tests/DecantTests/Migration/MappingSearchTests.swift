@@ -338,6 +338,12 @@ struct MappingSearchTests {
         let report = try StoreMigration.plan(store: store, options: try Self.moodyOptions(model: model), dryRun: false)
         #expect(report.plan.isExecutable, "\(report.plan.problems)")
         #expect(report.plan.notes.contains { $0.contains("V2toV3.xcmappingmodel is ignored") }, "\(report.plan.notes)")
+        // The plan's text counts it in one line; --verbose names it.
+        let document = PlanDocument(report: report, store: "Moody 4.moody")
+        #expect(!document.text(verbose: false).contains("V2toV3.xcmappingmodel is ignored"), "\(document.text(verbose: false))")
+        #expect(document.text(verbose: false).contains("  1 mapping model of other bundles ignored (--verbose names them)"))
+        #expect(document.text(verbose: true).contains("V2toV3.xcmappingmodel is ignored"))
+        #expect(!document.text(verbose: true).contains("other bundles ignored"))
         #expect(report.mappingSearch?.found.count == 5)
         #expect(report.mappingSearch?.used.count == 2)
     }
