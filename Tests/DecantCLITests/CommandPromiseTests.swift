@@ -82,12 +82,7 @@ struct CommandPromiseTests {
     @Test func inferMappingExits1OnARefusal() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let bundle = try ModelBundleFiles.write(
-            "Typed",
-            versions: [("Typed", "String"), ("Typed 2", "Integer 64")].map { version, type in
-                (version, ModelBundleFiles.item("<attribute name=\"count\" optional=\"YES\" attributeType=\"\(type)\"/>"))
-            },
-            in: folder)
+        let bundle = try MigrationCommandTests.stringToIntegerBundle(in: folder)
         let output = folder.appendingPathComponent("typed.yaml")
         let run = try EndToEndTests.run([
             "infer-mapping", "--model", bundle.path, "--from-version", "Typed", "--to-version", "Typed 2", "--output",
