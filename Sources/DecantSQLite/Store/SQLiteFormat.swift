@@ -9,6 +9,8 @@ public import Foundation
 /// ```
 public struct SQLiteFormat: RecordFormat {
     public let name = "sqlite"
+    /// A Core Data persistent store: objects brought in from records meet the model's rules.
+    public var isPersistentStore: Bool { true }
     public let fileExtensions = ["sqlite", "sqlite3", "db", "store"]
 
     /// The format.
