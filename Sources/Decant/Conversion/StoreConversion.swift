@@ -123,9 +123,11 @@ public enum StoreConversion: Sendable {
         }
         defer { if given == nil { lease.release() } }
         do {
-            let report = try copy(
+            var report = try copy(
                 input, source: source, sink: sink, into: lease, options: options, selection: selection,
                 validation: validation, logger: logger, progress: progress)
+            // A dead run's files found beside the output (said by the job that holds the lease).
+            if given == nil { report.warnings = lease.removedLeftovers + report.warnings }
             try lease.commit()
             return report
         } catch let error as DecantError where error.code == .validationFailed {

@@ -63,6 +63,7 @@ public enum Seeding: Sendable {
 
         /// Adds what a conversion of the seed left out.
         mutating func add(_ conversion: StoreConversion.Report) {
+            warnings += conversion.warnings
             rejected.merge(conversion.rejected, uniquingKeysWith: +)
             dangling += conversion.dangling
             rejectsFile = conversion.rejectsFile ?? rejectsFile
@@ -171,7 +172,7 @@ public enum Seeding: Sendable {
         defer { lease.release() }
         var report = Report(
             action: .alreadySeeded, store: destination.displayPath, seed: seed.displayPath, seedFormat: format.name,
-            version: nil, objects: [:])
+            version: nil, objects: [:], warnings: lease.removedLeftovers)
         if !FileManager.default.fileExists(atPath: destination.path) {
             lease.removeLeftovers()
             guard let migration else {
@@ -243,7 +244,7 @@ public enum Seeding: Sendable {
         var result = report
         let folder = destination.deletingLastPathComponent()
         let staging = folder.appendingPathComponent(
-            ".\(destination.lastPathComponent).decant-seed-\(UUID().uuidString)", isDirectory: true)
+            ".\(destination.lastPathComponent).decant-seed-\(DestinationLease.runToken())", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: staging) }
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
@@ -289,7 +290,7 @@ public enum Seeding: Sendable {
             let migrated = try StoreMigration.migrate(
                 store: copy, to: .file(destination), options: settings, lease: lease, progress: progress)
             result.migratedFrom = migrated.sourceVersion
-            result.warnings = migrated.warnings
+            result.warnings += migrated.warnings
             result.add(migrated)
             if let seedRejects, let listed = settings.rejects, let rejects = migration.rejects {
                 try DestinationLease(destination: rejects).write(
@@ -335,7 +336,7 @@ public enum Seeding: Sendable {
         result.version = migrated.destinationVersion
         result.backup = migrated.backup
         result.objects = migrated.written
-        result.warnings = migrated.warnings
+        result.warnings += migrated.warnings
         result.add(migrated)
         return result
     }
