@@ -136,6 +136,29 @@ struct RecordsIntoStoreTests {
             "Items", versions: [("Items", v1), ("Items 2", v2)], current: "Items 2", in: folder)
         try Data(#"[{"name":"a","note":"x"},{"note":"no name"},{"name":"c"}]"#.utf8)
             .write(to: folder.appendingPathComponent("items.json"))
+        // Without --rejects the first breach stops the seeding, named at the seed (not at its copy's staging path).
+        let stopped = try Self.run(
+            in: folder,
+            [
+                "seed", "--default", "items.json", "--store", "App/Items.sqlite", "--model", "Items.xcdatamodeld",
+                "--model-version", "Items",
+            ])
+        #expect(stopped.status == 1)
+        #expect(stopped.errors.hasPrefix("Error: items.json: entity Item"), "\(stopped.errors)")
+        #expect(!stopped.errors.contains("decant-seed"), "\(stopped.errors)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("App").path))
+        // Version 1's rules pass every object but the one without a name: the seed's copy is migrated, and version
+        // 2's breach (no note) is named at the seed too.
+        try Data(#"[{"name":"a","note":"x"},{"name":"c"}]"#.utf8).write(to: folder.appendingPathComponent("v1.json"))
+        let migrating = try Self.run(
+            in: folder,
+            [
+                "seed", "--default", "v1.json", "--store", "App/Items.sqlite", "--model", "Items.xcdatamodeld",
+                "--model-version", "Items",
+            ])
+        #expect(migrating.status == 1)
+        #expect(migrating.errors.hasPrefix("Error: v1.json: entity Item"), "\(migrating.errors)")
+        #expect(migrating.errors.contains("note is nil"), "\(migrating.errors)")
         let run = try Self.run(
             in: folder,
             [

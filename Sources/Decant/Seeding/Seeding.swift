@@ -275,7 +275,16 @@ public enum Seeding: Sendable {
             seedRejects = try contents(of: rejects)
             settings.rejects = staging.appendingPathComponent("migration-rejects.ndjson")
         }
-        let plan = try StoreMigration.plan(store: copy, options: settings, dryRun: false).plan
+        // The copy is the seed's objects under a temporary name: what is wrong with them is named at the seed.
+        func atSeed<T>(_ body: () throws -> T) throws -> T {
+            do {
+                return try body()
+            } catch var error as DecantError where error.location?.path == copy.displayPath {
+                error.location?.path = seed.displayPath
+                throw error
+            }
+        }
+        let plan = try atSeed { try StoreMigration.plan(store: copy, options: settings, dryRun: false).plan }
         result.action = .seeded
         result.version = plan.destinationVersion
         if plan.isUpToDate {
@@ -287,8 +296,10 @@ public enum Seeding: Sendable {
             }
             try copySeed(copy, into: lease, as: store)
         } else {
-            let migrated = try StoreMigration.migrate(
-                store: copy, to: .file(destination), options: settings, lease: lease, progress: progress)
+            let migrated = try atSeed {
+                try StoreMigration.migrate(
+                    store: copy, to: .file(destination), options: settings, lease: lease, progress: progress)
+            }
             result.migratedFrom = migrated.sourceVersion
             result.warnings += migrated.warnings
             result.add(migrated)
