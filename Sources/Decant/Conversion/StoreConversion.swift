@@ -168,8 +168,11 @@ public enum StoreConversion: Sendable {
         // Objects brought into a Core Data store from records meet the model's rules, as a save makes them.
         let validates = validation.checksRules && sink.isPersistentStore && !source.isPersistentStore
         if validates {
+            // A key two objects share is refused by the store's own unique index where it has one (naming the
+            // entity and the key, as before): millions of keys are then not remembered twice.
             let check = ValidationTransform(
-                model: model, collectsRejects: validation.rejects != nil, keySets: validation.keySets)
+                model: model, collectsRejects: validation.rejects != nil, keySets: validation.keySets,
+                checksUniqueness: !sink.enforcesUniquenessConstraints)
             transform = transform.map { TransformChain($0, then: check) } ?? check
         }
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer, progress: progress)
