@@ -173,4 +173,35 @@ struct RecordsIntoStoreTests {
         #expect(lines.last?.contains(#""property":"note""#) == true)
         #expect(run.output.contains("seeded from items.json (1 objects") || run.output.contains("(1 object"), "\(run.output)")
     }
+
+    /// A writer that drops objects ends the run with exit 70 and commits nothing: the SQLite writer counts the rows
+    /// the store took, and the transfer compares them with the objects it gave it. `DECANT_TEST_DROP_OBJECTS` makes
+    /// the debug writer drop one chunk (docs/TESTING.md); without the check, the run exited 0 with a store short of
+    /// objects.
+    @Test func aWriterThatDropsObjectsEndsTheRunWith70() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func dropping(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+            let outcome = try Subprocess.run(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["-C", folder.path, "DECANT_TEST_DROP_OBJECTS=1", EndToEndTests.binary.path] + arguments)
+            return (outcome.status, outcome.output, outcome.errors)
+        }
+        let convert = try dropping(["convert", "items.json", "out.sqlite", "--model", "Items.xcdatamodeld", "--no-validate"])
+        #expect(convert.status == 70, "\(convert.errors)")
+        #expect(
+            convert.errors.contains("out.sqlite: entity Item: internal error: the output took 2 of the 3 Item objects"),
+            "\(convert.errors)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.sqlite").path))
+        let json = try dropping(["convert", "items.json", "out.sqlite", "--model", "Items.xcdatamodeld", "--no-validate", "--json"])
+        #expect(json.status == 70)
+        #expect(try EndToEndTests.validate(json.output, schema: "error") == "valid", "\(json.output)")
+        let seed = try dropping(
+            ["seed", "--default", "items.json", "--store", "App/Items.sqlite", "--model", "Items.xcdatamodeld", "--no-validate"])
+        #expect(seed.status == 70, "\(seed.errors)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("App").path))
+        // The same run without the fault writes every object.
+        let whole = try Self.run(in: folder, ["convert", "items.json", "out.sqlite", "--model", "Items.xcdatamodeld", "--no-validate"])
+        #expect(whole.status == 0 && whole.output.contains("3 objects written"), "\(whole.errors)")
+    }
 }

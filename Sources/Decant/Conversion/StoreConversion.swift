@@ -130,10 +130,11 @@ public enum StoreConversion: Sendable {
             if given == nil { report.warnings = lease.removedLeftovers + report.warnings }
             try lease.commit()
             return report
-        } catch let error as DecantError where error.code == .validationFailed {
-            // An object that breaks a rule is an object of the input: named there.
+        } catch let error as DecantError where error.code == .validationFailed || error.code == .internalError {
+            // An object that breaks a rule is an object of the input, and a defect of the output's is the output's:
+            // named there.
             lease.discard()
-            throw error.located(at: Location(path: input.displayPath))
+            throw error.located(at: Location(path: (error.code == .validationFailed ? input : output).displayPath))
         } catch {
             lease.discard()
             throw error
