@@ -209,6 +209,22 @@ extension StoreMigration.Options {
         var loaded = MappingFiles.Loaded()
         loaded.paths = mappingPaths
         for url in urls { try MappingFiles.loadAny(from: url, bundle: bundle, into: &loaded) }
+        // What a file names that its models lack is the file's mistake, found now and named at its line (65), as a
+        // misspelt key is, rather than as a plan problem (1) once a store is read.
+        for file in loaded.files {
+            let mistakes = MigrationPlan.mappingFileMistakes(of: file, in: bundle)
+            guard let found = mistakes.first else { continue }
+            // Two checks may find one mistake (a property the source lacks): said once, with the nearest name.
+            let line = found.location?.line
+            let first = mistakes.first { $0.location?.line == line && $0.message.contains("(did you mean") } ?? found
+            let others = Set(mistakes.compactMap(\.location?.line)).subtracting(line.map { [$0] } ?? []).count
+            let more = others > 0 ? " (and mistakes at \(others) more line\(others == 1 ? "" : "s") of the file)" : ""
+            throw DecantError(
+                .malformedInput,
+                "\(first.entity)\(first.property.map { ".\($0)" } ?? ""): \(first.message)"
+                    + (first.advice.map { "; \($0)" } ?? "") + more,
+                at: first.location ?? Location(path: file.path))
+        }
         mappings += loaded.files
         mappingModels += try MappingFiles.resolve(loaded, bundle: bundle)
         mappingNotes += loaded.notes

@@ -279,7 +279,8 @@ public enum MappingInference: Sendable {
                                 entity: entry.destination, property: line.name,
                                 message: "mapped('\(name)', …): this hop has no entity mapping \(name) (it has "
                                     + names.sorted().joined(separator: ", ") + ")",
-                                location: fileLocation(line: line.line, key: "entities.\(entry.key).\(group).\(line.name)")))
+                                location: fileLocation(line: line.line, key: "entities.\(entry.key).\(group).\(line.name)"),
+                                isMappingFileMistake: true))
                     }
                 }
             }
@@ -716,7 +717,8 @@ public enum MappingInference: Sendable {
                                         entity: destinationEntity,
                                         property: line.name,
                                         message: problem,
-                                        location: location
+                                        location: location,
+                                        isMappingFileMistake: true
                                     )
                                 )
                             }
@@ -751,7 +753,8 @@ public enum MappingInference: Sendable {
                                     path: explicit?.path,
                                     line: entry.line,
                                     keyPath: "entities.\(entry.key).where"
-                                )
+                                ),
+                                isMappingFileMistake: true
                             )
                         )
                     }

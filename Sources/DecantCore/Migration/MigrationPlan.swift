@@ -433,6 +433,16 @@ public struct MigrationPlan: Sendable, Hashable {
             problems: problems)
     }
 
+    /// The mistakes in what `file` says, found from it and `bundle`'s two versions it names alone
+    /// (``MigrationProblem/isMappingFileMistake``): a property, entity or entry it names that the models do not have,
+    /// a fetch that does not parse. Empty when the bundle lacks either version (the plan says so).
+    public static func mappingFileMistakes(of file: ExplicitMapping, in bundle: ModelBundle) -> [MigrationProblem] {
+        guard let from = bundle.version(named: file.source), let to = bundle.version(named: file.destination) else {
+            return []
+        }
+        return inferredHop(from, to, explicit: file).problems.filter(\.isMappingFileMistake)
+    }
+
     /// A hop inferred between two versions, with a mapping file's entries where it has them.
     private static func inferredHop(
         _ from: ObjectModel, _ to: ObjectModel, explicit: ExplicitMapping?, emptiesRetargetedRelationships: Bool = false
@@ -538,14 +548,16 @@ public struct MigrationPlan: Sendable, Hashable {
                     guard let entity = mapping.sourceEntity.flatMap({ source.entity(named: $0) }),
                         let miss = Self.missingStep(of: path, from: entity, in: source)
                     else { continue }
-                    let file = Self.filePath(of: model).map { ($0.split(separator: "/").last.map(String.init) ?? $0) + ": " } ?? ""
+                    // A mapping model's own name, where no file line names the place already.
+                    let file = location != nil ? "" : Self.filePath(of: model).map { ($0.split(separator: "/").last.map(String.init) ?? $0) + ": " } ?? ""
                     problems.append(
                         MigrationProblem(
                             entity: name,
                             message: "\(file)\(mapping.name) reads $source.\(path.joined(separator: ".")), and \(miss.entity) "
                                 + "has no property \(miss.name)"
                                 + (miss.nearest.map { " (did you mean \($0)?)" } ?? ""),
-                            location: location ?? Self.filePath(of: model).map { Location(path: $0) }))
+                            location: location ?? Self.filePath(of: model).map { Location(path: $0) },
+                            isMappingFileMistake: true))
                 }
                 for request in expression.fetchRequests {
                     if source.entity(named: request.entity) == nil {
@@ -553,7 +565,7 @@ public struct MigrationPlan: Sendable, Hashable {
                             MigrationProblem(
                                 entity: name,
                                 message: "\(mapping.name) fetches \(request.entity), which \(source.versionName ?? "?") does "
-                                    + "not have", location: location))
+                                    + "not have", location: location, isMappingFileMistake: true))
                     } else if let error = Result(
                         catching: { try ObjectPredicate(parsing: request.predicate, source: "FETCH") }
                     ).failure {
@@ -563,7 +575,7 @@ public struct MigrationPlan: Sendable, Hashable {
                                 message: "\(mapping.name) fetches with a predicate Decant cannot read: \(error.message)",
                                 advice: "a fetch predicate reads the fetched objects only ($source is not in it): compare "
                                     + "with constants, and filter by the mapped object with where",
-                                location: location))
+                                location: location, isMappingFileMistake: true))
                     }
                 }
                 for call in expression.computedFetches {
@@ -571,7 +583,8 @@ public struct MigrationPlan: Sendable, Hashable {
                         MigrationProblem(
                             entity: name,
                             message: "\(mapping.name): `\(call)` computes its entity or predicate; a fetch takes both "
-                                + "written as texts (fetch('Folder', \"name BEGINSWITH 'w'\"))", location: location))
+                                + "written as texts (fetch('Folder', \"name BEGINSWITH 'w'\"))", location: location,
+                            isMappingFileMistake: true))
                 }
                 for text in expression.unsupportedParts {
                     problems.append(

@@ -15,6 +15,14 @@ public struct MigrationProblem: Sendable, Hashable, Codable, CustomStringConvert
     public var advice: String?
     /// The mapping file and line, when the problem is in one.
     public var location: Location?
+    /// Whether the problem is a mistake in what a mapping file says (a property, entity or entry it names that the
+    /// models do not have, a `$source` where there is none, a fetch that does not parse), found from the file and
+    /// the models alone: reported when the file is read (exit 65 at its line), as a misspelt key is.
+    public var isMappingFileMistake = false
+
+    private enum CodingKeys: String, CodingKey {
+        case entity, property, message, advice, location
+    }
 
     /// Creates a problem.
     public init(
@@ -22,13 +30,15 @@ public struct MigrationProblem: Sendable, Hashable, Codable, CustomStringConvert
         property: String? = nil,
         message: String,
         advice: String? = nil,
-        location: Location? = nil
+        location: Location? = nil,
+        isMappingFileMistake: Bool = false
     ) {
         self.entity = entity
         self.property = property
         self.message = message
         self.advice = advice
         self.location = location
+        self.isMappingFileMistake = isMappingFileMistake
     }
 
     public var description: String {

@@ -321,6 +321,33 @@ struct MappingFileEntriesTests {
     }
 
 
+    /// What a mapping file names that its models lack is found when the file is read, at its line (65): a
+    /// `mapped('…')` entry the hop does not have, a `$source` property the source lacks, a fetch of an entity the
+    /// source lacks. They were plan problems (exit 1) found only once a store was read.
+    @Test(arguments: [
+        ("mapped('CountryToContinent'", "mapped('CountryToContinnent'", "this hop has no entity mapping CountryToContinnent"),
+        ("numericISO3166Code: $source.isoContinent", "numericISO3166Code: $source.isoContinnent", "did you mean isoContinent?"),
+        ("continent: mapped('CountryToContinent', $source)", "continent: fetch('Planet', 'TRUEPREDICATE')", "fetches Planet"),
+    ])
+    func aMappingFilesMistakeIsFoundWhenItIsRead(_ original: String, _ typo: String, _ said: String) throws {
+        let bundle = try ModelBundle.load(from: Fixtures.corpus("objcio__core-data/Migrations/Migrations/Moody.xcdatamodeld"))
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sample = try String(
+            contentsOf: Fixtures.samplesRoot.appendingPathComponent("PolicyMappingFiles/Moody5-Moody6.yaml"), encoding: .utf8)
+        #expect(sample.contains(original))
+        let file = folder.appendingPathComponent("typo.yaml")
+        try sample.replacingOccurrences(of: original, with: typo).write(to: file, atomically: true, encoding: .utf8)
+        var options = StoreMigration.Options(bundle: bundle, destinationVersion: "Moody 6")
+        #expect {
+            try options.loadMappings(from: [file])
+        } throws: { error in
+            guard let error = error as? DecantError else { return false }
+            return error.code == .malformedInput && error.message.contains(said) && error.location?.line != nil
+                && error.location?.path?.hasSuffix("typo.yaml") == true
+        }
+    }
+
     /// v1 `Measurement{value, geoLocations}` (a to-many with no inverse) and `GeoLocation{lat}`; v2 `Track{value,
     /// locations}` ⇄ `GeoLocation{lat, track}` with `track` required: a Track made per Measurement, its locations moved
     /// onto it from the to-many side.
