@@ -197,6 +197,39 @@ struct TransformableReportTests {
         #expect(report.lines.count < 300)
     }
 
+    @Test("XML and binary stores get the same audit through their readers")
+    func xmlAndBinaryStores() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let payloads: [Int64: Data?] = [
+            1: try TransformableFixtures.nestedDictionary(), 2: try TransformableFixtures.object("MyApp.Cover"), 3: nil,
+            100: try TransformableFixtures.object("NSOrderedSet"),
+        ]
+        let batches = TransformableFixtures.batches(payloads: payloads)
+        let model = TransformableFixtures.model
+        let xml = folder.appendingPathComponent("Items.xml")
+        let xmlWriter = try XMLStoreWriter(creating: xml, model: model)
+        for batch in batches { try xmlWriter.write(batch) }
+        try xmlWriter.finish()
+        let binary = folder.appendingPathComponent("Items.binarystore")
+        let binaryWriter = try BinaryStoreWriter(creating: binary, model: model)
+        for batch in batches { try binaryWriter.write(batch) }
+        try binaryWriter.finish()
+
+        let records = try RecordsReport(input: xml, options: FormatOptions(bundle: TransformableFixtures.bundle))
+        let fromBinary = try StoreReport(binaryStore: binary, bundle: TransformableFixtures.bundle)
+        for report in [records.transformables, fromBinary.transformables] {
+            let payload = try #require(report?.attributes.first)
+            #expect((payload.values, payload.nilValues, payload.archives, payload.failingValues) == (4, 1, 3, 2))
+            #expect(payload.failingClasses.map(\.name) == ["MyApp.Cover", "NSOrderedSet"])
+            // Each store names its objects its own way (an XML store by its ids, a binary store renumbers).
+            #expect(payload.failingClasses.map { $0.objects.map { $0.prefix { $0 != "/" } } } == [["Item"], ["SpecialItem"]])
+            #expect(payload.classes.contains { $0.name == "NSMutableDictionary" && $0.isSecurelyDecodable })
+        }
+        #expect(records.text.contains("MyApp.Cover not allowed: 1 value (Item/"))
+        #expect(fromBinary.text.contains("NSOrderedSet not allowed: 1 value (SpecialItem/"))
+    }
+
     @Test("a model without Transformable or Binary attributes adds nothing to the store report")
     func nothingToAudit() throws {
         let folder = try Fixtures.temporaryDirectory()
