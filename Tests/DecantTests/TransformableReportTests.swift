@@ -71,6 +71,35 @@ struct TransformableReportTests {
         #expect(custom.decodesSecurely)
     }
 
+    @Test("Moody: a custom transformer that writes bytes of its own is said to hold no archive")
+    func moody() throws {
+        let store = Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 3.moody")
+        let report = try StoreReport(store: store, bundle: nil)
+        let colors = try #require(report.transformables?.attributes.first)
+        #expect(colors.transformer == "ColorsTransformer")
+        #expect((colors.values, colors.archives, colors.notArchives, colors.unreadable) == (4, 0, 4, 0))
+        #expect(colors.notArchiveObjects == ["Mood/p1", "Mood/p2", "Mood/p3", "Mood/p4"])
+        #expect(!colors.decodesSecurely && colors.classes.isEmpty)
+        #expect(report.text.contains("no value is a keyed archive: ColorsTransformer writes bytes of its own"))
+    }
+
+    @Test("the README and docs/USAGE.md show the audit as the tool prints it")
+    func documentedOutput() throws {
+        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let usage = try String(
+            contentsOf: Fixtures.packageRoot.appendingPathComponent("docs/USAGE.md"), encoding: .utf8)
+        let coreDataPlus = try StoreReport(
+            store: Fixtures.corpus("alemar11__CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite"),
+            bundle: nil)
+        let section = try #require(coreDataPlus.transformables).lines.joined(separator: "\n")
+        #expect(readme.contains(section), "README.md differs from:\n\(section)")
+        #expect(usage.contains(section), "docs/USAGE.md differs from:\n\(section)")
+        let moody = try StoreReport(
+            store: Fixtures.corpus("objcio__core-data/Migrations/MigrationsTests/Moody 3.moody"), path: "Moody 3.moody",
+            bundle: nil)
+        #expect(usage.contains(moody.text), "docs/USAGE.md differs from:\n\(moody.text)")
+    }
+
     // MARK: Small stores of the shapes the corpus lacks
 
     /// Writes ``TransformableFixtures/batches(payloads:secure:blobs:)`` into a new store in `folder`.

@@ -198,6 +198,13 @@ public struct TransformableReport: Sendable, Codable, Hashable {
                 lines.append("      NSSecureUnarchiveFromData: decodes every value")
                 continue
             }
+            if audit.archives + audit.unreadable == 0, let transformer = audit.transformer {
+                lines.append(
+                    "      no value is a keyed archive: \(transformer) writes bytes of its own ("
+                        + Self.named(audit.notArchiveObjects, of: audit.notArchives) + ")")
+                lines.append("      NSSecureUnarchiveFromData: would decode none of them")
+                continue
+            }
             let failing = audit.failingValues + audit.unreadable + (audit.transformer == nil ? 0 : audit.notArchives)
             lines.append(
                 "      NSSecureUnarchiveFromData: would fail on \(failing) value\(failing == 1 ? "" : "s") of \(audit.values)")
