@@ -49,8 +49,9 @@ public struct StoreReport: Sendable, Codable, Hashable {
     public var entityCounts: [String: Int]
     /// The model comparison; `nil` when the store has no cache and no model was given.
     public var model: ModelSummary?
-    /// What the Transformable attributes hold and whether `NSSecureUnarchiveFromData` decodes it; `nil` when the
-    /// store's model is not known (no version matches) or has no Transformable attribute.
+    /// What the Transformable attributes (and Binary attributes holding keyed archives) hold and whether
+    /// `NSSecureUnarchiveFromData` decodes it (``TransformableReport``); `nil` when the store's model is not known (no
+    /// version matches) or has no such attribute.
     public var transformables: TransformableReport?
 
     /// Inspects the store at `url`, comparing it with `bundle` when given, else with its own model cache.
