@@ -466,3 +466,10 @@ extension TransformableAudit {
         }
     }
 }
+
+extension Diagnostic.Kind {
+    /// A Transformable attribute's value (or a Binary attribute's archive) that looks like a keyed archive but that the
+    /// archive reader refuses (damaged bytes, nesting too deep, a reference cycle, too large): counted as unreadable by
+    /// ``TransformableAudit``, which goes on with the next value.
+    public static let unreadableTransformable = Diagnostic.Kind(rawValue: "unreadable-transformable")
+}

@@ -37,10 +37,6 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         /// Links a migration's mapping set only on a to-many side, to objects made from other source objects,
         /// whose inverse to-one (the column a SQLite store keeps a one-to-many in) was left nil: not stored there.
         public static let oneSidedLink = Kind(rawValue: "one-sided-link")
-        /// A Transformable attribute's value that looks like a keyed archive but that the archive reader refuses
-        /// (damaged bytes, nesting too deep, a reference cycle, too large): counted as unreadable by an audit of
-        /// transformable values, which goes on with the next value.
-        public static let unreadableTransformable = Kind(rawValue: "unreadable-transformable")
     }
 
     /// What kind of thing was noticed.
