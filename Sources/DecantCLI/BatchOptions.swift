@@ -62,8 +62,7 @@ struct BatchOptions: ParsableArguments {
         if json {
             let document = results.map {
                 StoreLine(
-                    store: $0.input, passed: $0.passed ? "true" : "false", message: $0.message, exitCode: "\($0.exitCode)",
-                    warnings: $0.warnings)
+                    store: $0.input, passed: $0.passed, message: $0.message, exitCode: $0.exitCode, warnings: $0.warnings)
             }
             printOut(String(decoding: try document.jsonDocument(), as: UTF8.self))
         } else {
@@ -79,11 +78,12 @@ struct BatchOptions: ParsableArguments {
     }
 }
 
-/// One store of a batch in `--json`: the fields as they were spelled, and the run's warnings.
+/// One store of a batch in `--json` (`schemas/batch.schema.json`): whether it passed, its line, its exit code and the
+/// run's warnings.
 private struct StoreLine: Encodable {
     var store: String
-    var passed: String
+    var passed: Bool
     var message: String
-    var exitCode: String
+    var exitCode: Int32
     var warnings: [Diagnostic]
 }

@@ -18,6 +18,15 @@ extension DecantCommand {
                 its destination and moved into place only when complete. --journal delete leaves a single \
                 self-contained file, the form to bundle as an app's seed store.
 
+                Records (JSON, CSV, property lists, archives) written into a Core Data store (SQLite, XML, binary) \
+                meet the model's rules, as Core Data's save makes an app's inserted objects meet them: required \
+                values, bounds, patterns, uniqueness, relationship counts, references. The first object that breaks \
+                one stops the run (exit 1, OUT not written); with --rejects FILE such objects are listed there \
+                (NDJSON, as migrate lists them) and left out, OUT is written without them, and the exit is 1 with the \
+                counts per entity; --no-validate writes them as they are. An attribute the input does not mention (a \
+                missing key or column) takes the model's default value; one it gives, null included, is kept. A \
+                store-to-store copy is not checked: it carries what the store holds, as migratePersistentStore does.
+
                 Plain JSON holds the objects of one entity (--entity, unless the model has only one). Keys name \
                 attributes and relationships exactly, ignoring case, or in snake_case; a nested object becomes a \
                 related object; author_id-style keys and scalars under a relationship refer to objects by key: \
@@ -91,6 +100,8 @@ extension DecantCommand {
         @Option(name: .long, help: "What to do with externally stored values whose file is missing.")
         var missingExternalData: MissingExternalDataPolicy = .fail
 
+        @OptionGroup var validation: RulesOptions
+
         @OptionGroup var options: GlobalOptions
 
         func run() throws {
@@ -111,9 +122,18 @@ extension DecantCommand {
                 let report = try StoreConversion.convert(
                     from: URL(fileURLWithPath: input), to: URL(fileURLWithPath: output), inputFormat: inputOptions.from,
                     outputFormat: outputOptions.to, options: formatOptions, selection: selection,
-                    logger: options.makeLogger(label: "decant.convert"), progress: progress.update)
+                    validation: validation.settings, logger: options.makeLogger(label: "decant.convert"),
+                    progress: progress.update)
                 progress.finish()
                 printWarnings(report.warnings)
+                // Objects left out by the model's rules are a problem found: the output is complete without them.
+                defer {
+                    if report.foundProblems {
+                        reportRejected(
+                            report.rejected.values.reduce(0, +), perEntity: report.rejected, dangling: report.dangling,
+                            version: report.modelVersion, listedIn: report.rejectsFile)
+                    }
+                }
                 if options.json {
                     printOut(String(decoding: try report.jsonDocument(), as: UTF8.self))
                 } else {
@@ -126,6 +146,7 @@ extension DecantCommand {
                         printOut("  \(name)  \(report.written[name] ?? 0)\(left)")
                     }
                 }
+                if report.foundProblems { throw ExitCode(1) }
             }
         }
     }

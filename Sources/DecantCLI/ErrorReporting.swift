@@ -58,3 +58,21 @@ func printOut(_ text: String) {
 func printWarnings(_ warnings: [Diagnostic]) {
     for warning in warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
 }
+
+/// Writes what a run that rejected objects (or kept dangling references) found to standard error: per entity, and
+/// where they are listed.
+func reportRejected(
+    _ rejected: Int, perEntity: [String: Int], dangling: Int, version: String, listedIn file: String?
+) {
+    var lines: [String] = []
+    if rejected > 0 {
+        lines.append(
+            "Error: \(objects(rejected)) rejected by the rules of \(version): "
+                + perEntity.keys.sorted().map { "\($0) \(perEntity[$0] ?? 0)" }.joined(separator: ", "))
+    }
+    if dangling > 0 {
+        lines.append("Error: \(objects(dangling)) written with a reference to an object that does not exist")
+    }
+    if let file { lines.append("  listed in \(file)") }
+    FileHandle.standardError.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+}

@@ -181,22 +181,11 @@ extension DecantCommand {
             }
         }
 
-        /// Writes what a run that rejected objects (or kept dangling references) found to standard error: per
-        /// entity, and where they are listed.
+        /// Writes what a run that rejected objects (or kept dangling references) found to standard error.
         private func reportProblems(_ report: StoreMigration.Report) {
-            var lines: [String] = []
-            let perEntity = report.rejectedPerEntity
-            if report.rejected > 0 {
-                lines.append(
-                    "Error: \(objects(report.rejected)) rejected by the rules of \(report.destinationVersion): "
-                        + perEntity.keys.sorted().map { "\($0) \(perEntity[$0] ?? 0)" }.joined(separator: ", "))
-            }
-            if report.dangling > 0 {
-                lines.append(
-                    "Error: \(objects(report.dangling)) written with a reference to an object that does not exist")
-            }
-            if let file = report.rejectsFile { lines.append("  listed in \(file)") }
-            FileHandle.standardError.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+            reportRejected(
+                report.rejected, perEntity: report.rejectedPerEntity, dangling: report.dangling, version: report.destinationVersion,
+                listedIn: report.rejectsFile)
         }
     }
 }

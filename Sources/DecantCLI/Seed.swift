@@ -12,8 +12,11 @@ extension DecantCommand {
                 is built under a temporary name in STORE's folder, flushed to disk and renamed into place, under an \
                 advisory lock beside STORE: two seeders started together make one copy and both succeed, and a \
                 temporary copy left by a crashed run is removed. A JSON or CSV seed becomes a new SQLite store for \
-                --model, read as convert reads it (--from, --entity, --key, --delimiter, --null, --date-epoch). An \
-                existing STORE is never overwritten: a second run says "already seeded" and changes nothing.
+                --model, read as convert reads it (--from, --entity, --key, --delimiter, --null, --date-epoch): a key \
+                or column it does not mention takes the model's default, and its objects meet the model's rules as \
+                Core Data's save makes them (the first that breaks one stops the seeding, STORE left absent; with \
+                --rejects FILE they are listed there and left out, and the exit is 1; --no-validate copies them as \
+                they are). An existing STORE is never overwritten: a second run says "already seeded" and changes nothing.
 
                 With --model, seeding is migration, with migrate's options (--to-version, --mapping, --no-mapping-search, \
                 --version-order, --rejects, --missing-external-data, --strict): a seed at another version is \
@@ -38,6 +41,11 @@ extension DecantCommand {
 
         @OptionGroup var inputOptions: InputFormatOptions
 
+        @Flag(
+            name: .long,
+            help: "A JSON or CSV seed: do not check the model's rules (a raw copy; `decant validate` checks later).")
+        var noValidate = false
+
         @OptionGroup var options: GlobalOptions
 
         func validate() throws {
@@ -59,9 +67,17 @@ extension DecantCommand {
                 try inputOptions.apply(to: &formatOptions)
                 let report = try Seeding.seed(
                     default: URL(fileURLWithPath: seed), store: URL(fileURLWithPath: store), options: formatOptions,
-                    inputFormat: inputOptions.from, migration: settings)
+                    inputFormat: inputOptions.from, migration: settings,
+                    validation: StoreConversion.Validation(checksRules: !noValidate, rejects: settings?.rejects))
                 printWarnings(report.warnings)
                 printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
+                // Objects left out by the model's rules are a problem found: the store is in place without them.
+                if report.foundProblems {
+                    reportRejected(
+                        report.rejected.values.reduce(0, +), perEntity: report.rejected, dangling: report.dangling,
+                        version: report.version ?? "the model", listedIn: report.rejectsFile)
+                    throw ExitCode(1)
+                }
             }
         }
     }

@@ -105,6 +105,16 @@ struct BatchCommandTests {
             "import json, sys; print(sorted(w['kind'] for s in json.loads(sys.argv[2]) for w in s['warnings']))",
             arguments: [json.stdout])
         #expect(kinds == "['stray-entity-number', 'stray-entity-number']")
+        // The document is typed: passed a boolean, the exit code a number (they were the strings "true" and "0").
+        #expect(try EndToEndTests.validate(json.stdout, schema: "batch") == "valid", "\(json.stdout)")
+        #expect(json.stdout.contains(#""passed" : true"#) && json.stdout.contains(#""exitCode" : 0"#), "\(json.stdout)")
+        // A store that fails is an entry too, with its own exit code.
+        let broken = folder.appendingPathComponent("broken.sqlite")
+        try Data("not a store".utf8).write(to: broken)
+        let failing = try EndToEndTests.run(["validate"] + stores + [broken.path, "--model", notes, "--json"])
+        #expect(failing.status == 65, "\(failing.stderr)")
+        #expect(try EndToEndTests.validate(failing.stdout, schema: "batch") == "valid", "\(failing.stdout)")
+        #expect(failing.stdout.contains(#""passed" : false"#) && failing.stdout.contains(#""exitCode" : 65"#))
     }
 
     @Test func migrateShardsSplitTheListAndAllPass() throws {

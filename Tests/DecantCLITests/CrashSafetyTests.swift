@@ -182,6 +182,33 @@ struct CrashSafetyTests {
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
+    /// A run killed with SIGKILL cannot clean up: the next run on the same destination finds its staging (its
+    /// process gone), removes it and says so; a live process's staging and one it cannot judge (no process id in
+    /// its name, as before tokens named it) are left alone.
+    @Test func theNextRunRemovesADeadRunsStagingAndSaysSo() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("Source.sqlite")
+        try Self.writeStore(at: source, count: 80_000)
+        let output = folder.appendingPathComponent("Out.sqlite")
+        let arguments = ["convert", source.path, output.path]
+        try #require(try Self.kill(arguments, whenStaged: 4096, beside: output), "the run ended before the kill")
+        let dead = Self.staged(beside: output)
+        try #require(!dead.isEmpty)
+        let live = ".Out.sqlite.decant-\(DestinationLease.runToken()).sqlite"
+        let unjudged = ".Out.sqlite.decant-\(UUID().uuidString).sqlite"
+        for name in [live, unjudged] {
+            try Data("x".utf8).write(to: folder.appendingPathComponent(name))
+        }
+        let rerun = try Subprocess.run(EndToEndTests.binary, arguments + ["--json"])
+        #expect(rerun.status == 0, "\(rerun.errors)")
+        for name in dead {
+            #expect(rerun.errors.contains("warning: \(folder.path)/\(name): removed \(name), left by a Decant run (process "), "\(rerun.errors)")
+            #expect(rerun.output.contains(#""kind" : "dead-run-leftovers""#), "\(rerun.output)")
+        }
+        #expect(Self.staged(beside: output) == [live, unjudged])
+    }
+
     @Test func convertKilledAtAnyMoment() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

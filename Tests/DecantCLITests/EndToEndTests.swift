@@ -153,4 +153,48 @@ extension EndToEndTests {
             #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path), "\(file)")
         }
     }
+
+    /// Every command block of the README and `docs/` runs in a test as written or says it is an illustration: the
+    /// one block fenced `sh` is the first screen (run above); blocks of commands on files of the reader's own are
+    /// fenced `console`. A command block fenced otherwise (or not at all) fails here, so a new one must choose.
+    @Test func everyCommandBlockRunsOrIsAnIllustration() throws {
+        let root = Fixtures.packageRoot
+        let documents = ["README.md", "Benchmarks/README.md"]
+            + (try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path))
+            .filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
+        var run: [String] = []
+        var unmarked: [String] = []
+        for document in documents {
+            let lines = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
+                .components(separatedBy: "\n")
+            var index = 0
+            while index < lines.count {
+                let fence = lines[index].trimmingCharacters(in: .whitespaces)
+                guard fence.hasPrefix("```") else {
+                    index += 1
+                    continue
+                }
+                let info = String(fence.dropFirst(3))
+                var end = index + 1
+                while end < lines.count, lines[end].trimmingCharacters(in: .whitespaces) != "```" { end += 1 }
+                let body = lines[(index + 1)..<min(end, lines.count)]
+                let commands = body.contains { line in
+                    let text = line.trimmingCharacters(in: .whitespaces)
+                    return ["decant ", "$ decant ", "make ", "$ make ", "swift ", "$ swift "].contains { text.hasPrefix($0) }
+                }
+                if info == "sh" {
+                    run.append("\(document):\(index + 1)")
+                } else if commands, !["console", "yaml", "swift", "json"].contains(info) {
+                    unmarked.append("\(document):\(index + 1) (```\(info))")
+                }
+                index = end + 1
+            }
+        }
+        #expect(unmarked.isEmpty, "command blocks neither run nor marked as illustrations: \(unmarked)")
+        // The only `sh` block is the one theReadmesFirstScreenRunsAsWritten runs.
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let firstScreen = readme.components(separatedBy: "```sh\n").dropFirst()
+            .filter { $0.components(separatedBy: "```").first?.contains("decant convert samples/books") == true }
+        #expect(run.count == 1 && firstScreen.count == 1, "blocks fenced sh: \(run)")
+    }
 }

@@ -106,6 +106,7 @@ struct HintOptionTests {
         "InferMapping.swift": [DecantCommand.InferMapping.self], "Lock.swift": [DecantCommand.Lock.self],
         "MigrationOptions.swift": [DecantCommand.Migrate.self, DecantCommand.Seed.self, DecantCommand.Plan.self],
         "BatchOptions.swift": [DecantCommand.Migrate.self, DecantCommand.Validate.self],
+        "RulesOptions.swift": [DecantCommand.Convert.self],
         // The root: it looks for any command's --json, and names no option in a message.
         "DecantCommand.swift": [],
     ]

@@ -10,6 +10,33 @@ public import Logging
 /// print(report.written)
 /// ```
 public enum StoreConversion: Sendable {
+    /// Whether objects brought into a Core Data store from records (JSON, CSV, property lists, archives) are checked
+    /// against the model's rules, as Core Data's save checks the objects an app inserts, and where the objects that
+    /// break them are listed.
+    ///
+    /// A store-to-store conversion is a copy, as `migratePersistentStore` makes one, and is not checked: what a store
+    /// already holds goes on as it is (`decant validate` checks it). Exports (JSON, CSV) are never checked.
+    public struct Validation: Sendable {
+        /// Whether the rules are checked (`--no-validate` turns them off for a raw copy).
+        public var checksRules: Bool
+        /// Where the objects that break a rule are listed (NDJSON, as `migrate --rejects` lists them); with a file,
+        /// they are left out of the output and the run goes on; without one, the first stops the run and nothing
+        /// is written.
+        public var rejects: URL?
+        /// Where the sets the checks remember (identities, uniqueness keys) are kept.
+        public var keySets: KeySetFactory
+
+        /// Checks the rules (unless `checksRules` is false), listing breaches in `rejects` when given.
+        public init(checksRules: Bool = true, rejects: URL? = nil, keySets: KeySetFactory = .spilling()) {
+            self.checksRules = checksRules
+            self.rejects = rejects
+            self.keySets = keySets
+        }
+
+        /// No check: the objects are written as they are read.
+        public static let none = Validation(checksRules: false)
+    }
+
     /// What a conversion did.
     public struct Report: Sendable, Hashable, Codable {
         /// The input's format name.
@@ -29,6 +56,18 @@ public enum StoreConversion: Sendable {
         /// What the run noticed and let pass: missing external files read under `keep` or `null`, derived
         /// attributes without a trigger, values the output cannot store.
         public var warnings: [Diagnostic]
+        /// Whether the objects written were checked against the model's rules (``Validation``).
+        public var validated = false
+        /// Objects left out because they break a rule of the model, per entity (listed in ``rejectsFile``).
+        public var rejected: [String: Int] = [:]
+        /// Objects written with a reference to an object that does not exist (listed in ``rejectsFile``).
+        public var dangling = 0
+        /// The rejects file, when one was written.
+        public var rejectsFile: String?
+
+        /// Whether the run found objects that break the model's rules: the output is complete without them, and
+        /// `decant convert` exits 1.
+        public var foundProblems: Bool { !rejected.isEmpty || dangling > 0 }
     }
 
     /// Converts `input` into a new output at `output`.
@@ -49,12 +88,13 @@ public enum StoreConversion: Sendable {
     public static func convert(
         from input: URL, to output: URL, inputFormat: String? = nil, outputFormat: String? = nil,
         options: FormatOptions = FormatOptions(), selection: RecordSelection = RecordSelection(),
-        registry: FormatRegistry = .builtIn, logger: Logger = Logger(label: "decant.convert"),
-        progress: ((_ entity: String, _ written: Int) -> Void)? = nil
+        validation: Validation = Validation(), registry: FormatRegistry = .builtIn,
+        logger: Logger = Logger(label: "decant.convert"), progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
         try convert(
             from: input, to: output, inputFormat: inputFormat, outputFormat: outputFormat, options: options,
-            selection: selection, registry: registry, lease: nil, logger: logger, progress: progress)
+            selection: selection, validation: validation, registry: registry, lease: nil, logger: logger,
+            progress: progress)
     }
 
     /// Converts `input` into `output` under `lease`, the lease of `output` a job that runs this conversion holds
@@ -62,7 +102,7 @@ public enum StoreConversion: Sendable {
     package static func convert(
         from input: URL, to output: URL, inputFormat: String? = nil, outputFormat: String? = nil,
         options: FormatOptions = FormatOptions(), selection: RecordSelection = RecordSelection(),
-        registry: FormatRegistry = .builtIn, lease given: DestinationLease?,
+        validation: Validation = Validation(), registry: FormatRegistry = .builtIn, lease given: DestinationLease?,
         logger: Logger = Logger(label: "decant.convert"), progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
         guard input.standardizedFileURL.resolvingSymlinksInPath() != output.standardizedFileURL.resolvingSymlinksInPath()
@@ -73,6 +113,8 @@ public enum StoreConversion: Sendable {
         let source = try registry.inputFormat(of: input, named: inputFormat)
         let sink = try registry.outputFormat(for: output, named: outputFormat, fallback: "sqlite")
         try DestinationLease.checkCanCreate(output, mayBeFolder: sink.name == "csv")
+        // The rejects file is an output too: checked before any work.
+        if let rejects = validation.rejects { try DestinationLease.checkCanCreate(rejects) }
         let lease = try given ?? DestinationLease(destination: output, format: sink)
         guard lease.destination == output else {
             throw DecantError(
@@ -81,11 +123,18 @@ public enum StoreConversion: Sendable {
         }
         defer { if given == nil { lease.release() } }
         do {
-            let report = try copy(
-                input, source: source, sink: sink, into: lease, options: options, selection: selection, logger: logger,
-                progress: progress)
+            var report = try copy(
+                input, source: source, sink: sink, into: lease, options: options, selection: selection,
+                validation: validation, logger: logger, progress: progress)
+            // A dead run's files found beside the output (said by the job that holds the lease).
+            if given == nil { report.warnings = lease.removedLeftovers + report.warnings }
             try lease.commit()
             return report
+        } catch let error as DecantError where error.code == .validationFailed || error.code == .internalError {
+            // An object that breaks a rule is an object of the input, and a defect of the output's is the output's:
+            // named there.
+            lease.discard()
+            throw error.located(at: Location(path: (error.code == .validationFailed ? input : output).displayPath))
         } catch {
             lease.discard()
             throw error
@@ -95,7 +144,7 @@ public enum StoreConversion: Sendable {
     /// Copies `input` into `lease`'s staging location; the caller commits it.
     private static func copy(
         _ input: URL, source: any RecordFormat, sink: any RecordFormat, into lease: DestinationLease,
-        options: FormatOptions, selection: RecordSelection, logger: Logger,
+        options: FormatOptions, selection: RecordSelection, validation: Validation, logger: Logger,
         progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report {
         let output = lease.destination
@@ -108,7 +157,7 @@ public enum StoreConversion: Sendable {
                 "output.format": "\(sink.name)", "model.version": "\(model.versionName ?? "Z_MODELCACHE")",
             ])
         var writer = try sink.makeWriter(at: lease.staging, model: model, options: options)
-        var transform: SelectionTransform?
+        var transform: (any RecordTransform)?
         if Self.effective(selection, of: reader).leavesObjectsOut {
             var (first, _) = try openSelected(source, at: input, options: options, selection: selection)
             var kept = KeptObjects()
@@ -116,6 +165,16 @@ public enum StoreConversion: Sendable {
             transform = SelectionTransform(residual, keeping: kept)
         } else if !residual.isEverything {
             transform = SelectionTransform(residual)
+        }
+        // Objects brought into a Core Data store from records meet the model's rules, as a save makes them.
+        let validates = validation.checksRules && sink.isPersistentStore && !source.isPersistentStore
+        if validates {
+            // A key two objects share is refused by the store's own unique index where it has one (naming the
+            // entity and the key, as before): millions of keys are then not remembered twice.
+            let check = ValidationTransform(
+                model: model, collectsRejects: validation.rejects != nil, keySets: validation.keySets,
+                checksUniqueness: !sink.enforcesUniquenessConstraints)
+            transform = transform.map { TransformChain($0, then: check) } ?? check
         }
         let transfer = try RecordTransfer.copy(from: &reader, through: transform, to: &writer, progress: progress)
         for (entity, count) in transfer.written.sorted(by: { $0.key < $1.key }) {
@@ -129,11 +188,19 @@ public enum StoreConversion: Sendable {
         {
             history.append(left)
         }
-        return Report(
+        var report = Report(
             inputFormat: source.name, outputFormat: sink.name, modelVersion: model.versionName ?? "Z_MODELCACHE",
             read: transfer.read, written: transfer.written, filteredOut: transfer.filteredOut, output: output.displayPath,
             warnings: selection.kindMismatches(against: model).map { $0.located(at: input) } + transfer.diagnostics
                 + history)
+        report.validated = validates
+        report.rejected = transfer.rejected
+        report.dangling = transfer.findings.count
+        if let rejects = validation.rejects, validates {
+            try StoreMigration.writeRejects(transfer.rejects + transfer.findings, to: rejects)
+            report.rejectsFile = rejects.displayPath
+        }
+        return report
     }
 
     /// Checks that every object read is written or filtered out (``TransferReport/isReconciled``). No input reaches

@@ -361,11 +361,13 @@ public enum StoreMigration: Sendable {
                     rejectsFile: nil,
                     output: store.displayPath,
                     backup: nil,
-                    warnings: [],
+                    warnings: given == nil ? staged.removedLeftovers : [],
                     engine: .nothing
                 )
             }
             report = outcome
+            // A dead run's files found beside the destination (said by the job that holds the lease).
+            if given == nil { report.warnings = staged.removedLeftovers + report.warnings }
         } catch let error as DecantError {
             staged.discard()
             // An object's error (a value a hop cannot convert, a rule it breaks) names its entity and object; the

@@ -49,6 +49,32 @@ public enum Seeding: Sendable {
         public var backup: String?
         /// What a migration noticed and let pass (externally stored values whose file is missing, said once).
         public var warnings: [Diagnostic] = []
+        /// Objects left out because they break a rule of the model, per entity: a seed read from records is checked
+        /// as Core Data's save checks inserted objects (``StoreConversion/Validation``), and a migration's rejects
+        /// count too. Listed in ``rejectsFile``; `decant seed` then exits 1.
+        public var rejected: [String: Int] = [:]
+        /// Objects written with a reference to an object that does not exist (listed in ``rejectsFile``).
+        public var dangling = 0
+        /// The rejects file, when one was written.
+        public var rejectsFile: String?
+
+        /// Whether the seeding found objects that break the model's rules (the store is in place without them).
+        public var foundProblems: Bool { !rejected.isEmpty || dangling > 0 }
+
+        /// Adds what a conversion of the seed left out.
+        mutating func add(_ conversion: StoreConversion.Report) {
+            warnings += conversion.warnings
+            rejected.merge(conversion.rejected, uniquingKeysWith: +)
+            dangling += conversion.dangling
+            rejectsFile = conversion.rejectsFile ?? rejectsFile
+        }
+
+        /// Adds what a migration of the seed or the store rejected.
+        mutating func add(_ migration: StoreMigration.Report) {
+            rejected.merge(migration.rejectedPerEntity, uniquingKeysWith: +)
+            dangling += migration.dangling
+            rejectsFile = migration.rejectsFile ?? rejectsFile
+        }
 
         /// One line for people.
         public var text: String {
@@ -78,14 +104,16 @@ public enum Seeding: Sendable {
     /// nil they are built from `options.bundle` and `options`. A migration searches the project of the model at
     /// `migration.modelURL` for Xcode mapping models (``MappingSearch``) unless `migration.searchesForMappings` is
     /// false, as `decant migrate` does; without a `modelURL` there is no search. `progress` is the migration's
-    /// (``StoreMigration/migrate(store:to:options:logger:progress:)``).
+    /// (``StoreMigration/migrate(store:to:options:logger:progress:)``). A seed read from records (JSON, CSV, …) is
+    /// checked against the model's rules as `validation` says (``StoreConversion/Validation``), its rejects listed
+    /// in `validation.rejects` together with the migration's.
     /// - Throws: ``DecantError``: `.fileNotFound` for a missing seed, `.modelMismatch` for a destination that
     ///   is newer or of no version, the seed reader's and the migration's errors, `.cannotCreateOutput` when the
     ///   folder is not writable. On any error the destination is left absent or exactly as it was.
     public static func seed(
         default seed: URL, store destination: URL, options: FormatOptions = FormatOptions(), inputFormat: String? = nil,
-        migration: StoreMigration.Options? = nil, registry: FormatRegistry = .builtIn,
-        progress: ((_ entity: String, _ written: Int) -> Void)? = nil
+        migration: StoreMigration.Options? = nil, validation: StoreConversion.Validation = StoreConversion.Validation(),
+        registry: FormatRegistry = .builtIn, progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
         // The destination's folders are made as an app's first run makes them (Application Support may not exist
         // yet); a seed that fails takes away the folders it made.
@@ -93,7 +121,7 @@ public enum Seeding: Sendable {
         do {
             return try seedInto(
                 existingFolder: destination, seed: seed, options: options, inputFormat: inputFormat,
-                migration: migration, registry: registry, progress: progress)
+                migration: migration, validation: validation, registry: registry, progress: progress)
         } catch {
             if let made { try? FileManager.default.removeItem(at: made) }
             throw error
@@ -123,7 +151,7 @@ public enum Seeding: Sendable {
 
     private static func seedInto(
         existingFolder destination: URL, seed: URL, options: FormatOptions, inputFormat: String?,
-        migration: StoreMigration.Options?, registry: FormatRegistry,
+        migration: StoreMigration.Options?, validation: StoreConversion.Validation, registry: FormatRegistry,
         progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report {
         var migration = migration
@@ -135,6 +163,7 @@ public enum Seeding: Sendable {
         if let migration { options.bundle = migration.bundle }
         let format = try registry.inputFormat(of: seed, named: inputFormat)
         try DestinationLease.checkCanCreate(destination)
+        if let rejects = validation.rejects ?? migration?.rejects { try DestinationLease.checkCanCreate(rejects) }
         let folder = destination.deletingLastPathComponent()
         // One lease of the destination, locked (an interrupted replacement repaired), held to the end and handed to
         // the conversion or migration the seeding runs: no moment without the lock for another seeder to enter.
@@ -143,16 +172,17 @@ public enum Seeding: Sendable {
         defer { lease.release() }
         var report = Report(
             action: .alreadySeeded, store: destination.displayPath, seed: seed.displayPath, seedFormat: format.name,
-            version: nil, objects: [:])
+            version: nil, objects: [:], warnings: lease.removedLeftovers)
         if !FileManager.default.fileExists(atPath: destination.path) {
             lease.removeLeftovers()
             guard let migration else {
                 if let store = format as? any StoreCopyingFormat {
                     try copySeed(seed, into: lease, as: store)
                 } else {
-                    _ = try StoreConversion.convert(
-                        from: seed, to: destination, inputFormat: format.name, options: options, registry: registry,
-                        lease: lease)
+                    report.add(
+                        try StoreConversion.convert(
+                            from: seed, to: destination, inputFormat: format.name, options: options,
+                            validation: validation, registry: registry, lease: lease))
                 }
                 try DestinationLease.synchronize(folder)
                 report.action = .seeded
@@ -160,8 +190,8 @@ public enum Seeding: Sendable {
                 return report
             }
             return try seedMigrating(
-                seed, format: format, into: lease, options: options, migration: migration, registry: registry,
-                report: report, progress: progress)
+                seed, format: format, into: lease, options: options, migration: migration, validation: validation,
+                registry: registry, report: report, progress: progress)
         }
         let store = try SQLiteStore(contentsOf: destination)
         guard let migration else {
@@ -207,13 +237,14 @@ public enum Seeding: Sendable {
     /// failure leaves the destination absent.
     private static func seedMigrating(
         _ seed: URL, format: any RecordFormat, into lease: DestinationLease, options: FormatOptions,
-        migration: StoreMigration.Options, registry: FormatRegistry, report: Report,
-        progress: ((_ entity: String, _ written: Int) -> Void)?
+        migration: StoreMigration.Options, validation: StoreConversion.Validation, registry: FormatRegistry,
+        report: Report, progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report {
         let destination = lease.destination
+        var result = report
         let folder = destination.deletingLastPathComponent()
         let staging = folder.appendingPathComponent(
-            ".\(destination.lastPathComponent).decant-seed-\(UUID().uuidString)", isDirectory: true)
+            ".\(destination.lastPathComponent).decant-seed-\(DestinationLease.runToken())", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: staging) }
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
@@ -228,15 +259,32 @@ public enum Seeding: Sendable {
             try copyStoreSet(seed, as: store, to: store.files(at: copy), shownAs: copy.displayPath)
             copyFormat = store
         } else {
-            copyFormat = try registry.format(
-                named: try StoreConversion.convert(
-                    from: seed, to: copy, inputFormat: format.name, options: options, registry: registry
-                ).outputFormat)
+            // The seed's rejects are listed where the migration's are (the migration's are added after them).
+            var validation = validation
+            validation.rejects = validation.rejects ?? migration.rejects
+            let conversion = try StoreConversion.convert(
+                from: seed, to: copy, inputFormat: format.name, options: options, validation: validation,
+                registry: registry)
+            result.add(conversion)
+            copyFormat = try registry.format(named: conversion.outputFormat)
         }
         var settings = migration
         settings.formatOptions.bundle = migration.bundle
-        let plan = try StoreMigration.plan(store: copy, options: settings, dryRun: false).plan
-        var result = report
+        var seedRejects: Data?
+        if result.rejectsFile != nil, let rejects = settings.rejects {
+            seedRejects = try contents(of: rejects)
+            settings.rejects = staging.appendingPathComponent("migration-rejects.ndjson")
+        }
+        // The copy is the seed's objects under a temporary name: what is wrong with them is named at the seed.
+        func atSeed<T>(_ body: () throws -> T) throws -> T {
+            do {
+                return try body()
+            } catch var error as DecantError where error.location?.path == copy.displayPath {
+                error.location?.path = seed.displayPath
+                throw error
+            }
+        }
+        let plan = try atSeed { try StoreMigration.plan(store: copy, options: settings, dryRun: false).plan }
         result.action = .seeded
         result.version = plan.destinationVersion
         if plan.isUpToDate {
@@ -248,14 +296,34 @@ public enum Seeding: Sendable {
             }
             try copySeed(copy, into: lease, as: store)
         } else {
-            let migrated = try StoreMigration.migrate(
-                store: copy, to: .file(destination), options: settings, lease: lease, progress: progress)
+            let migrated = try atSeed {
+                try StoreMigration.migrate(
+                    store: copy, to: .file(destination), options: settings, lease: lease, progress: progress)
+            }
             result.migratedFrom = migrated.sourceVersion
-            result.warnings = migrated.warnings
+            result.warnings += migrated.warnings
+            result.add(migrated)
+            if let seedRejects, let listed = settings.rejects, let rejects = migration.rejects {
+                try DestinationLease(destination: rejects).write(
+                    seedRejects + (try contents(of: listed)), what: "rejects file")
+                result.rejectsFile = rejects.displayPath
+            }
         }
         try DestinationLease.synchronize(folder)
         result.objects = try SQLiteStore(contentsOf: destination).objectCounts(model: plan.destination)
         return result
+    }
+
+    /// The bytes of a rejects file written earlier in the run.
+    /// - Throws: `.ioError` naming the file.
+    private static func contents(of rejects: URL) throws -> Data {
+        do {
+            return try Data(contentsOf: rejects)
+        } catch {
+            throw DecantError(
+                .ioError, "cannot read the rejects file back", at: Location(path: rejects.displayPath),
+                underlyingError: error)
+        }
     }
 
     /// Migrates an existing store of an older version to the destination version, in place, after a backup beside
@@ -279,7 +347,8 @@ public enum Seeding: Sendable {
         result.version = migrated.destinationVersion
         result.backup = migrated.backup
         result.objects = migrated.written
-        result.warnings = migrated.warnings
+        result.warnings += migrated.warnings
+        result.add(migrated)
         return result
     }
 

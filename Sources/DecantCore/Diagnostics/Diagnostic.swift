@@ -37,6 +37,8 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         /// Links a migration's mapping set only on a to-many side, to objects made from other source objects,
         /// whose inverse to-one (the column a SQLite store keeps a one-to-many in) was left nil: not stored there.
         public static let oneSidedLink = Kind(rawValue: "one-sided-link")
+        /// Staged files of a run whose process is gone (killed, crashed), found beside the destination and removed.
+        public static let deadRunLeftovers = Kind(rawValue: "dead-run-leftovers")
     }
 
     /// What kind of thing was noticed.

@@ -28,6 +28,18 @@ public protocol RecordFormat: Sendable {
     /// Refuses an existing output at `url` this format must not replace (by default, none: a job's
     /// ``DestinationLease`` replaces what is there); shown as `displayPath`.
     func checkReplaceable(_ url: URL, displayPath: String) throws
+    /// Whether this format is a Core Data persistent store (SQLite, XML, binary): objects brought into it from
+    /// records (JSON, CSV, property lists, archives) meet the model's rules, as Core Data's save makes them; by
+    /// default false (exports and interchange files).
+    var isPersistentStore: Bool { get }
+    /// Whether this format's writer refuses a second object with the key of a uniqueness constraint by itself (a
+    /// SQLite store's unique index), naming the entity and the key; by default false.
+    var enforcesUniquenessConstraints: Bool { get }
+}
+
+extension RecordFormat {
+    public var isPersistentStore: Bool { false }
+    public var enforcesUniquenessConstraints: Bool { false }
 }
 
 /// What a format looks at to recognise an input: its path, whether it is a folder, and its first bytes.

@@ -49,6 +49,9 @@ public final class DestinationLease {
     private let token: String
     private let lockPath: String
     private var descriptor: Int32 = -1
+    /// What this lease found and removed beside the destination: the staged files of runs whose process is gone
+    /// (killed with SIGKILL, or crashed), each said once (``Diagnostic/Kind/deadRunLeftovers``).
+    public private(set) var removedLeftovers: [Diagnostic] = []
 
     /// Leases `destination`, whose files are the set `files` gives for a URL (one file or folder by default), and
     /// which `check` may refuse to replace (it is asked now and again just before the commit).
@@ -66,7 +69,7 @@ public final class DestinationLease {
         self.layout = files
         self.check = check
         self.displayPath = displayPath ?? destination.displayPath
-        let token = UUID().uuidString
+        let token = Self.runToken()
         self.token = token
         self.staging = Self.staging(of: destination, token: token)
         self.lockPath = Self.lockFile(for: destination).path
@@ -74,6 +77,7 @@ public final class DestinationLease {
             descriptor = try Self.lock(lockPath, shown: Location(path: self.displayPath))
             recoverInterruptedReplacement()
         }
+        removeDeadRuns()
         do {
             try check(destination, self.displayPath)
         } catch {
@@ -122,6 +126,71 @@ public final class DestinationLease {
     deinit {
         StagingNames.shared.unregister(staging.path)
         release()
+    }
+
+    /// A token naming one run's staged files: `p<process id>h<host>-<UUID>`, so that a later run can tell that
+    /// the process that staged them is gone (``removeDeadRuns()``).
+    package static func runToken() -> String {
+        "p\(getpid())h\(hostTag)-\(UUID().uuidString)"
+    }
+
+    /// This host's name as 8 hex digits (FNV-1a): staged files of another host sharing the folder are never judged.
+    private static let hostTag: String = {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in ProcessInfo.processInfo.hostName.utf8 {
+            hash = (hash ^ UInt32(byte)) &* 0x0100_0193
+        }
+        return String(format: "%08x", hash)
+    }()
+
+    /// The run token an entry beside the destination starts with (after `.NAME.decant-`, and `seed-` or `pending-`),
+    /// with the process id it names: `p<pid>h<host>-<UUID>`, or a bare UUID (runs before tokens named their
+    /// process, pid nil). Nil for an entry that starts with neither (the lock file).
+    static func runToken(startingEntry name: Substring) -> (token: Substring, pid: Int32?)? {
+        if name.first == "p", let h = name.firstIndex(of: "h"), let dash = name[h...].firstIndex(of: "-"),
+            let pid = Int32(name[name.index(after: name.startIndex)..<h]), pid > 0,
+            name.distance(from: dash, to: name.endIndex) > 36
+        {
+            let end = name.index(dash, offsetBy: 37)
+            return (name[..<end], name[name.index(after: h)..<dash] == hostTag ? pid : nil)
+        }
+        guard name.count >= 36, UUID(uuidString: String(name.prefix(36))) != nil else { return nil }
+        return (name.prefix(36), nil)
+    }
+
+    /// Removes what runs on this destination whose process is gone left beside it (a staging, its support
+    /// folders, a seeding's folder), and says so in ``removedLeftovers``. A run killed with SIGKILL cannot clean up
+    /// after itself; without this, its files (as large as the store) stayed forever. A run of this host only, whose
+    /// process no longer exists; and never one that was replacing the destination (its `pending-` files hold the
+    /// old store's files, which the next locked run puts back with its staging).
+    private func removeDeadRuns() {
+        let folder = destination.deletingLastPathComponent()
+        let prefix = ".\(destination.lastPathComponent).decant-"
+        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
+            $0.hasPrefix(prefix)
+        }
+        let replacing = Set(
+            entries.compactMap { entry -> Substring? in
+                let rest = entry.dropFirst(prefix.count)
+                guard rest.hasPrefix("pending-") else { return nil }
+                return Self.runToken(startingEntry: rest.dropFirst("pending-".count))?.token
+            })
+        for entry in entries.sorted() {
+            var rest = entry.dropFirst(prefix.count)
+            guard !rest.hasPrefix("pending-") else { continue }
+            if rest.hasPrefix("seed-") { rest = rest.dropFirst("seed-".count) }
+            // Signal 0 only asks whether the process exists: ESRCH is "no such process" (EPERM: it exists).
+            guard let (token, owner) = Self.runToken(startingEntry: rest), let pid = owner, !replacing.contains(token),
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            let url = folder.appendingPathComponent(entry)
+            guard (try? FileManager.default.removeItem(at: url)) != nil else { continue }
+            removedLeftovers.append(
+                Diagnostic(
+                    .deadRunLeftovers,
+                    "removed \(entry), left by a Decant run (process \(pid)) that was stopped before it finished",
+                    at: Location(path: (displayPath as NSString).deletingLastPathComponent.appendingPathComponent(entry))))
+        }
     }
 
     /// The lock file of `destination`: `.NAME.decant-lock` beside it.
@@ -344,9 +413,9 @@ extension DestinationLease {
         let entries = (try? manager.contentsOfDirectory(atPath: folder.path)) ?? []
         for entry in entries where entry.hasPrefix(prefix) {
             let rest = entry.dropFirst(prefix.count)
-            guard rest.count > 36 else { continue }
-            let token = String(rest.prefix(36))
-            let key = String(rest.dropFirst(36))
+            guard let (run, _) = Self.runToken(startingEntry: rest), run.endIndex < rest.endIndex else { continue }
+            let token = String(run)
+            let key = String(rest[run.endIndex...])
             let pending = folder.appendingPathComponent(entry).path
             let member: URL
             var stagedMember: URL?

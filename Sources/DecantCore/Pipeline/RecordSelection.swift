@@ -120,7 +120,8 @@ public struct RecordSelection: Sendable, Hashable {
                         Diagnostic(
                             .selectionMatchesNothing,
                             "--where: \(path.joined(separator: ".")) \(op.rawValue) "
-                                + (value.text.map { given == "text" ? "'\($0)'" : $0 } ?? "nil") + " compares a "
+                                + (value.text.map { given == "text" ? "'\($0)'" : $0 } ?? "nil") + " compares "
+                                + (attribute.type.modelName.hasPrefix("I") ? "an " : "a ")
                                 + "\(attribute.type.modelName) attribute with a \(given): it matches no object",
                             at: Location(entity: entity.name, keyPath: path.joined(separator: "."))))
                     return

@@ -56,12 +56,26 @@ public enum RecordTransfer: Sendable {
                 }
             }
             report.diagnostics = reader.diagnostics + report.diagnostics + writer.diagnostics
+            try requireStored(report, by: writer)
             try writer.finish()
         } catch {
             writer.abandon()
             throw error
         }
         return report
+    }
+
+    /// Checks that the writer took every object it was given, where it can say (``RecordWriter/objectsStored``).
+    /// No input reaches a failure: it is a defect of Decant's, and the output must not be committed.
+    /// - Throws: `.internalError` naming the entity and both counts.
+    static func requireStored(_ report: TransferReport, by writer: some RecordWriter) throws {
+        guard let stored = writer.objectsStored else { return }
+        for (entity, given) in report.written.sorted(by: { $0.key < $1.key }) where stored[entity, default: 0] != given {
+            throw DecantError(
+                .internalError,
+                "the output took \(stored[entity, default: 0]) of the \(given) \(entity) objects written to it; "
+                    + "nothing is committed (a defect of Decant's: please report it)", at: Location(entity: entity))
+        }
     }
 
     /// The members of one to-many list a record or continuation carries by default when the consumer takes parts:

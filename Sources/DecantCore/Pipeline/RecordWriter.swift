@@ -22,8 +22,13 @@ public protocol RecordWriter {
     /// What the writer noticed and let pass so far (for example derived attributes whose triggers it cannot
     /// create). Empty by default.
     var diagnostics: [Diagnostic] { get }
+    /// The objects the output took so far, per entity, as the output counts them (rows a store inserted); nil when
+    /// the writer cannot say (the default). A transfer checks them against the objects it gave the writer before it
+    /// finishes: a writer that drops an object ends the run, and nothing is committed.
+    var objectsStored: [String: Int]? { get }
 }
 
 extension RecordWriter {
     public var diagnostics: [Diagnostic] { [] }
+    public var objectsStored: [String: Int]? { nil }
 }

@@ -496,11 +496,15 @@ public struct ValidationTransform: RecordTransform, MemberPartsConsumer {
 
     /// A stage checking objects of `model` (see ``ModelValidator/dropsRejected``), remembering what it has seen in
     /// sets `keySets` makes.
+    /// `checksUniqueness` false leaves uniqueness constraints to the output, when its own index refuses a second
+    /// object with the same key (a SQLite store's): the keys are then not remembered twice.
     public init(
-        model: ObjectModel, collectsRejects: Bool, dropsRejected: Bool = true, keySets: KeySetFactory = .inMemory
+        model: ObjectModel, collectsRejects: Bool, dropsRejected: Bool = true, keySets: KeySetFactory = .inMemory,
+        checksUniqueness: Bool = true
     ) {
         self.validator = ModelValidator(
             model: model, collectsRejects: collectsRejects, dropsRejected: dropsRejected, keySets: keySets)
+        self.validator.checksUniqueness = checksUniqueness
     }
 
     public mutating func transform(_ batch: RecordBatch, into output: inout TransformOutput) throws {

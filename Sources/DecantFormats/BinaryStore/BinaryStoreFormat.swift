@@ -10,6 +10,8 @@ public import Foundation
 /// ```
 public struct BinaryStoreFormat: RecordFormat {
     public let name = "binary"
+    /// A Core Data persistent store: objects brought in from records meet the model's rules.
+    public var isPersistentStore: Bool { true }
     public let fileExtensions = ["binarystore"]
 
     /// The format.

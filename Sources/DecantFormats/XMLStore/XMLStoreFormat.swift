@@ -12,6 +12,8 @@ public import Foundation
 /// ```
 public struct XMLStoreFormat: RecordFormat {
     public let name = "xml"
+    /// A Core Data persistent store: objects brought in from records meet the model's rules.
+    public var isPersistentStore: Bool { true }
     public let fileExtensions = ["xml"]
 
     /// The format.

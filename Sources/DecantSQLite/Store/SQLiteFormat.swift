@@ -9,6 +9,10 @@ public import Foundation
 /// ```
 public struct SQLiteFormat: RecordFormat {
     public let name = "sqlite"
+    /// A Core Data persistent store: objects brought in from records meet the model's rules.
+    public var isPersistentStore: Bool { true }
+    /// Each uniqueness constraint is a unique index: the writer refuses a second object with its key.
+    public var enforcesUniquenessConstraints: Bool { true }
     public let fileExtensions = ["sqlite", "sqlite3", "db", "store"]
 
     /// The format.

@@ -47,6 +47,13 @@ public final class SQLiteStoreWriter: RecordWriter {
     private let metadata: StoreMetadata
     /// What the writer let pass (derived attributes without triggers, values it has no column for).
     public private(set) var diagnostics: [Diagnostic] = []
+    #if DEBUG
+        /// Whether `DECANT_TEST_DROP_OBJECTS` made this writer drop its chunk already (debug builds only).
+        fileprivate var droppedForTesting = false
+    #endif
+
+    /// The objects the store took, per entity: rows SQLite inserted, counted as they went in.
+    public var objectsStored: [String: Int]? { inserters.mapValues(\.stored) }
     /// Entity and attribute names already reported as unstored, so each is reported once.
     private var reportedUnstored: Set<String> = []
     /// `CREATE INDEX` statements of the non-unique indexes, run once the rows are in.
@@ -383,6 +390,11 @@ public final class SQLiteStoreWriter: RecordWriter {
 
     /// The prepared statements and column plan for one entity.
     private final class Inserter {
+        #if DEBUG
+            /// `DECANT_TEST_DROP_OBJECTS` set: the writer drops one chunk of objects (debug builds only), so that
+            /// tests can see the run that loses objects end with exit 70.
+            static let dropsObjectsForTesting = ProcessInfo.processInfo.environment["DECANT_TEST_DROP_OBJECTS"] != nil
+        #endif
         /// An attribute cell bound to an INSERT parameter.
         struct AttributeBinding {
             var cell: Int
@@ -491,6 +503,9 @@ public final class SQLiteStoreWriter: RecordWriter {
         var joinRows: [JoinRows] = []
         unowned let writer: SQLiteStoreWriter
         let entityNumbers: [String: Int]
+        /// Rows of this entity the store took (SQLite's count of changes, step by step): what the writer reports as
+        /// stored (``SQLiteStoreWriter/objectsStored``), checked against the objects it was given.
+        var stored = 0
         let entityTables: [String: String]
 
         init(writer: SQLiteStoreWriter, layout: RecordLayout) throws {
@@ -639,7 +654,18 @@ public final class SQLiteStoreWriter: RecordWriter {
                                     handle: handle, arena: arena, references: references, db: db)
                             }
                         }
+                        #if DEBUG
+                            // Fault injection for the tests of the check that catches it (docs/TESTING.md): one
+                            // chunk of objects is bound and never stepped, as a writer's defect would drop them.
+                            if Self.dropsObjectsForTesting, !writer.droppedForTesting {
+                                writer.droppedForTesting = true
+                                sqlite3_reset(handle)
+                                row += count
+                                continue
+                            }
+                        #endif
                         let code = sqlite3_step(handle)
+                        stored += Int(sqlite3_changes(db.sqliteConnection))
                         sqlite3_reset(handle)
                         guard code == SQLITE_DONE else {
                             let objects = count == 1

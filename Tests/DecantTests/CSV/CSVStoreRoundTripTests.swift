@@ -38,7 +38,8 @@ struct CSVStoreRoundTripTests {
         let back = folder.appendingPathComponent("back.sqlite")
         let out = try StoreConversion.convert(from: store, to: csv, outputFormat: "csv", options: options)
         #expect(out.outputFormat == "csv")
-        let home = try StoreConversion.convert(from: csv, to: back, options: options)
+        // The store's own objects go back as they were, breaches of the model's rules included (see the JSON round trip).
+        let home = try StoreConversion.convert(from: csv, to: back, options: options, validation: .none)
         #expect(home.inputFormat == "csv")
         #expect(home.read == out.written)
         #expect(home.written == out.read)

@@ -55,7 +55,9 @@ struct JSONStoreRoundTripTests {
         let back = folder.appendingPathComponent("back.sqlite")
         var options = FormatOptions(bundle: modelBundle)
         options.sqlite.journalMode = .delete
-        let report = try StoreConversion.convert(from: json, to: back, options: options)
+        // The store's own objects go back as they were, breaches of the model's rules included (artsy's hold
+        // references to artists that do not exist): a round trip, not new objects for the rules to check.
+        let report = try StoreConversion.convert(from: json, to: back, options: options, validation: .none)
         #expect(report.inputFormat == format)
         #expect(report.read == out.written)
 

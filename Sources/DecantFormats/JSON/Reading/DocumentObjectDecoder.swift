@@ -41,7 +41,7 @@ struct DocumentObjectDecoder {
                 .malformedInput, "\(reference.entity) is abstract: it has no objects of its own", at: here)
         }
         let layout = plan.layout
-        var cells = [CellValue](repeating: .null, count: layout.attributes.count)
+        var cells = plan.unmentioned
         var relationships = layout.relationships.indices.map { index -> RelationshipValue in
             if plan.carriedByInverse[index] { return .viaInverse }
             return layout.relationships[index].isToMany ? .toMany([]) : .toOne(nil)

@@ -216,7 +216,7 @@ struct PlainObjectImporter {
         let layout = plan.layout
 
         // Where each key goes, and the attribute values.
-        var cells = [CellValue](repeating: .null, count: layout.attributes.count)
+        var cells = plan.unmentioned
         var given: [Target: String] = [:]
         var relationshipMembers: [(JSONMember, Target)] = []
         for member in members {

@@ -9,6 +9,8 @@ enum CellValue {
     case text(String)
     case blob(Data)
     case externalData(String)
+    /// The model's default value of an attribute the input does not mention, of the attribute's type.
+    case modelDefault(Value, AttributeType)
 
     /// A decimal's text as a cell that keeps it exactly: an integer when it is one, a real when the text is the
     /// shortest text of a Double (what writers produce from a stored real), else the text itself.
@@ -24,6 +26,14 @@ enum CellValue {
     var keyText: String? {
         switch self {
         case .null, .externalData: nil
+        case .modelDefault(let value, _):
+            switch value {
+            case .integer(let integer): String(integer)
+            case .double(let real): real.description
+            case .string(let text), .uri(let text): text
+            case .uuid(let uuid): uuid.uuidString
+            default: nil
+            }
         case .integer(let value): String(value)
         case .real(let value): value.description
         case .text(let text): text
@@ -149,6 +159,7 @@ extension RecordBatch {
         case .text(let text): appendText(text)
         case .blob(let data): appendBlob(data)
         case .externalData(let name): appendExternalDataReference(name)
+        case .modelDefault(let value, let type): append(value, as: type)
         }
     }
 }

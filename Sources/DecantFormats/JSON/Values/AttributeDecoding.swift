@@ -95,6 +95,7 @@ struct AttributeDecoder {
             default: return .data(data)
             }
         case .externalData(let name): return .externalDataReference(name)
+        case .modelDefault(let value, _): return value
         }
     }
 

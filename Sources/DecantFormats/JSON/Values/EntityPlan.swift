@@ -22,6 +22,9 @@ struct EntityPlan {
     let destinationNames: [String?]
     /// Per relationship: the inverse relationship's name and whether it is to-many.
     let inverses: [(name: String, isToMany: Bool)?]
+    /// Per attribute: what an object that does not mention it holds, as Core Data's insert gives it: the model's
+    /// default value (``Attribute/defaultLiteral``), else nil.
+    let unmentioned: [CellValue]
 
     init?(entity name: String, in model: ObjectModel) {
         guard let entity = model.entity(named: name), let layout = RecordLayout(entity: name, in: model) else {
@@ -48,6 +51,9 @@ struct EntityPlan {
         self.destinations = destinations
         self.destinationNames = layout.relationships.map(\.destinationEntity)
         self.inverses = inverses
+        self.unmentioned = layout.attributes.map { attribute in
+            attribute.defaultLiteral.map { .modelDefault($0, attribute.type) } ?? .null
+        }
     }
 
     /// The inverse of `relationship`, looked up on its destination (inherited properties included).
