@@ -17,6 +17,14 @@ extension DecantCommand {
                 per entity, and the exit is 1 (with --model: a seed checked against the app's model must not pass). \
                 The store's files are never modified.
 
+                With a known model (the matching version of --model, or Z_MODELCACHE), a store's Transformable \
+                attributes are audited: per attribute its value transformer (none named: Core Data's default, \
+                NSKeyedUnarchiveFromData), how many values are nil, keyed archives, not archives or unreadable, the \
+                archived classes with their counts, and whether NSSecureUnarchiveFromData with Foundation's default \
+                allowed classes would decode every value, naming the classes that would fail and the first objects \
+                holding them. An unreadable value (damaged, nested too deeply, cyclic, too large) is a warning naming \
+                its entity, object and attribute.
+
                 For an Xcode mapping model (.xcmappingmodel or .cdm): the source and destination versions it fits, \
                 by their entities' version hashes and, with --model, by name; its entity mappings (kind, source → \
                 destination, policy class); and the expressions that need the app's code (a policy's or another \
@@ -95,6 +103,7 @@ extension DecantCommand {
                     try inputOptions.apply(to: &formatOptions)
                     let report = try RecordsReport(input: url, format: format, options: formatOptions)
                     printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
+                    printWarnings(report.transformables?.warnings ?? [])
                 case .mappingModel:
                     let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
                     let report = MappingModelReport(
@@ -110,11 +119,13 @@ extension DecantCommand {
                     let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
                     let report = try StoreReport(store: url, path: path, bundle: bundle)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
+                    printWarnings(report.transformables?.warnings ?? [])
                     try Self.requireMatch(report, given: bundle)
                 case .binaryStore:
                     let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
                     let report = try StoreReport(binaryStore: url, path: path, bundle: bundle)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
+                    printWarnings(report.transformables?.warnings ?? [])
                     try Self.requireMatch(report, given: bundle)
                 }
             }

@@ -24,6 +24,9 @@ public struct RecordsReport: Sendable, Codable, Hashable {
     public var entityCounts: [String: Int]
     /// Other facts (files, links).
     public var notes: [String]
+    /// With a model that has Transformable attributes: what their values hold and whether
+    /// `NSSecureUnarchiveFromData` decodes it.
+    public var transformables: TransformableReport?
 
     /// Inspects `input`: through the model when `options.bundle` is set, else as the format can without one.
     /// - Throws: `.usage` when the format needs a model to be read; the reader's errors otherwise.
@@ -34,10 +37,15 @@ public struct RecordsReport: Sendable, Codable, Hashable {
         if options.bundle != nil {
             var reader = try format.makeReader(at: input, options: options)
             var counts: [String: Int] = [:]
+            var audit = TransformableAudit(model: reader.model, path: input.displayPath)
             if let first = reader.model.entities.first, let layout = RecordLayout(entity: first.name, in: reader.model) {
                 var batch = RecordBatch(layout: layout)
-                while try reader.nextBatch(into: &batch) { counts[batch.layout.entityName, default: 0] += batch.count }
+                while try reader.nextBatch(into: &batch) {
+                    counts[batch.layout.entityName, default: 0] += batch.count
+                    audit.add(batch)
+                }
             }
+            self.transformables = audit.report.isEmpty ? nil : audit.report
             self.modelVersion = reader.model.versionName
             self.checkedAgainstModel = true
             self.entityCounts = counts
@@ -63,6 +71,7 @@ public struct RecordsReport: Sendable, Codable, Hashable {
         lines.append("  objects:")
         for name in entityCounts.keys.sorted() { lines.append("    \(name)  \(entityCounts[name] ?? 0)") }
         for note in notes { lines.append("  \(note)") }
+        if let transformables { lines += transformables.lines }
         return lines.joined(separator: "\n")
     }
 }

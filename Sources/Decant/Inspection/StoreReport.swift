@@ -49,6 +49,10 @@ public struct StoreReport: Sendable, Codable, Hashable {
     public var entityCounts: [String: Int]
     /// The model comparison; `nil` when the store has no cache and no model was given.
     public var model: ModelSummary?
+    /// What the Transformable attributes (and Binary attributes holding keyed archives) hold and whether
+    /// `NSSecureUnarchiveFromData` decodes it (``TransformableReport``); `nil` when the store's model is not known (no
+    /// version matches) or has no such attribute.
+    public var transformables: TransformableReport?
 
     /// Inspects the store at `url`, comparing it with `bundle` when given, else with its own model cache.
     public init(store url: URL, path: String? = nil, bundle: ModelBundle?) throws {
@@ -81,6 +85,19 @@ public struct StoreReport: Sendable, Codable, Hashable {
                 nearestVersion: nil, differences: differences.map(\.description))
         }
         self.entityCounts = try store.objectCounts(model: resolved)
+        if let resolved {
+            var audit = TransformableAudit(model: resolved, path: self.path)
+            if !audit.isEmpty {
+                do {
+                    var reader = try SQLiteStoreReader(store: store, model: resolved, missingExternalData: .keep)
+                    _ = try reader.apply(RecordSelection(entities: audit.entityNames))
+                    audit.read(from: &reader)
+                } catch {
+                    audit.stop(because: (error as? DecantError)?.description ?? "\(error)")
+                }
+                self.transformables = audit.report.isEmpty ? nil : audit.report
+            }
+        }
     }
 
     /// Inspects the binary store (`NSBinaryStoreType`) at `url`, comparing it with `bundle` when given. Without a
@@ -106,6 +123,18 @@ public struct StoreReport: Sendable, Codable, Hashable {
                 source: "bundle", bundle: bundle.name, matchedVersion: match.matched?.versionName,
                 nearestVersion: match.nearest?.versionName, differences: match.differences.map { $0.description },
                 choice: match.choice)
+            if let matched = match.matched {
+                var audit = TransformableAudit(model: matched, path: self.path)
+                if !audit.isEmpty {
+                    do {
+                        var reader = try BinaryStoreFormat().makeReader(at: url, options: FormatOptions(bundle: bundle))
+                        audit.read(from: &reader)
+                    } catch {
+                        audit.stop(because: (error as? DecantError)?.description ?? "\(error)")
+                    }
+                    self.transformables = audit.report.isEmpty ? nil : audit.report
+                }
+            }
         }
         self.entityCounts = Dictionary(grouping: file.nodes) { $0.entity }.mapValues { $0.count }
     }
@@ -146,6 +175,7 @@ public struct StoreReport: Sendable, Codable, Hashable {
         for name in Set(entityVersionHashes.keys).union(entityCounts.keys).sorted() {
             lines.append("    \(name)  \(entityCounts[name] ?? 0)")
         }
+        if let transformables { lines += transformables.lines }
         return lines.joined(separator: "\n")
     }
 
