@@ -76,7 +76,7 @@ struct CompiledHop {
     /// Source objects removed on purpose (``DeleteRules``): not mapped, and references to them become nil.
     var removedObjects: RemovedObjects = []
     /// The owners the members of to-manys set across source objects are owed as their to-one (``OwedLinks``).
-    var owedOwners: OwedLinks.Owners = [:]
+    var owedOwners: (any ReferenceMap)?
     private let destination: ObjectModel
     /// The hop's source version, for key paths through relationships.
     let sourceModel: ObjectModel

@@ -94,13 +94,14 @@ struct InverseLinks {
 
     /// Sets the nil to-ones of `batches`' objects that `owed` gives an owner for (``OwedLinks``): links a mapping set
     /// from the to-many side, on an object made from another source object, before they are checked.
-    static func fill(_ batches: inout [RecordBatch], owed: OwedLinks.Owners) {
-        guard !owed.isEmpty else { return }
+    static func fill(_ batches: inout [RecordBatch], owed: (any ReferenceMap)?) throws {
+        guard let owed, owed.count > 0 else { return }
+        let scopes = owed.scopes
         for index in batches.indices {
             let batch = batches[index]
             let layout = batch.layout
             let positions = layout.relationships.enumerated().compactMap { position, relationship in
-                !relationship.isToMany && owed[relationship.name] != nil ? position : nil
+                !relationship.isToMany && scopes.contains(relationship.name) ? position : nil
             }
             guard !positions.isEmpty else { continue }
             let attributeCount = layout.attributes.count
@@ -110,7 +111,9 @@ struct InverseLinks {
                 var links: [Int: RelationshipValue] = [:]
                 let member = ObjectReference(entity: layout.entityName, id: batch.id(at: row))
                 for position in positions where batch.cell(row: row, column: attributeCount + position).kind == .null {
-                    if let owner = owed[layout.relationships[position].name]?[member] { links[position] = .toOne(owner) }
+                    if let owner = try owed.value(for: member, in: layout.relationships[position].name) {
+                        links[position] = .toOne(owner)
+                    }
                 }
                 if !links.isEmpty && !rebuilding {
                     rebuilding = true

@@ -205,7 +205,7 @@ public struct MigrationTransform: RecordTransform {
             // Both sides of every link among the objects the hop made (a split's, a policy's), before they are
             // checked: Core Data validates after the relationship phase.
             inverseLinks[index].complete(&next)
-            InverseLinks.fill(&next, owed: hops[index].owedOwners)
+            try InverseLinks.fill(&next, owed: hops[index].owedOwners)
             oneSidedLinks?.noteHop(index, next)
             current = next
             if sourceValidator != nil {

@@ -7,22 +7,22 @@
 /// source object; these cross source objects, so a pass over the source before the run runs the hop and notes, per
 /// member, the owner that lists it (the first one): the run then sets the member's nil to-one before it checks it.
 ///
-/// The owners are kept in memory, one entry per member listed this way (only hops whose mappings set such a to-many
-/// while the member's mapping leaves the to-one nil make the pass).
+/// The owners are kept in a ``ReferenceMap`` from `keySets`, one entry per member listed this way, scoped by the
+/// inverse to-one's name: spilling to a temporary file past a bound when the job's sets spill, so that memory stays
+/// flat however many sources list members (only hops whose mappings set such a to-many while the member's mapping
+/// leaves the to-one nil make the pass).
 enum OwedLinks {
-    /// Per inverse to-one name: member → the owner that lists it.
-    typealias Owners = [String: [ObjectReference: ObjectReference]]
-
     /// Gives each hop of `plan` that sets such to-manys the owners its members are owed, found in a pass over the
     /// source run through the hops up to it.
     static func collect(
-        into hops: inout [CompiledHop], plan: MigrationPlan, makeReader: () throws -> any RecordReader
+        into hops: inout [CompiledHop], plan: MigrationPlan, keySets: KeySetFactory,
+        makeReader: () throws -> any RecordReader
     ) throws {
         for (index, hop) in plan.hops.enumerated() {
             // `Owner.toMany` → `Member.toOne`.
             let scopes = OneSidedLinks.throughNilInverse(hop)
             guard !scopes.isEmpty else { continue }
-            var owners: Owners = [:]
+            let owners = keySets.makeReferenceMap()
             try CompiledHop.forEachInput(of: hops.prefix(index + 1), makeReader: makeReader) { batch in
                 let attributeCount = batch.layout.attributes.count
                 for (position, relationship) in batch.layout.relationships.enumerated() where relationship.isToMany {
@@ -32,7 +32,7 @@ enum OwedLinks {
                     for row in 0..<batch.count {
                         let owner = ObjectReference(entity: batch.layout.entityName, id: batch.id(at: row))
                         for member in SourceGraph.members(batch, row: row, column: attributeCount + position) ?? [] {
-                            if owners[inverse, default: [:]][member] == nil { owners[inverse, default: [:]][member] = owner }
+                            try owners.setIfAbsent(owner, for: member, in: inverse)
                         }
                     }
                 }

@@ -126,14 +126,22 @@ extension InMemoryKeySet: Sendable {}
 /// ```
 public struct KeySetFactory: Sendable {
     private let make: @Sendable () -> any KeySet
+    private let makeMap: @Sendable () -> any ReferenceMap
 
-    /// A factory calling `make` for every set.
-    public init(_ make: @escaping @Sendable () -> any KeySet) {
+    /// A factory calling `make` for every set and `makeMap` for every reference map (in memory by default).
+    public init(
+        _ make: @escaping @Sendable () -> any KeySet,
+        maps makeMap: @escaping @Sendable () -> any ReferenceMap = { InMemoryReferenceMap() }
+    ) {
         self.make = make
+        self.makeMap = makeMap
     }
 
     /// A new, empty set.
     public func makeKeySet() -> any KeySet { make() }
+
+    /// A new, empty reference map (``ReferenceMap``), kept as this factory's sets are.
+    public func makeReferenceMap() -> any ReferenceMap { makeMap() }
 
     /// Sets held wholly in memory (``InMemoryKeySet``).
     public static let inMemory = KeySetFactory { InMemoryKeySet() }

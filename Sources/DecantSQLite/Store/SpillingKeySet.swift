@@ -220,8 +220,10 @@ extension SpillingKeySet: Sendable {}
 extension KeySetFactory {
     /// Sets that keep dense integer keys as bits and at most `bound` other keys each in memory, spilling the rest to a
     /// temporary file in `directory` (the system's temporary directory when nil) (``SpillingKeySet``).
+    /// Its reference maps spill past as many entries (``SpillingReferenceMap``).
     public static func spilling(bound: Int = SpillingKeySet.defaultBound, in directory: URL? = nil) -> KeySetFactory {
-        KeySetFactory { SpillingKeySet(bound: bound, in: directory) }
+        KeySetFactory(
+            { SpillingKeySet(bound: bound, in: directory) }, maps: { SpillingReferenceMap(bound: bound, in: directory) })
     }
 }
 

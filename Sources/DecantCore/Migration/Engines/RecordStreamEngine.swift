@@ -86,7 +86,7 @@ public struct RecordStreamEngine: MigrationEngine {
         var hops = plan.hops.map { CompiledHop(hop: $0, functions: settings.functions) }
         try SourceGraph.collect(into: &hops, makeReader: makeReader)
         try DeleteRules.removals(into: &hops, plan: plan, keySets: settings.keySets, makeReader: makeReader)
-        try OwedLinks.collect(into: &hops, plan: plan, makeReader: makeReader)
+        try OwedLinks.collect(into: &hops, plan: plan, keySets: settings.keySets, makeReader: makeReader)
         let transform = MigrationTransform(
             plan: plan,
             compiled: hops,
