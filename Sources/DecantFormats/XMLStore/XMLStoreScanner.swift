@@ -35,12 +35,37 @@ struct XMLStoreScanner {
     private var pendingEnd: String?
     private var sawRoot = false
 
-    init(bytes: [UInt8], path: String?, maximumDepth: Int) throws {
+    /// A scanner of `bytes`; `path` labels errors. With `validatesText` false the up-front check of the whole
+    /// document (UTF-8, control characters) is left out, for a reader that looks at a few values and takes the
+    /// large ones as raw byte ranges (``skipPlainText()``): every text it decodes is still read as UTF-8 with
+    /// invalid bytes replaced, never trusted.
+    init(bytes: [UInt8], path: String?, maximumDepth: Int, validatesText: Bool = true) throws {
         self.bytes = bytes
         self.path = path
         self.maximumDepth = maximumDepth
-        try Self.validateText(bytes, path: path)
+        if validatesText { try Self.validateText(bytes, path: path) }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
+    }
+
+    /// Right after a start tag: when the element holds plain text only (no markup, comment or CDATA before its end
+    /// tag), moves to the end tag and returns the text's byte range, undecoded (entities and line ends as written);
+    /// otherwise nil, and nothing is read. The end tag is then the next event.
+    mutating func skipPlainText() -> Range<Int>? {
+        guard pendingEnd == nil, !open.isEmpty, position < bytes.count else { return nil }
+        let start = position
+        let found = bytes.withUnsafeBufferPointer { buffer -> (end: Int, lines: Int)? in
+            guard let base = buffer.baseAddress,
+                let match = memchr(base + start, Int32(UInt8(ascii: "<")), buffer.count - start)
+            else { return nil }
+            let end = base.distance(to: match.assumingMemoryBound(to: UInt8.self))
+            var lines = 0
+            for index in start..<end where buffer[index] == 0x0A { lines += 1 }
+            return (end, lines)
+        }
+        guard let found, found.end + 1 < bytes.count, bytes[found.end + 1] == UInt8(ascii: "/") else { return nil }
+        position = found.end
+        line += found.lines
+        return start..<found.end
     }
 
     /// The error for the current position.

@@ -121,15 +121,24 @@ private struct XcmappingHeader: Sendable {
     var namedPath: String
     var sourceModelPath: String?
     var destinationModelPath: String?
-    var sourceSnapshot: String?
-    var destinationSnapshot: String?
+    /// The snapshots' base64 text, as written (white space and all).
+    var sourceSnapshot: ArraySlice<UInt8>?
+    var destinationSnapshot: ArraySlice<UInt8>?
     /// In `mappingnumber` order (stored order where numbers tie).
     var mappings: [Mapping]
 
     init(data: Data, path: String, named: String) throws {
         self.path = path
         namedPath = named
-        let document = try XMLStoreDocument(bytes: Array(data), path: path)
+        // The snapshots are nearly all of the file: they are kept as the bytes written, not decoded into text.
+        let bytes = Array(data)
+        let snapshotFields: Set<String> = ["sourcemodeldata", "destinationmodeldata"]
+        var document = try XMLStoreDocument(bytes: bytes, path: path, rawTextOf: snapshotFields)
+        let rawSnapshots = document.objects.flatMap(\.fields).compactMap { $0.rawText.map { bytes[$0] } }
+        if rawSnapshots.contains(where: { $0.contains(UInt8(ascii: "&")) }) {
+            // Entity references in base64 (no writer makes them): read as the whole read does, with text decoded.
+            document = try XMLStoreDocument(bytes: bytes, path: path)
+        }
         if let version = document.version, version != 134_481_920 {
             throw DecantError(
                 .unsupportedFormat,
@@ -161,14 +170,14 @@ private struct XcmappingHeader: Sendable {
             }
             return field.text
         }
-        func binary(_ object: XMLStoreDocument.Object, _ name: String) throws -> String? {
+        func binary(_ object: XMLStoreDocument.Object, _ name: String) throws -> ArraySlice<UInt8>? {
             guard let field = field(object, name) else { return nil }
             guard field.type == "binary" || field.type == "transformable" else {
                 throw DecantError(
                     .malformedInput, "\(name) is not binary data",
                     at: Location(path: path, entity: object.type.uppercased(), object: object.id, keyPath: name))
             }
-            return field.text
+            return field.rawText.map { bytes[$0] } ?? ArraySlice(field.text.utf8)
         }
         sourceModelPath = try string(root, "sourcemodelpath")
         destinationModelPath = try string(root, "destinationmodelpath")
@@ -256,11 +265,11 @@ private struct XcmappingHeader: Sendable {
     }
 
     /// A snapshot decoded from its base64 text, or the error it gives (located as the full read locates it).
-    func snapshot(_ text: String?, _ key: String) -> (model: ObjectModel?, error: DecantError?) {
+    func snapshot(_ text: ArraySlice<UInt8>?, _ key: String) -> (model: ObjectModel?, error: DecantError?) {
         guard let text else { return (nil, nil) }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 where byte != 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
+        bytes.reserveCapacity(text.count)
+        for byte in text where byte != 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
             bytes.append(byte)
         }
         guard let data = Data(base64Encoded: Data(bytes)) else {
