@@ -47,9 +47,9 @@ struct XMLStoreScanner {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
     }
 
-    /// Right after a start tag: when the element holds plain text only (no markup, comment or CDATA before its end
-    /// tag), moves to the end tag and returns the text's byte range, undecoded (entities and line ends as written);
-    /// otherwise nil, and nothing is read. The end tag is then the next event.
+    /// Right after a start tag: when the element holds plain text only (no markup, comment, CDATA or entity
+    /// reference before its end tag), moves to the end tag and returns the text's byte range, undecoded (line ends as
+    /// written); otherwise nil, and nothing is read. The end tag is then the next event.
     mutating func skipPlainText() -> Range<Int>? {
         guard pendingEnd == nil, !open.isEmpty, position < bytes.count else { return nil }
         let start = position
@@ -58,8 +58,9 @@ struct XMLStoreScanner {
                 let match = memchr(base + start, Int32(UInt8(ascii: "<")), buffer.count - start)
             else { return nil }
             let end = base.distance(to: match.assumingMemoryBound(to: UInt8.self))
+            guard memchr(base + start, Int32(UInt8(ascii: "&")), end - start) == nil else { return nil }
             var lines = 0
-            for index in start..<end where buffer[index] == 0x0A { lines += 1 }
+            for index in start..<end { lines &+= buffer[index] == 0x0A ? 1 : 0 }
             return (end, lines)
         }
         guard let found, found.end + 1 < bytes.count, bytes[found.end + 1] == UInt8(ascii: "/") else { return nil }

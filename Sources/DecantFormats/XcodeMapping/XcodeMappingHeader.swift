@@ -133,12 +133,7 @@ private struct XcmappingHeader: Sendable {
         // The snapshots are nearly all of the file: they are kept as the bytes written, not decoded into text.
         let bytes = Array(data)
         let snapshotFields: Set<String> = ["sourcemodeldata", "destinationmodeldata"]
-        var document = try XMLStoreDocument(bytes: bytes, path: path, rawTextOf: snapshotFields)
-        let rawSnapshots = document.objects.flatMap(\.fields).compactMap { $0.rawText.map { bytes[$0] } }
-        if rawSnapshots.contains(where: { $0.contains(UInt8(ascii: "&")) }) {
-            // Entity references in base64 (no writer makes them): read as the whole read does, with text decoded.
-            document = try XMLStoreDocument(bytes: bytes, path: path)
-        }
+        let document = try XMLStoreDocument(bytes: bytes, path: path, rawTextOf: snapshotFields)
         if let version = document.version, version != 134_481_920 {
             throw DecantError(
                 .unsupportedFormat,

@@ -71,4 +71,30 @@ struct XcodeMappingHeaderTests {
         #expect(read?.code == whole?.code)
         #expect(read?.message == whole?.message)
     }
+
+    /// The snapshots' base64 is skipped as raw bytes only when it is plain text: a character reference in it, or a
+    /// CDATA section, is decoded as the whole read decodes it, and the hashes still agree.
+    @Test func aSnapshotWithReferencesOrCDATAReadsAsTheWholeReadReadsIt() throws {
+        let source = Fixtures.corpus(
+            "alemar11__CoreDataPlus/Tests/Resources/SampleModel/MappingModels/V2toV3.xcmappingmodel/xcmapping.xml")
+        var text = try String(contentsOf: source, encoding: .utf8)
+        for (key, wrap) in [("sourcemodeldata", false), ("destinationmodeldata", true)] {
+            let tag = try #require(text.range(of: "<attribute name=\"\(key)\" type=\"binary\">"))
+            let end = try #require(text.range(of: "</attribute>", range: tag.upperBound..<text.endIndex))
+            let payload = String(text[tag.upperBound..<end.lowerBound])
+            let changed = wrap ? "<![CDATA[" + payload + "]]>" : "&#10;" + payload.replacingOccurrences(of: "\n", with: "&#10;")
+            text.replaceSubrange(tag.upperBound..<end.lowerBound, with: changed)
+        }
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = folder.appendingPathComponent("V2toV3.xcmappingmodel", isDirectory: true)
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: model.appendingPathComponent("xcmapping.xml"))
+
+        let whole = try XcodeMappingModel.load(contentsOf: model, bundle: nil)
+        let hashes = try XcodeMappingHeader(contentsOf: model).entityHashes(bundle: nil)
+        #expect(!hashes.source.isEmpty)
+        #expect(hashes.source == whole.sourceEntityHashes)
+        #expect(hashes.destination == whole.destinationEntityHashes)
+    }
 }
