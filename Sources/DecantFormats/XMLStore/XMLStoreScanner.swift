@@ -59,8 +59,13 @@ struct XMLStoreScanner {
             else { return nil }
             let end = base.distance(to: match.assumingMemoryBound(to: UInt8.self))
             guard memchr(base + start, Int32(UInt8(ascii: "&")), end - start) == nil else { return nil }
+            // Line feeds are few in such values (Apple writes a snapshot's base64 on two lines): found by memchr too.
             var lines = 0
-            for index in start..<end { lines &+= buffer[index] == 0x0A ? 1 : 0 }
+            var from = start
+            while from < end, let feed = memchr(base + from, 0x0A, end - from) {
+                lines += 1
+                from = base.distance(to: feed.assumingMemoryBound(to: UInt8.self)) + 1
+            }
             return (end, lines)
         }
         guard let found, found.end + 1 < bytes.count, bytes[found.end + 1] == UInt8(ascii: "/") else { return nil }
