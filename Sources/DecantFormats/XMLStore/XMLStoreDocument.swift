@@ -49,9 +49,16 @@ struct XMLStoreDocument {
     /// decoded but kept as a byte range (``Field/rawText``) when it is plain text, and then the document is not
     /// checked for UTF-8 up front (``XMLStoreScanner/init(bytes:path:maximumDepth:validatesText:)``): a reader that
     /// wants one or two values of a large file skips the rest at the speed of a byte search.
-    init(bytes: [UInt8], path: String?, maximumDepth: Int = 128, rawTextOf rawFields: Set<String> = []) throws {
+    ///
+    /// With `objectTypes`, objects of other types (upper-cased) are skipped unread where the scanner can tell where
+    /// they end (``XMLStoreScanner/skipElement()``), else read: ``objects`` then holds those types and perhaps others.
+    init(
+        bytes: [UInt8], path: String?, maximumDepth: Int = 128, rawTextOf rawFields: Set<String> = [],
+        objectTypes: Set<String>? = nil
+    ) throws {
         var scanner = try XMLStoreScanner(
-            bytes: bytes, path: path, maximumDepth: maximumDepth, validatesText: rawFields.isEmpty)
+            bytes: bytes, path: path, maximumDepth: maximumDepth,
+            validatesText: rawFields.isEmpty && objectTypes == nil)
         guard case .start(let root, _)? = try scanner.next() else { throw scanner.error("no root element") }
         guard root == "database" else {
             throw scanner.error("the root element is <\(root)>, not <database>: this is not a Core Data XML store")
@@ -65,6 +72,11 @@ struct XMLStoreDocument {
                 case "databaseInfo": try readInfo(&scanner)
                 case "metadata": metadata = try Self.readMetadata(&scanner)
                 case "object":
+                    if let objectTypes, let type = attributes["type"], !objectTypes.contains(type.uppercased()),
+                        scanner.skipElement()
+                    {
+                        continue
+                    }
                     objects.append(try Self.readObject(&scanner, attributes: attributes, rawFields: rawFields))
                 default: throw scanner.error("unexpected <\(name)> in <database>", line: scanner.eventLine)
                 }

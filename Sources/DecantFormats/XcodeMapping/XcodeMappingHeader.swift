@@ -133,7 +133,9 @@ private struct XcmappingHeader: Sendable {
         // The snapshots are nearly all of the file: they are kept as the bytes written, not decoded into text.
         let bytes = Array(data)
         let snapshotFields: Set<String> = ["sourcemodeldata", "destinationmodeldata"]
-        let document = try XMLStoreDocument(bytes: bytes, path: path, rawTextOf: snapshotFields)
+        // Attribute and relationship mappings (most of the objects) are skipped unread.
+        let document = try XMLStoreDocument(
+            bytes: bytes, path: path, rawTextOf: snapshotFields, objectTypes: ["XDDEVMAPPINGMODEL", "XDDEVENTITYMAPPING"])
         if let version = document.version, version != 134_481_920 {
             throw DecantError(
                 .unsupportedFormat,
@@ -182,8 +184,9 @@ private struct XcmappingHeader: Sendable {
         var numbered: [(number: Int64, mapping: Mapping)] = []
         for id in references.split(whereSeparator: \.isWhitespace).map(String.init) {
             guard let object = byID[id] else {
+                // Missing, or an object of a type the header read skips: not an entity mapping either way.
                 throw DecantError(
-                    .malformedInput, "entitymappings refers to missing \(id)",
+                    .malformedInput, "entitymappings refers to \(id), which is no XDDEVENTITYMAPPING",
                     at: Location(path: path, entity: "XDDEVMAPPINGMODEL", object: root.id, keyPath: "entitymappings"))
             }
             guard object.type.uppercased() == "XDDEVENTITYMAPPING" else {

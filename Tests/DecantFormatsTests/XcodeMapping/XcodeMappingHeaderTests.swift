@@ -73,8 +73,9 @@ struct XcodeMappingHeaderTests {
     }
 
     /// The snapshots' base64 is skipped as raw bytes only when it is plain text: a character reference in it, or a
-    /// CDATA section, is decoded as the whole read decodes it, and the hashes still agree.
-    @Test func aSnapshotWithReferencesOrCDATAReadsAsTheWholeReadReadsIt() throws {
+    /// CDATA section, is decoded as the whole read decodes it; an object the header skips is read when a comment in it
+    /// could hide its end; the hashes still agree.
+    @Test func referencesCDATAAndCommentsReadAsTheWholeReadReadsThem() throws {
         let source = Fixtures.corpus(
             "alemar11__CoreDataPlus/Tests/Resources/SampleModel/MappingModels/V2toV3.xcmappingmodel/xcmapping.xml")
         var text = try String(contentsOf: source, encoding: .utf8)
@@ -85,6 +86,10 @@ struct XcodeMappingHeaderTests {
             let changed = wrap ? "<![CDATA[" + payload + "]]>" : "&#10;" + payload.replacingOccurrences(of: "\n", with: "&#10;")
             text.replaceSubrange(tag.upperBound..<end.lowerBound, with: changed)
         }
+        // Objects the header skips unread: one holding a comment that looks like its end tag is read instead.
+        let attribute = try #require(text.range(of: "<object type=\"XDDEVATTRIBUTEMAPPING\""))
+        let inside = try #require(text.range(of: ">", range: attribute.upperBound..<text.endIndex))
+        text.insert(contentsOf: "<!-- </object> <object type=\"XDDEVMAPPINGMODEL\" id=\"z1\"> -->", at: inside.upperBound)
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let model = folder.appendingPathComponent("V2toV3.xcmappingmodel", isDirectory: true)
