@@ -33,6 +33,10 @@ let package = Package(
         // so its class is archived as NotesApp.LegacyNote. No Decant in it.
         .executableTarget(name: "NotesApp"),
         .executableTarget(
+            name: "MappingSearchBenchmark",
+            dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
+        ),
+        .executableTarget(
             name: "PredicateBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
         ),
