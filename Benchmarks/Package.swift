@@ -37,6 +37,10 @@ let package = Package(
             dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
         ),
         .executableTarget(
+            name: "MappingSearchBenchmark",
+            dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
+        ),
+        .executableTarget(
             name: "PredicateBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
         ),

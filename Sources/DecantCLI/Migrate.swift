@@ -104,6 +104,8 @@ extension DecantCommand {
             try reportingErrors(verbose: options.verbose, json: options.json) {
                 let settings = try migration.settings(input: inputOptions, output: outputOptions)
                 if batch.isBatch(stores: stores) {
+                    // One mapping search for every store of the batch.
+                    let settings = settings.searchingMappingsOnce()
                     let outputDir = try batch.prepareOutputs()
                     let noBackup = self.noBackup
                     try batch.run(stores: stores, suite: "decant migrate", json: options.json) { [settings] store in

@@ -104,25 +104,97 @@ extension MappingFiles {
     /// versions (Core Data's test, coredata-formats.md 3.3). A mapping model of another bundle (it names another
     /// `.xcdatamodeld`, entities this bundle's versions do not have, or hashes that fit no two of them) is ignored
     /// with a note, never compiled against this bundle's entities.
+    ///
+    /// A found one (`named` false) is read for its hashes first (``XcodeMappingHeader``) and read whole only when
+    /// they fit two versions, as Core Data compares a mapping model's hashes before it uses it: a `.xcmappingmodel`
+    /// whose model paths name no version of `bundle` is ruled out by its entity names before its model snapshots are
+    /// decoded (an entity's version hash covers its name, coredata-formats.md 8.4, so hashes of entities that no
+    /// version has by name fit none). A named one is read whole, so that whatever in it does not read is an error.
+    /// `versions` is `bundle`'s ``VersionSets``, when the caller keeps them for many files.
     /// - Throws: `.malformedInput` for a file that does not read; a found one (`named` false) that does not read is
     ///   ignored with a note instead.
-    static func loadXcode(from url: URL, bundle: ModelBundle, named: Bool, into loaded: inout Loaded) throws {
+    static func loadXcode(
+        from url: URL, bundle: ModelBundle, named: Bool, into loaded: inout Loaded, versions: VersionSets? = nil
+    ) throws {
         guard loaded.paths.insert(realPath(of: url)).inserted else { return }
+        let versions = versions ?? VersionSets(bundle)
+        if !named {
+            do {
+                let header = try XcodeMappingHeader(contentsOf: url)
+                if header.needsSnapshot(bundle: bundle),
+                    !versions.namesCouldFit(source: header.sourceEntityNames, destination: header.destinationEntityNames)
+                {
+                    loaded.notes.append(anotherBundleNote(url, "its entity hashes fit no two versions of \(bundle.name)"))
+                    return
+                }
+                let hashes = try header.entityHashes(bundle: bundle)
+                guard !versions.pairs(source: hashes.source, destination: hashes.destination).isEmpty else {
+                    loaded.notes.append(anotherBundleNote(url, "its entity hashes fit no two versions of \(bundle.name)"))
+                    return
+                }
+            } catch let error as DecantError {
+                loaded.notes.append(note(for: error, url, bundle: bundle))
+                return
+            }
+        }
         let model: XcodeMappingModel
         do {
             model = try XcodeMappingModel.load(contentsOf: url, bundle: bundle)
         } catch let error as DecantError where error.code == .modelMismatch || !named {
-            loaded.notes.append(
-                error.code == .modelMismatch
-                    ? anotherBundleNote(url, "not of \(bundle.name): \(error.message)")
-                    : "\(url.displayPath) is ignored: it does not read (\(error.message))")
+            loaded.notes.append(note(for: error, url, bundle: bundle))
             return
         }
-        guard !fittingPairs(model, bundle: bundle).isEmpty else {
+        guard !versions.pairs(source: model.sourceEntityHashes, destination: model.destinationEntityHashes).isEmpty
+        else {
             loaded.notes.append(anotherBundleNote(url, "its entity hashes fit no two versions of \(bundle.name)"))
             return
         }
         loaded.xcode.append(model)
+    }
+
+    /// The note for a mapping model that is let pass because reading it failed with `error`.
+    private static func note(for error: DecantError, _ url: URL, bundle: ModelBundle) -> String {
+        error.code == .modelMismatch
+            ? anotherBundleNote(url, "not of \(bundle.name): \(error.message)")
+            : "\(url.displayPath) is ignored: it does not read (\(error.message))"
+    }
+
+    /// A bundle's versions' entity hashes and entity names, computed once for the many mapping models a search finds.
+    struct VersionSets: Sendable {
+        /// Per version, in bundle order: its entity version hashes.
+        var hashes: [Set<Data>]
+        /// Per version: its entity names.
+        var names: [Set<String>]
+
+        init(_ bundle: ModelBundle) {
+            let byName = bundle.versions.map(\.entityVersionHashes)
+            hashes = byName.map { Set($0.values) }
+            names = byName.map { Set($0.keys) }
+        }
+
+        /// The pairs of versions (indices, the older first) whose hashes hold every source hash and every destination
+        /// hash respectively; none when either set is empty (coredata-formats.md 3.3).
+        func pairs(source: Set<Data>, destination: Set<Data>) -> [(from: Int, to: Int)] {
+            guard !source.isEmpty, !destination.isEmpty else { return [] }
+            var pairs: [(from: Int, to: Int)] = []
+            for from in hashes.indices where source.isSubset(of: hashes[from]) {
+                for to in hashes.indices where to > from && destination.isSubset(of: hashes[to]) {
+                    pairs.append((from, to))
+                }
+            }
+            return pairs
+        }
+
+        /// Whether entities with these names could have hashes that fit a pair: some version has every source name
+        /// and a later one every destination name. An entity's hash covers its name (coredata-formats.md 8.4), so
+        /// when this is false no hashes of such entities fit.
+        func namesCouldFit(source: Set<String>, destination: Set<String>) -> Bool {
+            guard !source.isEmpty, !destination.isEmpty else { return false }
+            return names.indices.contains { from in
+                source.isSubset(of: names[from])
+                    && names.indices.contains { $0 > from && destination.isSubset(of: names[$0]) }
+            }
+        }
     }
 
     /// The note for a mapping model of another bundle, left alone: a plan counts these and names them only with
@@ -141,27 +213,28 @@ extension MappingFiles {
     /// The pairs of `bundle`'s versions (indices, the older first) whose entity hashes `model` fits: every source
     /// hash is the first version's and every destination hash the second's (coredata-formats.md 3.3).
     static func fittingPairs(_ model: XcodeMappingModel, bundle: ModelBundle) -> [(from: Int, to: Int)] {
-        let hashes = bundle.versions.map { Set($0.entityVersionHashes.values) }
-        let source = model.sourceEntityHashes
-        let destination = model.destinationEntityHashes
-        guard !source.isEmpty, !destination.isEmpty else { return [] }
-        var pairs: [(from: Int, to: Int)] = []
-        for from in hashes.indices where source.isSubset(of: hashes[from]) {
-            for to in hashes.indices where to > from && destination.isSubset(of: hashes[to]) {
-                pairs.append((from, to))
-            }
-        }
-        return pairs
+        VersionSets(bundle).pairs(source: model.sourceEntityHashes, destination: model.destinationEntityHashes)
     }
 
     /// The Xcode mapping models that fit hops of `bundle`, as the engine runs them: for each pair of neighbouring
     /// versions the model whose source hashes are all the first version's and destination hashes all the second's
     /// (Core Data's test, coredata-formats.md 3.3); a model fitting no neighbours may span several versions.
-    /// - Throws: `.usage` when two different mapping models fit the same hop, naming both (the same mapping twice,
-    ///   such as a `.xcmappingmodel` and the `.cdm` Xcode compiled from it, counts once).
-    public static func resolve(_ loaded: Loaded, bundle: ModelBundle) throws -> [MappingModel] {
+    ///
+    /// When the same mapping is there twice (a `.xcmappingmodel` and the `.cdm` Xcode compiled from it, or a copy),
+    /// the one nearest `model` (fewest folder steps from the folder holding the model bundle to the file's,
+    /// ``folderSteps(from:to:)``) is used, the first by path among equally near ones; without `model`, the first.
+    /// - Throws: `.usage` when two different mapping models fit the same hop, naming both.
+    public static func resolve(_ loaded: Loaded, bundle: ModelBundle, nearestTo model: URL? = nil) throws
+        -> [MappingModel]
+    {
         let versions = bundle.versions
-        let pairs = loaded.xcode.map { fittingPairs($0, bundle: bundle) }
+        let sets = VersionSets(bundle)
+        let pairs = loaded.xcode.map { sets.pairs(source: $0.sourceEntityHashes, destination: $0.destinationEntityHashes) }
+        let steps = loaded.xcode.map { mapping in
+            model.map { folderSteps(from: $0, to: URL(fileURLWithPath: mapping.path)) } ?? 0
+        }
+        /// The index of the nearest of `indices` (the first of equally near ones).
+        func nearest(_ indices: [Int]) -> Int? { indices.min { (steps[$0], $0) < (steps[$1], $1) } }
         var used: Set<Int> = []
         var result: [MappingModel] = []
         for from in versions.indices.dropLast() {
@@ -178,21 +251,33 @@ extension MappingFiles {
                             + "\(loaded.xcode[other].path); keep one (or name the one to use with --mapping)"
                     )
                 }
-                used.insert(other)
             }
-            used.insert(first)
-            result.append(loaded.xcode[first].mappingModel(from: versions[from], to: versions[from + 1]))
+            used.formUnion(fitting)
+            let chosen = nearest(fitting) ?? first
+            result.append(loaded.xcode[chosen].mappingModel(from: versions[from], to: versions[from + 1]))
         }
-        // Models that span versions; the same mapping twice (a `.xcmappingmodel` and its `.cdm`) counts once here too.
-        var spanning: [XcodeMappingModel] = []
-        for (index, model) in loaded.xcode.enumerated() where !used.contains(index) {
+        // Models that span versions; the same mapping twice counts once here too, the nearest copy used.
+        var spanning: [(index: Int, pair: (from: Int, to: Int))] = []
+        for index in loaded.xcode.indices.sorted(by: { (steps[$0], $0) < (steps[$1], $1) }) where !used.contains(index) {
             guard let pair = pairs[index].first(where: { $0.to > $0.from + 1 }),
-                !spanning.contains(where: { $0.entityMappings == model.entityMappings })
+                !spanning.contains(where: { loaded.xcode[$0.index].entityMappings == loaded.xcode[index].entityMappings })
             else { continue }
-            spanning.append(model)
-            result.append(model.mappingModel(from: versions[pair.from], to: versions[pair.to]))
+            spanning.append((index, pair))
+        }
+        for (index, pair) in spanning.sorted(by: { $0.index < $1.index }) {
+            result.append(loaded.xcode[index].mappingModel(from: versions[pair.from], to: versions[pair.to]))
         }
         return result
+    }
+
+    /// How many folder steps lead from the folder holding `model` (a model bundle) to the folder holding `file`: up
+    /// to the nearest folder both are in, then down (a file beside the bundle is 0 steps away, one in a sibling
+    /// folder 2). Relative paths are taken from the current folder; links are not resolved.
+    static func folderSteps(from model: URL, to file: URL) -> Int {
+        let start = model.standardizedFileURL.deletingLastPathComponent().pathComponents
+        let end = file.standardizedFileURL.deletingLastPathComponent().pathComponents
+        let shared = zip(start, end).prefix { $0 == $1 }.count
+        return (start.count - shared) + (end.count - shared)
     }
 }
 
@@ -236,26 +321,22 @@ extension StoreMigration.Options {
     /// what the search noticed. Empty when the search is off or no ``modelURL`` is set.
     func searchedMappings() throws -> (models: [MappingModel], outcome: StoreMigration.MappingSearchOutcome?) {
         guard searchesForMappings, let modelURL else { return ([], nil) }
-        let search = MappingSearch.find(forModelAt: modelURL)
-        // The search works on absolute paths; a model named by a relative path gets what it finds named relative to
-        // the current folder too, as the user would type it.
         let here = FileManager.default.currentDirectoryPath
-        func shown(_ url: URL) -> String {
-            let path = url.standardizedFileURL.path
-            guard !modelURL.relativePath.hasPrefix("/") else { return path }
-            if path == here { return "." }
-            return path.hasPrefix(here + "/") ? String(path.dropFirst(here.count + 1)) : path
+        let found: MappingSearch.Loaded
+        if let mappingSearchMemo {
+            let key = MappingSearch.Memo.Key(
+                model: modelURL.standardizedFileURL.path, isRelative: !modelURL.relativePath.hasPrefix("/"),
+                currentFolder: here, loadedPaths: mappingPaths, bundle: bundle)
+            found = try mappingSearchMemo.loaded(for: key) {
+                try MappingSearch.load(forModelAt: modelURL, bundle: bundle, skipping: mappingPaths, here: here)
+            }
+        } else {
+            found = try MappingSearch.load(forModelAt: modelURL, bundle: bundle, skipping: mappingPaths, here: here)
         }
-        var loaded = MappingFiles.Loaded()
-        loaded.paths = mappingPaths
-        var origins: [String: String] = [:]
-        for found in search.found {
-            // Read through the path shown, so that what a note or an error says of it is named as shown too.
-            let url = URL(fileURLWithPath: shown(found))
-            let count = loaded.xcode.count
-            try MappingFiles.loadXcode(from: url, bundle: bundle, named: false, into: &loaded)
-            if loaded.xcode.count > count, let model = loaded.xcode.last { origins[model.path] = url.displayPath }
-        }
+        let search = found.search
+        let loaded = found.loaded
+        let origins = found.origins
+        func shown(_ url: URL) -> String { MappingSearch.shown(url, model: modelURL, here: here) }
         var notes = loaded.notes
         if search.isTruncated {
             notes.append(
@@ -277,7 +358,7 @@ extension StoreMigration.Options {
             }
             kept.xcode.append(model)
         }
-        let models = try MappingFiles.resolve(kept, bundle: bundle)
+        let models = try MappingFiles.resolve(kept, bundle: bundle, nearestTo: modelURL)
         return (
             models,
             StoreMigration.MappingSearchOutcome(

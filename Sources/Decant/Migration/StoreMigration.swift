@@ -61,6 +61,9 @@ public enum StoreMigration: Sendable {
         public var mappingNotes: [String] = []
         /// The real paths of the mappings loaded (``loadMappings(from:)``): one found again by the search counts once.
         public var mappingPaths: Set<String> = []
+        /// What the mapping search found, kept for every run with these options (``searchingMappingsOnce()``); nil:
+        /// each run searches.
+        var mappingSearchMemo: MappingSearch.Memo?
 
         /// Options for `bundle`. A reference to an externally stored value whose file is missing is carried into
         /// the output as it is (``MissingExternalDataPolicy/keep``), as Core Data's migration carries it without

@@ -159,6 +159,8 @@ public enum Seeding: Sendable {
             migration = StoreMigration.Options(bundle: bundle)
             migration?.formatOptions = options
         }
+        // A seeding plans, then migrates: one mapping search for both.
+        migration = migration?.searchingMappingsOnce()
         var options = options
         if let migration { options.bundle = migration.bundle }
         let format = try registry.inputFormat(of: seed, named: inputFormat)

@@ -13,10 +13,13 @@ struct XMLStoreDocument {
         var type: String
         /// For a relationship, the `destination` (upper-cased entity name).
         var destination: String?
-        /// The attribute's text, or the relationship's `idrefs` (empty when absent).
+        /// The attribute's text, or the relationship's `idrefs` (empty when absent); empty when ``rawText`` is set.
         var text: String
         /// The line of the element.
         var line: Int
+        /// For an attribute read raw (`rawTextOf`), the byte range of its text as written (entities and line ends
+        /// not decoded), when it held plain text only.
+        var rawText: Range<Int>? = nil
     }
 
     /// One `<object>`.
@@ -42,9 +45,20 @@ struct XMLStoreDocument {
     /// The objects, in file order.
     var objects: [Object] = []
 
-    /// Parses `bytes`; `path` labels errors.
-    init(bytes: [UInt8], path: String?, maximumDepth: Int = 128) throws {
-        var scanner = try XMLStoreScanner(bytes: bytes, path: path, maximumDepth: maximumDepth)
+    /// Parses `bytes`; `path` labels errors. The text of attributes named in `rawTextOf` (lower-cased names) is not
+    /// decoded but kept as a byte range (``Field/rawText``) when it is plain text, and then the document is not
+    /// checked for UTF-8 up front (``XMLStoreScanner/init(bytes:path:maximumDepth:validatesText:)``): a reader that
+    /// wants one or two values of a large file skips the rest at the speed of a byte search.
+    ///
+    /// With `objectTypes`, objects of other types (upper-cased) are skipped unread where the scanner can tell where
+    /// they end (``XMLStoreScanner/skipElement()``), else read: ``objects`` then holds those types and perhaps others.
+    init(
+        bytes: [UInt8], path: String?, maximumDepth: Int = 128, rawTextOf rawFields: Set<String> = [],
+        objectTypes: Set<String>? = nil
+    ) throws {
+        var scanner = try XMLStoreScanner(
+            bytes: bytes, path: path, maximumDepth: maximumDepth,
+            validatesText: rawFields.isEmpty && objectTypes == nil)
         guard case .start(let root, _)? = try scanner.next() else { throw scanner.error("no root element") }
         guard root == "database" else {
             throw scanner.error("the root element is <\(root)>, not <database>: this is not a Core Data XML store")
@@ -57,7 +71,13 @@ struct XMLStoreDocument {
                 switch name {
                 case "databaseInfo": try readInfo(&scanner)
                 case "metadata": metadata = try Self.readMetadata(&scanner)
-                case "object": objects.append(try Self.readObject(&scanner, attributes: attributes))
+                case "object":
+                    if let objectTypes, let type = attributes["type"], !objectTypes.contains(type.uppercased()),
+                        scanner.skipElement()
+                    {
+                        continue
+                    }
+                    objects.append(try Self.readObject(&scanner, attributes: attributes, rawFields: rawFields))
                 default: throw scanner.error("unexpected <\(name)> in <database>", line: scanner.eventLine)
                 }
             }
@@ -189,7 +209,7 @@ struct XMLStoreDocument {
     }
 
     private static func readObject(
-        _ scanner: inout XMLStoreScanner, attributes: [String: String]
+        _ scanner: inout XMLStoreScanner, attributes: [String: String], rawFields: Set<String>
     ) throws -> Object {
         let line = scanner.eventLine
         guard let type = attributes["type"], !type.isEmpty else {
@@ -218,6 +238,7 @@ struct XMLStoreDocument {
                     throw fail("<\(name) name=\"\(property)\"> without a type")
                 }
                 let isRelationship = name == "relationship"
+                let raw = !isRelationship && rawFields.contains(property.lowercased()) ? scanner.skipPlainText() : nil
                 let text = try readText(&scanner)
                 if isRelationship {
                     guard text.allSatisfy(\.isWhitespace) else { throw fail("text inside <relationship>") }
@@ -226,7 +247,7 @@ struct XMLStoreDocument {
                     Field(
                         isRelationship: isRelationship, name: property, type: token,
                         destination: attributes["destination"],
-                        text: isRelationship ? attributes["idrefs"] ?? "" : text, line: fieldLine))
+                        text: isRelationship ? attributes["idrefs"] ?? "" : text, line: fieldLine, rawText: raw))
             }
         }
         return object

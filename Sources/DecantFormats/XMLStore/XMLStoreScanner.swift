@@ -35,12 +35,86 @@ struct XMLStoreScanner {
     private var pendingEnd: String?
     private var sawRoot = false
 
-    init(bytes: [UInt8], path: String?, maximumDepth: Int) throws {
+    /// A scanner of `bytes`; `path` labels errors. With `validatesText` false the up-front check of the whole
+    /// document (UTF-8, control characters) is left out, for a reader that looks at a few values and takes the
+    /// large ones as raw byte ranges (``skipPlainText()``): every text it decodes is still read as UTF-8 with
+    /// invalid bytes replaced, never trusted.
+    init(bytes: [UInt8], path: String?, maximumDepth: Int, validatesText: Bool = true) throws {
         self.bytes = bytes
         self.path = path
         self.maximumDepth = maximumDepth
-        try Self.validateText(bytes, path: path)
+        if validatesText { try Self.validateText(bytes, path: path) }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
+    }
+
+    /// Right after a start tag: moves past the element's end tag without reading what it holds, and returns true,
+    /// when what lies between holds no comment, CDATA section, processing instruction or element of the same name
+    /// (so the first end tag of that name is its own); otherwise returns false, and nothing is read. For a reader that
+    /// wants only some elements of a large document.
+    mutating func skipElement() -> Bool {
+        guard pendingEnd == nil, let name = open.last, position < bytes.count else { return false }
+        let start = position
+        let found = bytes.withUnsafeBufferPointer { buffer -> (end: Int, lines: Int)? in
+            guard let base = buffer.baseAddress else { return nil }
+            /// Where `text` (starting with `<`) first starts in `from..<end`: each `<` found by memchr, the rest
+            /// compared.
+            func find(_ text: String, from: Int, to end: Int) -> Int? {
+                let needle = Array(text.utf8)
+                var at = from
+                while end - at >= needle.count, let match = memchr(base + at, Int32(needle[0]), end - at) {
+                    let index = base.distance(to: match.assumingMemoryBound(to: UInt8.self))
+                    guard end - index >= needle.count else { return nil }
+                    if memcmp(base + index, needle, needle.count) == 0 { return index }
+                    at = index + 1
+                }
+                return nil
+            }
+            guard let closing = find("</\(name)", from: start, to: buffer.count) else { return nil }
+            var end = closing + 2 + name.utf8.count
+            while end < buffer.count, [0x20, 0x09, 0x0A, 0x0D].contains(buffer[end]) { end += 1 }
+            guard end < buffer.count, buffer[end] == UInt8(ascii: ">") else { return nil }
+            end += 1
+            for marker in ["<!", "<?", "<\(name)"] where find(marker, from: start, to: closing) != nil { return nil }
+            var lines = 0
+            var from = start
+            while from < end, let feed = memchr(base + from, 0x0A, end - from) {
+                lines += 1
+                from = base.distance(to: feed.assumingMemoryBound(to: UInt8.self)) + 1
+            }
+            return (end, lines)
+        }
+        guard let found else { return false }
+        position = found.end
+        line += found.lines
+        open.removeLast()
+        return true
+    }
+
+    /// Right after a start tag: when the element holds plain text only (no markup, comment, CDATA or entity
+    /// reference before its end tag), moves to the end tag and returns the text's byte range, undecoded (line ends as
+    /// written); otherwise nil, and nothing is read. The end tag is then the next event.
+    mutating func skipPlainText() -> Range<Int>? {
+        guard pendingEnd == nil, !open.isEmpty, position < bytes.count else { return nil }
+        let start = position
+        let found = bytes.withUnsafeBufferPointer { buffer -> (end: Int, lines: Int)? in
+            guard let base = buffer.baseAddress,
+                let match = memchr(base + start, Int32(UInt8(ascii: "<")), buffer.count - start)
+            else { return nil }
+            let end = base.distance(to: match.assumingMemoryBound(to: UInt8.self))
+            guard memchr(base + start, Int32(UInt8(ascii: "&")), end - start) == nil else { return nil }
+            // Line feeds are few in such values (Apple writes a snapshot's base64 on two lines): found by memchr too.
+            var lines = 0
+            var from = start
+            while from < end, let feed = memchr(base + from, 0x0A, end - from) {
+                lines += 1
+                from = base.distance(to: feed.assumingMemoryBound(to: UInt8.self)) + 1
+            }
+            return (end, lines)
+        }
+        guard let found, found.end + 1 < bytes.count, bytes[found.end + 1] == UInt8(ascii: "/") else { return nil }
+        position = found.end
+        line += found.lines
+        return start..<found.end
     }
 
     /// The error for the current position.

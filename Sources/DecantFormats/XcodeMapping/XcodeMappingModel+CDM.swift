@@ -13,9 +13,18 @@ extension XcodeMappingModel {
     /// root that is not an `NSMappingModel`, a mapping without a name or with an unknown type, and unreadable
     /// expressions throw ``DecantError`` `.malformedInput` naming the object.
     public init(cdmData: Data, path: String) throws {
+        XcodeMappingParseObserver.record(path)
         let archive = try KeyedArchive(data: cdmData, path: path)
         let reader = CDMReader(archive: archive)
         self.init(path: path, entityMappings: try reader.entityMappings())
+    }
+}
+
+extension XcodeMappingModel {
+    /// The entity mappings of a `.cdm` with only their names, types and entity names and hashes read: no expression,
+    /// property mapping or user info (``XcodeMappingHeader``). Throws as ``init(cdmData:path:)`` for what it reads.
+    static func cdmEntityHashes(data: Data, path: String) throws -> [XcodeEntityMapping] {
+        try CDMReader(archive: KeyedArchive(data: data, path: path)).entityMappings(hashesOnly: true)
     }
 }
 
@@ -28,7 +37,7 @@ private struct CDMReader {
         return DecantError(.malformedInput, message, at: Location(path: archive.path, object: index, keyPath: key))
     }
 
-    func entityMappings() throws -> [XcodeEntityMapping] {
+    func entityMappings(hashesOnly: Bool = false) throws -> [XcodeEntityMapping] {
         guard let root = try archive.rootObject() else { throw fail("the archive has no root object", nil) }
         guard root.isKind(of: "NSMappingModel") else {
             throw fail("expected an NSMappingModel at the root, found \(root.className ?? "a plain value")", root)
@@ -38,12 +47,12 @@ private struct CDMReader {
             guard let object = try archive.object(for: element) else {
                 throw fail("NSEntityMappings holds nil", root, key: "NSEntityMappings")
             }
-            mappings.append(try entityMapping(object))
+            mappings.append(try entityMapping(object, hashesOnly: hashesOnly))
         }
         return mappings
     }
 
-    func entityMapping(_ object: ArchivedObject) throws -> XcodeEntityMapping {
+    func entityMapping(_ object: ArchivedObject, hashesOnly: Bool) throws -> XcodeEntityMapping {
         guard object.isKind(of: "NSEntityMapping") else {
             throw fail("expected an NSEntityMapping, found \(object.className ?? "a plain value")", object)
         }
@@ -62,6 +71,7 @@ private struct CDMReader {
         )
         mapping.sourceEntityVersionHash = try archive.data(forKey: "NSSourceEntityVersionHash", in: object)
         mapping.destinationEntityVersionHash = try archive.data(forKey: "NSDestinationEntityVersionHash", in: object)
+        if hashesOnly { return mapping }
         mapping.sourceExpression = try NSExpressionNode.decode(object["NSSourceExpression"], in: archive)
         mapping.migrationPolicyClassName = try archive.string(forKey: "NSEntityMigrationPolicyClassName", in: object)
         mapping.attributeMappings = try propertyMappings(object, key: "NSAttributeMappings")

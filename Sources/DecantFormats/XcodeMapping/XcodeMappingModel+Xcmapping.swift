@@ -29,7 +29,7 @@ extension XcodeMappingModel {
     /// `.xcmappingmodel` folder or an `xcmapping.xml` file (compiled against `source` and `destination`, else against
     /// the embedded snapshots).
     public init(contentsOf url: URL, source: ObjectModel? = nil, destination: ObjectModel? = nil) throws {
-        switch try MappingPathKind(url: url) {
+        switch try PathKind(url: url) {
         case .cdm:
             self = try Self.readCDM(at: url)
         case .xcmapping:
@@ -46,33 +46,37 @@ extension XcodeMappingModel {
     /// let mapping = try XcodeMappingModel.load(contentsOf: url, bundle: try ModelBundle.load(from: modelURL))
     /// ```
     public static func load(contentsOf url: URL, bundle: ModelBundle?) throws -> XcodeMappingModel {
-        switch try MappingPathKind(url: url) {
+        switch try PathKind(url: url) {
         case .cdm:
             return try readCDM(at: url)
         case .xcmapping:
             let document = try readDocument(at: url)
-            func version(_ modelPath: String?) -> ObjectModel? {
-                guard let bundle, let modelPath else { return nil }
-                let components = modelPath.split(separator: "/").map(String.init)
-                // A path into another bundle (`Other.xcdatamodeld/Model.xcdatamodel`) names none of this bundle's
-                // versions, even when a version has the same name: the mapping is never compiled against them.
-                if components.count > 1, components[components.count - 2].hasSuffix(".xcdatamodeld"),
-                    components[components.count - 2] != "\(bundle.name).xcdatamodeld"
-                {
-                    return nil
-                }
-                var name = components.last ?? modelPath
-                if name.hasSuffix(".xcdatamodel") { name = String(name.dropLast(".xcdatamodel".count)) }
-                return bundle.version(named: name)
-            }
             return try XcodeMappingModel(
-                document: document, source: version(document.sourceModelPath),
-                destination: version(document.destinationModelPath))
+                document: document, source: bundleVersion(named: document.sourceModelPath, in: bundle),
+                destination: bundleVersion(named: document.destinationModelPath, in: bundle))
         }
     }
 
+    /// The version of `bundle` a `.xcmappingmodel`'s `sourcemodelpath` / `destinationmodelpath` names: the one named
+    /// like its last path component (without `.xcdatamodel`), unless the path names another `.xcdatamodeld`. Nil
+    /// without a bundle, a path or such a version.
+    static func bundleVersion(named modelPath: String?, in bundle: ModelBundle?) -> ObjectModel? {
+        guard let bundle, let modelPath else { return nil }
+        let components = modelPath.split(separator: "/").map(String.init)
+        // A path into another bundle (`Other.xcdatamodeld/Model.xcdatamodel`) names none of this bundle's
+        // versions, even when a version has the same name: the mapping is never compiled against them.
+        if components.count > 1, components[components.count - 2].hasSuffix(".xcdatamodeld"),
+            components[components.count - 2] != "\(bundle.name).xcdatamodeld"
+        {
+            return nil
+        }
+        var name = components.last ?? modelPath
+        if name.hasSuffix(".xcdatamodel") { name = String(name.dropLast(".xcdatamodel".count)) }
+        return bundle.version(named: name)
+    }
+
     /// The kinds of path ``load(contentsOf:bundle:)`` tells apart.
-    private enum MappingPathKind {
+    enum PathKind {
         case cdm, xcmapping
 
         init(url: URL) throws {
@@ -107,6 +111,7 @@ extension XcodeMappingModel {
         }
         let file = isDirectory.boolValue ? url.appendingPathComponent("xcmapping.xml") : url
         let filePath = file.displayPath
+        XcodeMappingParseObserver.record(url.displayPath)
         var document = try XcmappingDocument(data: Data(wholeFile: file, what: "the mapping model"), path: filePath)
         document.path = url.displayPath
         return document
