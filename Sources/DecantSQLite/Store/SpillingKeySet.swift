@@ -229,7 +229,7 @@ extension KeySetFactory {
 
 /// A Bloom filter of a fixed size whose every key sets 4 bits of one 64-bit word: a look-up reads one word. At 8
 /// bits a key (4 million keys in 4 MiB) about one key never seen in 30 is taken for one that might be there.
-private struct BloomFilter {
+struct BloomFilter {
     private var words: [UInt64]
 
     /// A filter of `words` words, a power of two.

@@ -4,7 +4,8 @@ import GRDB
 
 /// A ``ReferenceMap`` for inputs of any size, whose memory stays bounded however large the input: at most `bound`
 /// entries live in memory; past that they move to a temporary SQLite file (one transaction), where a look-up finds
-/// them through the table's primary key. The file goes with the map.
+/// them through the table's primary key. A Bloom filter of a fixed 4 MiB in front of the file answers most look-ups
+/// of a key never spilled (every first listing of a member) without reading it. The file goes with the map.
 ///
 /// ```swift
 /// let owners = SpillingReferenceMap(bound: 100_000)
@@ -19,6 +20,8 @@ public final class SpillingReferenceMap: ReferenceMap {
     private var memory: [String: [ObjectReference: ObjectReference]] = [:]
     private var memoryCount = 0
     private var spill: SpillDatabase?
+    /// The spilled keys (their texts' hashes), made with the file.
+    private var filter: BloomFilter?
 
     public private(set) var count = 0
     public private(set) var scopes: Set<String> = []
@@ -37,6 +40,7 @@ public final class SpillingReferenceMap: ReferenceMap {
     public func setIfAbsent(_ value: ObjectReference, for key: ObjectReference, in scope: String) throws {
         if memory[scope]?[key] != nil { return }
         if spill != nil, try spilledValue(for: key, in: scope) != nil { return }
+        // (spilledValue asks the file only when the filter says the key may be there.)
         memory[scope, default: [:]][key] = value
         memoryCount += 1
         count += 1
@@ -54,30 +58,49 @@ public final class SpillingReferenceMap: ReferenceMap {
     private func flush() throws {
         let spill = try self.spill ?? SpillDatabase(prefix: "decant-links", in: directory, schema: Self.schema)
         self.spill = spill
+        var filter = self.filter ?? BloomFilter(words: (4 << 20) / 8)
         try spill.queue.inDatabase { db in
             try db.inTransaction {
                 let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO entries VALUES (?, ?, ?)")
                 for (scope, entries) in memory {
                     for (key, value) in entries {
-                        try insert.execute(arguments: [scope, Self.text(of: key), Self.text(of: value)])
+                        let text = Self.text(of: key)
+                        filter.insert(Self.hash(scope, text))
+                        try insert.execute(arguments: [scope, text, Self.text(of: value)])
                     }
                 }
                 return .commit
             }
         }
+        self.filter = filter
         spilledCount += memoryCount
         memory.removeAll()
         memoryCount = 0
     }
 
     private func spilledValue(for key: ObjectReference, in scope: String) throws -> ObjectReference? {
-        guard let spill else { return nil }
+        guard let spill, let filter else { return nil }
+        let keyText = Self.text(of: key)
+        guard filter.mayContain(Self.hash(scope, keyText)) else { return nil }
         let text = try spill.queue.inDatabase { db in
             try String.fetchOne(
                 db.cachedStatement(sql: "SELECT value FROM entries WHERE scope = ? AND key = ?"),
-                arguments: [scope, Self.text(of: key)])
+                arguments: [scope, keyText])
         }
         return text.flatMap(Self.reference(of:))
+    }
+
+    /// The filter's hash of a key in a scope (FNV-1a over both texts: stable, and the same for equal texts).
+    private static func hash(_ scope: String, _ key: String) -> Int64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in scope.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        hash = (hash ^ 0xFF) &* 0x0000_0100_0000_01B3
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        // Spread the high bits the filter's probes read.
+        hash ^= hash >> 29
+        hash = hash &* 0xBF58_476D_1CE4_E5B9
+        hash ^= hash >> 32
+        return Int64(bitPattern: hash)
     }
 
     private static let schema =
