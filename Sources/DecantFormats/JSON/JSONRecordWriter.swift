@@ -22,9 +22,10 @@ public import Foundation
 /// binary and transformable data as base64, UUIDs in upper case, a missing externally stored file as
 /// `{"externalDataReference": "NAME"}`. With ``JSONOptions/decodesTransformables``, a Transformable value whose keyed
 /// archive holds only Foundation's plain values (``FoundationValue``) is written as `{"archived": V}` instead (see
-/// `docs/USAGE.md`), and the others stay base64, counted in one warning per attribute (``diagnostics``). A to-one relationship is an object id or `null`, a to-many one an array of
-/// ids (ordered ones in order); a to-many relationship whose membership its to-one inverse carries
-/// (``RelationshipValue/viaInverse``) is left out, and the inverse holds it.
+/// `docs/USAGE.md`), and the others stay base64, counted in one warning per attribute (``diagnostics``). A to-one
+/// relationship is an object id or `null`, a to-many one an array of ids (ordered ones in order); a to-many
+/// relationship whose membership its to-one inverse carries (``RelationshipValue/viaInverse``) is left out, and the
+/// inverse holds it.
 ///
 /// ``init(writingAt:model:style:)`` writes where it is told (a job's staging location, ``DestinationLease/staging``;
 /// the job moves the output into place). ``init(creating:model:style:)``, for use on its own, builds the output
@@ -443,7 +444,7 @@ public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
                 }
             }
             do {
-                try appendAttribute(batch.cells[first + index], of: batch, type: spelling.attributeTypes[index], to: &output)
+                try appendAttribute(cell, of: batch, type: spelling.attributeTypes[index], to: &output)
             } catch {
                 // The value came from the input, whose path the writer does not know: the place is the object.
                 let attribute = layout.attributes[index]

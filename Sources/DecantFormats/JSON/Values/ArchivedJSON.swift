@@ -180,7 +180,8 @@ enum ArchivedJSON {
                 guard keys.insert(key).inserted else {
                     throw ValueMismatch(expected: "each dictionary key once at \(path), found \(member.key) twice")
                 }
-                entries.append(FoundationValue.Entry(key, try value(member.node.value, path: "\(path).\(key)", depth: depth + 1)))
+                let element = try value(member.node.value, path: "\(path).\(key)", depth: depth + 1)
+                entries.append(FoundationValue.Entry(key, element))
             }
         }
         guard let tag else {
@@ -197,7 +198,9 @@ enum ArchivedJSON {
         let found = node.kindDescription
         switch tag.key {
         case "$string":
-            guard let text = node.stringValue else { throw ValueMismatch(expected: "a string in $string at \(path), found \(found)") }
+            guard let text = node.stringValue else {
+                throw ValueMismatch(expected: "a string in $string at \(path), found \(found)")
+            }
             let mutable = try isMutable(className, "NSString", "NSMutableString", path: path)
             return .string(text, isMutable: mutable)
         case "$data":
@@ -207,11 +210,15 @@ enum ArchivedJSON {
             let mutable = try isMutable(className, "NSData", "NSMutableData", path: path)
             return .data(bytes, isMutable: mutable)
         case "$array":
-            guard case .array(let nodes) = node else { throw ValueMismatch(expected: "an array in $array at \(path), found \(found)") }
+            guard case .array(let nodes) = node else {
+                throw ValueMismatch(expected: "an array in $array at \(path), found \(found)")
+            }
             let mutable = try isMutable(className, "NSArray", "NSMutableArray", path: path)
             return .collection(try elements(nodes, path: path, depth: depth), mutable ? .mutableArray : .array)
         case "$set":
-            guard case .array(let nodes) = node else { throw ValueMismatch(expected: "an array in $set at \(path), found \(found)") }
+            guard case .array(let nodes) = node else {
+                throw ValueMismatch(expected: "an array in $set at \(path), found \(found)")
+            }
             let mutable = try isMutable(className, "NSSet", "NSMutableSet", path: path)
             return .collection(try elements(nodes, path: path, depth: depth), mutable ? .mutableSet : .set)
         default:
@@ -222,11 +229,14 @@ enum ArchivedJSON {
         case "$date":
             return .date(try date(node, path: path))
         case "$url":
-            guard let text = node.stringValue else { throw ValueMismatch(expected: "a string in $url at \(path), found \(found)") }
+            guard let text = node.stringValue else {
+                throw ValueMismatch(expected: "a string in $url at \(path), found \(found)")
+            }
             return .url(text)
         case "$uuid":
             guard let text = node.stringValue, let uuid = UUID(uuidString: text) else {
-                throw ValueMismatch(expected: "a UUID like \"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\" in $uuid at \(path)")
+                throw ValueMismatch(
+                    expected: "a UUID like \"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\" in $uuid at \(path)")
             }
             return .uuid(uuid)
         default:  // "$real"
@@ -237,7 +247,8 @@ enum ArchivedJSON {
             case .number(let text): if let real = Double(text) { return .real(real) }
             default: break
             }
-            throw ValueMismatch(expected: "\"NaN\", \"Infinity\", \"-Infinity\" or a number in $real at \(path), found \(found)")
+            throw ValueMismatch(
+                expected: "\"NaN\", \"Infinity\", \"-Infinity\" or a number in $real at \(path), found \(found)")
         }
     }
 
