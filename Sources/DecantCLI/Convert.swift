@@ -47,6 +47,14 @@ extension DecantCommand {
                 the rest is evaluated in the stream. Objects left out are counted per entity, and references to them \
                 are written as nil and reported.
 
+                Transformable values go to JSON and NDJSON as the base64 of their archive's bytes. With \
+                --decode-transformables, a value whose NSKeyedArchiver archive holds only Foundation's plain values \
+                (NSDictionary with string keys, NSArray, NSSet, NSString, NSNumber, NSDate, NSData, NSURL, NSUUID, \
+                NSNull, nested) is written as {"archived": value} (docs/USAGE.md gives the spelling); the others (app \
+                classes, damaged archives, another transformer's bytes) stay base64 and are counted in one warning per \
+                attribute. Reading JSON into a store, {"archived": value} is archived again as NSKeyedArchiver lays it \
+                out.
+
                 CSV (--to csv, or an output ending in .csv for one entity) is a folder with a file per entity, join \
                 files for to-many relationships and _decant.json (the model version), read back with --model. \
                 --delimiter and --null choose the field separator and the text for nil (by default an empty \

@@ -102,7 +102,7 @@ struct InputFormatOptions: ParsableArguments {
 }
 
 /// The options of every command that writes records to an output of any format (`convert`, `migrate`): the
-/// output's format and the SQLite store's journal mode. CSV output takes `--delimiter` and `--null` from
+/// output's format, the SQLite store's journal mode and JSON's `--decode-transformables`. CSV output takes `--delimiter` and `--null` from
 /// ``InputFormatOptions``.
 struct OutputFormatOptions: ParsableArguments {
     @Option(name: .long, help: "The output's format (\(FormatRegistry.builtIn.names.joined(separator: ", "))), when its extension does not tell it.")
@@ -111,9 +111,17 @@ struct OutputFormatOptions: ParsableArguments {
     @Option(name: .long, help: "For a SQLite output: its journal mode (delete leaves one self-contained file).")
     var journal: SQLiteOptions.JournalMode = .wal
 
+    @Flag(
+        name: .customLong("decode-transformables"),
+        help: """
+            For JSON and NDJSON output: write Transformable values whose archives hold only Foundation's plain values             as {"archived": value}, not base64 (the others stay base64, counted in a warning).
+            """)
+    var decodeTransformables = false
+
     /// Puts these settings into `options`.
     func apply(to options: inout FormatOptions) {
         options.sqlite.journalMode = journal
+        options.json.decodesTransformables = decodeTransformables
     }
 }
 

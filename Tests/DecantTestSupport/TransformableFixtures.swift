@@ -1,5 +1,5 @@
 public import DecantCore
-import DecantFormats
+public import DecantFormats
 public import Foundation
 
 /// A small model with Transformable and Binary attributes, and keyed archives of the shapes the corpus lacks
@@ -91,5 +91,63 @@ public enum TransformableFixtures {
             }
             return batch
         }
+    }
+
+    /// A value of every shape `--decode-transformables` writes: a nested dictionary of arrays, sets, strings, numbers
+    /// (integer, real, Boolean, NaN), dates, data, URL, UUID and NSNull, mutable classes, and keys that start with `$`.
+    public static let everyShape: FoundationValue = .dictionary([
+        .init("title", .string("Dune")),
+        .init("count", .integer(-42)),
+        .init("ratio", .real(2.0)),
+        .init("tiny", .real(.leastNonzeroMagnitude)),
+        .init("odd", .real(.nan)),
+        .init("flag", .bool(true)),
+        .init("when", .date(738_000_000.125)),
+        .init("bytes", .data(Data([0, 1, 2, 255]))),
+        .init("link", .url("https://example.com/a?b=c")),
+        .init("id", .uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)))),
+        .init("nothing", .null),
+        .init("$class", .string("a key, not a tag")),
+        .init(
+            "nested",
+            .dictionary(
+                [
+                    .init("list", .collection([.string("a"), .integer(2), .null, .collection([], .array)], .mutableArray)),
+                    .init("set", .collection([.string("x"), .string("y")], .set)),
+                    .init("text", .string("grows", isMutable: true)),
+                    .init("buffer", .data(Data("raw".utf8), isMutable: true)),
+                    .init("empty", .dictionary([])),
+                ], isMutable: true)),
+        .init("plainList", .collection([.real(-0.0), .integer(0), .bool(false), .string("")])),
+    ])
+
+    /// An archive as Python's `plistlib` reads it, every reference followed: objects as their class, `$classes` and
+    /// keys, plain entries as they are (data and reals tagged so JSON keeps them apart); as JSON text with sorted keys.
+    public static func pythonTree(of archive: Data) throws -> String {
+        try PythonOracle.text(
+            """
+            import plistlib, sys, json, base64, math
+            p = plistlib.load(open(sys.argv[1], 'rb'))
+            objs = p['$objects']
+            def res(v, depth=0):
+                assert depth < 100
+                if isinstance(v, plistlib.UID):
+                    if v.data == 0: return None
+                    v = objs[v.data]
+                    if isinstance(v, dict) and '$class' in v:
+                        cls = objs[v['$class'].data]
+                        out = {'$classname': cls['$classname'], '$classes': cls['$classes']}
+                        for k, x in v.items():
+                            if k != '$class': out[k] = res(x, depth + 1)
+                        return out
+                    if v == '$null': return None
+                    return res(v, depth + 1)
+                if isinstance(v, list): return [res(x, depth + 1) for x in v]
+                if isinstance(v, bytes): return {'bytes': base64.b64encode(v).decode()}
+                if isinstance(v, float): return {'real': 'nan' if math.isnan(v) else repr(v)}
+                return v
+            print(json.dumps({'archiver': p['$archiver'], 'version': p['$version'], 'top': list(p['$top']),
+                              'root': res(p['$top']['root'])}, sort_keys=True))
+            """, input: archive)
     }
 }

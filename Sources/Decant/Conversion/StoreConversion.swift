@@ -191,7 +191,9 @@ public enum StoreConversion: Sendable {
         var report = Report(
             inputFormat: source.name, outputFormat: sink.name, modelVersion: model.versionName ?? "Z_MODELCACHE",
             read: transfer.read, written: transfer.written, filteredOut: transfer.filteredOut, output: output.displayPath,
-            warnings: selection.kindMismatches(against: model).map { $0.located(at: input) } + transfer.diagnostics
+            warnings: selection.kindMismatches(against: model).map { $0.located(at: input) }
+                // Values kept as base64 are named by the input's objects.
+                + transfer.diagnostics.map { $0.kind == .transformableKeptAsData ? $0.located(at: input) : $0 }
                 + history)
         report.validated = validates
         report.rejected = transfer.rejected

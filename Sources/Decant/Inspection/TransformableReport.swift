@@ -23,10 +23,9 @@ import Foundation
 /// class fails even where its own `init(coder:)` would decode what it holds; the classes inside it are listed too,
 /// so a custom transformer's allowed list can be written from the report.
 public struct TransformableReport: Sendable, Codable, Hashable {
-    /// The classes `NSSecureUnarchiveFromDataTransformer.allowedTopLevelClasses` allows by default.
-    public static let secureAllowedClasses = [
-        "NSArray", "NSDictionary", "NSSet", "NSString", "NSNumber", "NSDate", "NSData", "NSURL", "NSUUID", "NSNull",
-    ]
+    /// The classes `NSSecureUnarchiveFromDataTransformer.allowedTopLevelClasses` allows by default (Foundation's
+    /// plain classes, which `convert --decode-transformables` writes as JSON: ``FoundationValue``).
+    public static let secureAllowedClasses = FoundationValue.secureAllowedClasses
     /// The transformer Core Data uses for an attribute whose model names none: the insecure
     /// `NSKeyedUnarchiveFromData`, about which Core Data warns at run time that it will one day use
     /// `NSSecureUnarchiveFromData` instead.
@@ -353,7 +352,7 @@ public struct TransformableAudit: Sendable {
                 entity: entity, audit: audit)
             return
         }
-        guard Self.looksLikeKeyedArchive(data) else {
+        guard KeyedArchive.looksLikeKeyedArchive(data) else {
             audits[audit].notArchives += 1
             if audits[audit].notArchiveObjects.count < Self.namedObjectLimit {
                 audits[audit].notArchiveObjects.append(object)
@@ -402,15 +401,6 @@ public struct TransformableAudit: Sendable {
     /// Whether a class whose `$classes` chain is `chain` is among (or a subclass of one of) the default classes.
     public static func isSecurelyDecodable(_ chain: [String]) -> Bool {
         chain.contains { TransformableReport.secureAllowedClasses.contains($0) }
-    }
-
-    /// Whether `data` is a property list (binary or XML) that names `$archiver`: a keyed archive, or what is left of
-    /// one. Anything else (another transformer's bytes, a plain property list) is no archive.
-    static func looksLikeKeyedArchive(_ data: Data) -> Bool {
-        let isPropertyList =
-            BinaryPropertyListReader.isBinaryPropertyList(data)
-            || data.prefix(256).range(of: Data("<plist".utf8)) != nil
-        return isPropertyList && data.range(of: Data("$archiver".utf8)) != nil
     }
 
     /// Counts an unreadable value with its warning.

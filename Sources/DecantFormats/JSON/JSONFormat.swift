@@ -52,7 +52,7 @@ public struct JSONFormat: RecordFormat {
     }
 
     public func makeWriter(at url: URL, model: ObjectModel, options: FormatOptions) throws -> any RecordWriter {
-        try JSONRecordWriter(writingAt: url, model: model, style: .document)
+        try JSONRecordWriter(writingAt: url, model: model, style: .document, options: options.json)
     }
 }
 
@@ -90,7 +90,7 @@ public struct NDJSONFormat: RecordFormat {
     }
 
     public func makeWriter(at url: URL, model: ObjectModel, options: FormatOptions) throws -> any RecordWriter {
-        try JSONRecordWriter(writingAt: url, model: model, style: .lines)
+        try JSONRecordWriter(writingAt: url, model: model, style: .lines, options: options.json)
     }
 
     /// Whether the first bytes of a file are NDJSON: a first line that is one whole JSON value, and either Decant's

@@ -20,9 +20,12 @@ public import Foundation
 /// booleans as `true`/`false`, decimals as strings of their exact digits, dates as ISO 8601 in UTC with the exact
 /// fraction of a second (a number of seconds since 2001-01-01 when no ISO text reads back to the same Double),
 /// binary and transformable data as base64, UUIDs in upper case, a missing externally stored file as
-/// `{"externalDataReference": "NAME"}`. A to-one relationship is an object id or `null`, a to-many one an array of
-/// ids (ordered ones in order); a to-many relationship whose membership its to-one inverse carries
-/// (``RelationshipValue/viaInverse``) is left out, and the inverse holds it.
+/// `{"externalDataReference": "NAME"}`. With ``JSONOptions/decodesTransformables``, a Transformable value whose keyed
+/// archive holds only Foundation's plain values (``FoundationValue``) is written as `{"archived": V}` instead (see
+/// `docs/USAGE.md`), and the others stay base64, counted in one warning per attribute (``diagnostics``). A to-one
+/// relationship is an object id or `null`, a to-many one an array of ids (ordered ones in order); a to-many
+/// relationship whose membership its to-one inverse carries (``RelationshipValue/viaInverse``) is left out, and the
+/// inverse holds it.
 ///
 /// ``init(writingAt:model:style:)`` writes where it is told (a job's staging location, ``DestinationLease/staging``;
 /// the job moves the output into place). ``init(creating:model:style:)``, for use on its own, builds the output
@@ -51,6 +54,8 @@ public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
     public private(set) var destination: URL
     /// The output's shape.
     public let style: Style
+    /// Whether Transformable values are written as the values their archives hold, where they can be.
+    public let decodesTransformables: Bool
 
     private let displayPath: String
     /// Where the output is written.
@@ -69,6 +74,8 @@ public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
     private static let flushThreshold = 1 << 16
     /// The object whose to-many lists come in parts, written up to the members of its first list still open.
     private var openObject: OpenObject?
+    /// Transformable values kept as base64 under ``decodesTransformables``, per attribute.
+    private var keptArchives = KeptArchives()
 
     /// Takes to-many lists in parts: an object's line stays open across them, and its bytes are those of the
     /// whole object.
@@ -76,17 +83,22 @@ public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
 
     /// Starts a new output at `destination` for `model`, built beside it and renamed into place by ``finish()``.
     /// - Throws: `.cannotCreateOutput` when the folder is not writable.
-    public convenience init(creating destination: URL, model: ObjectModel, style: Style = .document) throws {
+    public convenience init(
+        creating destination: URL, model: ObjectModel, style: Style = .document, options: JSONOptions = JSONOptions()
+    ) throws {
         let lease = try DestinationLease(destination: destination)
-        try self.init(writingAt: lease.staging, model: model, style: style)
+        try self.init(writingAt: lease.staging, model: model, style: style, options: options)
         self.lease = lease
         self.destination = destination
     }
 
     /// Starts a new output for `model` at `url`, where nothing is yet (a job's staging location).
     /// - Throws: `.cannotCreateOutput` when something is at `url` or the folder is not writable.
-    public init(writingAt destination: URL, model: ObjectModel, style: Style = .document) throws {
+    public init(
+        writingAt destination: URL, model: ObjectModel, style: Style = .document, options: JSONOptions = JSONOptions()
+    ) throws {
         self.model = model
+        self.decodesTransformables = options.decodesTransformables
         self.destination = destination
         self.target = destination
         self.style = style
@@ -142,6 +154,9 @@ public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
         var output = JSONOutput()
         swap(&output, &self.output)
         defer { swap(&output, &self.output) }
+        var kept = KeptArchives()
+        swap(&kept, &keptArchives)
+        defer { swap(&kept, &keptArchives) }
         for row in 0..<batch.count {
             // An object that fails is taken back out, its separator too: the buffer holds whole objects only.
             let mark = output.bytes.count
@@ -153,7 +168,7 @@ public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
             do {
                 try Self.appendObject(
                     row: row, of: batch, plan: plan, spelling: spelling, references: references, to: &output,
-                    cuts: &cuts)
+                    cuts: &cuts, decodesTransformables: decodesTransformables, kept: &kept)
             } catch {
                 output.bytes.removeSubrange(mark...)
                 throw error
@@ -267,6 +282,51 @@ public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
             at: Location(path: path, entity: entity))
     }
 
+    // MARK: Transformable values
+
+    /// What ``decodesTransformables`` left as base64: one warning per attribute, naming the first object and why.
+    public var diagnostics: [Diagnostic] { keptArchives.diagnostics }
+
+    /// Per attribute (in the order values were first kept): how many values were written decoded and kept as base64,
+    /// and the first kept one with its reason.
+    private struct KeptArchives {
+        struct Tally {
+            var decoded = 0
+            var kept = 0
+            var first: (object: String, reason: FoundationValue.Refusal)?
+        }
+        var order: [String] = []
+        var tallies: [String: (entity: String, attribute: String, tally: Tally)] = [:]
+
+        mutating func decoded(entity: String, attribute: String) {
+            let key = entity + "." + attribute
+            if tallies[key] == nil { tallies[key] = (entity, attribute, Tally()) }
+            tallies[key]?.tally.decoded += 1
+        }
+
+        mutating func keep(entity: String, attribute: String, object: String, because reason: FoundationValue.Refusal) {
+            let key = entity + "." + attribute
+            if tallies[key] == nil { tallies[key] = (entity, attribute, Tally()) }
+            if tallies[key]?.tally.kept == 0 {
+                order.append(key)
+                tallies[key]?.tally.first = (object, reason)
+            }
+            tallies[key]?.tally.kept += 1
+        }
+
+        var diagnostics: [Diagnostic] {
+            order.compactMap { key -> Diagnostic? in
+                guard let (entity, attribute, tally) = tallies[key], let first = tally.first else { return nil }
+                let total = tally.decoded + tally.kept
+                return Diagnostic(
+                    .transformableKeptAsData,
+                    "\(tally.kept) of \(total) transformable value\(total == 1 ? "" : "s") kept as base64, not "
+                        + "Foundation's plain values; the first, \(first.object), holds \(first.reason.reason)",
+                    at: Location(entity: entity, object: first.object, keyPath: attribute))
+            }
+        }
+    }
+
     // MARK: Objects
 
     /// The JSON bytes of an entity's objects that are the same in every object: the start of `"@id"` up to the
@@ -348,7 +408,7 @@ public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
 
     private static func appendObject(
         row: Int, of batch: RecordBatch, plan: EntityPlan, spelling: ObjectSpelling, references: ReferenceSpelling,
-        to output: inout JSONOutput, cuts: inout [ListCut]
+        to output: inout JSONOutput, cuts: inout [ListCut], decodesTransformables: Bool, kept: inout KeptArchives
     ) throws {
         let layout = plan.layout
         // `"Entity/p12"` or `"Entity/<external id>"`, spelled as `Entity/\(RecordID)` is.
@@ -370,8 +430,21 @@ public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
         let first = row * width
         for index in 0..<attributeCount {
             output.bytes.append(contentsOf: spelling.attributeKeys[index])
+            let cell = batch.cells[first + index]
+            if decodesTransformables, spelling.attributeTypes[index] == .transformable, cell.kind == .blob {
+                let data = batch.withBytes(of: cell) { Data($0) }
+                do throws(FoundationValue.Refusal) {
+                    ArchivedJSON.append(try FoundationValue(archivedData: data), to: &output)
+                    kept.decoded(entity: layout.entityName, attribute: layout.attributes[index].name)
+                    continue
+                } catch {
+                    kept.keep(
+                        entity: layout.entityName, attribute: layout.attributes[index].name,
+                        object: "\(layout.entityName)/\(batch.id(at: row))", because: error)
+                }
+            }
             do {
-                try appendAttribute(batch.cells[first + index], of: batch, type: spelling.attributeTypes[index], to: &output)
+                try appendAttribute(cell, of: batch, type: spelling.attributeTypes[index], to: &output)
             } catch {
                 // The value came from the input, whose path the writer does not know: the place is the object.
                 let attribute = layout.attributes[index]
@@ -572,3 +645,9 @@ public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
 
 @available(*, unavailable)
 extension JSONRecordWriter: Sendable {}
+
+extension Diagnostic.Kind {
+    /// Transformable values `convert --decode-transformables` wrote as base64, as without the option: their archives
+    /// hold more than Foundation's plain values (an app class, `NSOrderedSet`, …), or are damaged or no archive.
+    public static let transformableKeptAsData = Diagnostic.Kind(rawValue: "transformable-kept-as-base64")
+}

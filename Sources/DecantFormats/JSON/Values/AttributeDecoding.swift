@@ -137,13 +137,20 @@ struct AttributeDecoder {
             return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })
         case .binary, .transformable:
             if let text = value.stringValue, let data = Data(base64Encoded: text) { return .blob(data) }
+            // A value `convert --decode-transformables` wrote: archived again as NSKeyedArchiver lays it out.
+            if type == .transformable, let archived = try ArchivedJSON.value(of: value) {
+                do { return .blob(try archived.archivedData()) } catch {
+                    throw ValueMismatch(expected: "a value Decant can archive (\(error))")
+                }
+            }
             if case .document = mode, let members = value.members, members.count == 1,
                 members[0].key == "externalDataReference", let name = members[0].node.value.stringValue
             {
                 return .externalData(name)
             }
             throw ValueMismatch(
-                expected: "base64 data, found \(value.stringValue == nil ? found : "a string that is not base64")")
+                expected: (type == .transformable ? "base64 data or {\"archived\": value}" : "base64 data")
+                    + ", found \(value.stringValue == nil ? found : "a string that is not base64")")
         default:
             throw ValueMismatch(expected: "null: \(type.modelName) attributes are not stored, found \(found)")
         }
