@@ -142,7 +142,7 @@ public struct TestStore: Sendable {
     /// Writes every object to a new file at `url`, in `format` or the one its extension names (a Core Data SQLite
     /// store by default), as `decant convert` would.
     public func write(to url: URL, format: String? = nil) throws {
-        let output = try FormatRegistry.builtIn.outputFormat(for: url, named: format, fallback: "sqlite")
+        let output = try FormatRegistry.builtIn.outputFormat(for: url, named: format, storeByDefault: true)
         var options = FormatOptions(bundle: bundle, version: model.versionName)
         options.missingExternalData = .keep
         var writer = try output.makeWriter(at: url, model: model, options: options)

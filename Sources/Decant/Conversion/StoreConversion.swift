@@ -111,8 +111,8 @@ public enum StoreConversion: Sendable {
                 .usage, "the output must be a different file from the input", at: Location(path: output.displayPath))
         }
         let source = try registry.inputFormat(of: input, named: inputFormat)
-        let sink = try registry.outputFormat(for: output, named: outputFormat, fallback: "sqlite")
-        try DestinationLease.checkCanCreate(output, mayBeFolder: sink.name == "csv")
+        let sink = try registry.outputFormat(for: output, named: outputFormat, storeByDefault: true)
+        try DestinationLease.checkCanCreate(output, mayBeFolder: sink.writesFolder)
         // The rejects file is an output too: checked before any work.
         if let rejects = validation.rejects { try DestinationLease.checkCanCreate(rejects) }
         let lease = try given ?? DestinationLease(destination: output, format: sink)

@@ -315,8 +315,8 @@ public enum StoreMigration: Sendable {
                 )
             }
             destination = url
-            sink = try options.registry.outputFormat(for: url, named: options.outputFormat, fallback: "sqlite")
-            try DestinationLease.checkCanCreate(url, mayBeFolder: sink.name == "csv")
+            sink = try options.registry.outputFormat(for: url, named: options.outputFormat, storeByDefault: true)
+            try DestinationLease.checkCanCreate(url, mayBeFolder: sink.writesFolder)
         case .inPlace:
             destination = store
             sink = source

@@ -170,7 +170,7 @@ public enum Seeding: Sendable {
         // One lease of the destination, locked (an interrupted replacement repaired), held to the end and handed to
         // the conversion or migration the seeding runs: no moment without the lock for another seeder to enter.
         let lease = try DestinationLease(
-            destination: destination, format: try registry.format(named: "sqlite"), locking: true)
+            destination: destination, format: try registry.defaultStoreFormat(), locking: true)
         defer { lease.release() }
         var report = Report(
             action: .alreadySeeded, store: destination.displayPath, seed: seed.displayPath, seedFormat: format.name,

@@ -60,12 +60,27 @@ public struct FormatRegistry: Sendable {
         return formats.first { $0.fileExtensions.contains(pathExtension) }
     }
 
-    /// The format to write `url` in: `name` when given, else the one its extension names, else `fallback`.
+    /// The store format an output is written in when nothing names one (an output without a known extension, a
+    /// seeding's destination): the first registered Core Data persistent store (``RecordFormat/isPersistentStore``),
+    /// Core Data's default (SQLite) in ``builtIn``.
+    /// - Throws: `.usage` when no store format is registered.
+    public func defaultStoreFormat() throws -> any RecordFormat {
+        guard let store = formats.first(where: \.isPersistentStore) else {
+            throw DecantError(.usage, "no store format is registered (\(names.joined(separator: ", ")))")
+        }
+        return store
+    }
+
+    /// The format to write `url` in: `name` when given, else the one its extension names, else `fallback` (by name),
+    /// else, with `storeByDefault`, ``defaultStoreFormat()``.
     /// - Throws: `.usage` for an unknown name, or when neither the extension nor a fallback decides.
-    public func outputFormat(for url: URL, named name: String?, fallback: String? = nil) throws -> any RecordFormat {
+    public func outputFormat(
+        for url: URL, named name: String?, fallback: String? = nil, storeByDefault: Bool = false
+    ) throws -> any RecordFormat {
         if let name { return try format(named: name) }
         if let format = format(forExtensionOf: url) { return format }
         if let fallback { return try format(named: fallback) }
+        if storeByDefault { return try defaultStoreFormat() }
         throw DecantError(
             .usage, "cannot tell which format to write from the extension; name it with --to (\(names.joined(separator: ", ")))",
             at: Location(path: url.displayPath))

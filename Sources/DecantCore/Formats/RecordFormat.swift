@@ -35,11 +35,16 @@ public protocol RecordFormat: Sendable {
     /// Whether this format's writer refuses a second object with the key of a uniqueness constraint by itself (a
     /// SQLite store's unique index), naming the entity and the key; by default false.
     var enforcesUniquenessConstraints: Bool { get }
+    /// Whether an output of this format is a folder (CSV's: a file per entity), so that an existing folder at the
+    /// output path is one it may replace (``DestinationLease/checkCanCreate(_:mayBeFolder:displayPath:)``); by
+    /// default false.
+    var writesFolder: Bool { get }
 }
 
 extension RecordFormat {
     public var isPersistentStore: Bool { false }
     public var enforcesUniquenessConstraints: Bool { false }
+    public var writesFolder: Bool { false }
 }
 
 /// What a format looks at to recognise an input: its path, whether it is a folder, and its first bytes.

@@ -33,6 +33,8 @@ public import Foundation
 /// ```
 public struct CSVFormat: RecordFormat {
     public let name = "csv"
+    /// A CSV output is a folder: a file per entity, join files and `_decant.json`.
+    public var writesFolder: Bool { true }
     public let fileExtensions = ["csv"]
 
     /// The format.
