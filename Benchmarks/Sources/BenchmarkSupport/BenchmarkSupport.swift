@@ -81,3 +81,57 @@ public func measure(_ executable: String, _ arguments: [String]) throws -> (seco
     else { throw BenchmarkError("cannot read /usr/bin/time's report") }
     return (seconds, kib / 1024)
 }
+
+/// Folders and notes in two versions (the Migration and MappingSearch benchmarks'): v1 `Folder{name}` ⇄
+/// `Note{content, date, folder}`; v2 renames content → text (renaming identifier) and adds priority (Integer 16,
+/// default 0).
+public let folderNotesBundle: ModelBundle = {
+    func model(_ version: Int) -> ObjectModel {
+        var folder = Entity(name: "Folder")
+        folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
+        folder.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
+        var note = Entity(name: "Note")
+        var text = Attribute(name: version == 1 ? "content" : "text", type: .string, isOptional: true)
+        if version == 2 { text.renamingIdentifier = "content" }
+        note.attributes = [text, Attribute(name: "date", type: .date, isOptional: true)]
+        if version == 2 {
+            var priority = Attribute(name: "priority", type: .integer16)
+            priority.defaultValue = "0"
+            note.attributes.append(priority)
+        }
+        note.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
+        return ObjectModel(versionName: "Notes \(version)", entities: [folder, note])
+    }
+    return ModelBundle(name: "Notes", versions: [model(1), model(2)], currentVersionName: "Notes 2", sourceKind: .xcdatamodeld)
+}()
+
+/// Writes a v1 store: `count` notes with ~40-byte texts in 1,000 folders, as a single file.
+public func generateFolderNotesStore(count: Int, at url: URL) throws {
+    let v1 = folderNotesBundle.versions[0]
+    guard let folderLayout = RecordLayout(entity: "Folder", in: v1), let noteLayout = RecordLayout(entity: "Note", in: v1)
+    else { throw BenchmarkError("no layouts") }
+    let writer = try SQLiteStoreWriter(creating: url, model: v1, journalMode: .delete)
+    var folders = RecordBatch(layout: folderLayout)
+    for key in 1...1000 {
+        folders.beginRecord(primaryKey: Int64(key))
+        folders.appendText("Folder \(key)")
+        folders.appendViaInverse()
+        folders.endRecord()
+    }
+    try writer.write(folders)
+    var batch = RecordBatch(layout: noteLayout)
+    var key = 0
+    while key < count {
+        batch.removeAll()
+        for _ in 0..<min(4096, count - key) {
+            key += 1
+            batch.beginRecord(primaryKey: Int64(key))
+            batch.appendText(noteText(key).text)  // content
+            batch.appendReal(700_000_000 + Double(key) * 13.25)  // date
+            batch.appendReference(ObjectReference(entity: "Folder", id: .primaryKey(Int64(key % 1000 + 1))))
+            batch.endRecord()
+        }
+        try writer.write(batch)
+    }
+    try writer.finish()
+}

@@ -13,56 +13,7 @@ import BenchmarkSupport
 import Decant
 import Foundation
 
-let bundle: ModelBundle = {
-    func model(_ version: Int) -> ObjectModel {
-        var folder = Entity(name: "Folder")
-        folder.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
-        folder.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
-        var note = Entity(name: "Note")
-        var text = Attribute(name: version == 1 ? "content" : "text", type: .string, isOptional: true)
-        if version == 2 { text.renamingIdentifier = "content" }
-        note.attributes = [text, Attribute(name: "date", type: .date, isOptional: true)]
-        if version == 2 {
-            var priority = Attribute(name: "priority", type: .integer16)
-            priority.defaultValue = "0"
-            note.attributes.append(priority)
-        }
-        note.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
-        return ObjectModel(versionName: "Notes \(version)", entities: [folder, note])
-    }
-    return ModelBundle(name: "Notes", versions: [model(1), model(2)], currentVersionName: "Notes 2", sourceKind: .xcdatamodeld)
-}()
-
-/// Writes a v1 store: `count` notes with ~40-byte texts in 1,000 folders, as a single file.
-func generate(count: Int, at url: URL) throws {
-    let v1 = bundle.versions[0]
-    guard let folderLayout = RecordLayout(entity: "Folder", in: v1), let noteLayout = RecordLayout(entity: "Note", in: v1)
-    else { return }
-    let writer = try SQLiteStoreWriter(creating: url, model: v1, journalMode: .delete)
-    var folders = RecordBatch(layout: folderLayout)
-    for key in 1...1000 {
-        folders.beginRecord(primaryKey: Int64(key))
-        folders.appendText("Folder \(key)")
-        folders.appendViaInverse()
-        folders.endRecord()
-    }
-    try writer.write(folders)
-    var batch = RecordBatch(layout: noteLayout)
-    var key = 0
-    while key < count {
-        batch.removeAll()
-        for _ in 0..<min(4096, count - key) {
-            key += 1
-            batch.beginRecord(primaryKey: Int64(key))
-            batch.appendText(noteText(key).text)  // content
-            batch.appendReal(700_000_000 + Double(key) * 13.25)  // date
-            batch.appendReference(ObjectReference(entity: "Folder", id: .primaryKey(Int64(key % 1000 + 1))))
-            batch.endRecord()
-        }
-        try writer.write(batch)
-    }
-    try writer.finish()
-}
+let bundle = folderNotesBundle
 
 /// The anchor: the same change written by hand in SQL, into a fresh v2 store with the same schema.
 func sqlMigration(from source: URL, to destination: URL) throws -> Double {
@@ -113,7 +64,7 @@ if ["--migrate", "--stream"].contains(arguments.first), arguments.count == 3 {
 }
 
 if arguments.first == "--generate", arguments.count == 3, let count = Int(arguments[1]) {
-    try generate(count: count, at: URL(fileURLWithPath: arguments[2]))
+    try generateFolderNotesStore(count: count, at: URL(fileURLWithPath: arguments[2]))
     exit(0)
 }
 
@@ -126,7 +77,7 @@ print("                       time    ratio  peak RSS       time    ratio  peak 
 let repetitions = 3
 for size in sizes {
     let source = folder.appendingPathComponent("notes-\(size).sqlite")
-    try generate(count: size, at: source)
+    try generateFolderNotesStore(count: size, at: source)
     sync()
     var anchor = Double.infinity
     var inStore = (seconds: Double.infinity, peakMiB: 0.0)

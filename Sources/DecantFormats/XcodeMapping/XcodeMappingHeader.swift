@@ -225,19 +225,8 @@ private struct XcmappingHeader: Sendable {
         let sourceSnapshot = given.source == nil ? snapshot(self.sourceSnapshot, "sourcemodeldata") : (nil, nil)
         let destinationSnapshot =
             given.destination == nil ? snapshot(self.destinationSnapshot, "destinationmodeldata") : (nil, nil)
-        func model(_ given: ObjectModel?, _ snapshot: (model: ObjectModel?, error: DecantError?), _ role: String)
-            throws -> ObjectModel
-        {
-            if let given { return given }
-            if let model = snapshot.model { return model }
-            if let error = snapshot.error { throw error }
-            throw DecantError(
-                .usage,
-                "the mapping model embeds no \(role) model snapshot: pass the \(role) model (the .xcdatamodeld it was "
-                    + "made from)", at: Location(path: namedPath))
-        }
-        let source = try model(given.source, sourceSnapshot, "source")
-        let destination = try model(given.destination, destinationSnapshot, "destination")
+        let source = try XcodeMappingModel.model(given.source, sourceSnapshot, "source", path: namedPath)
+        let destination = try XcodeMappingModel.model(given.destination, destinationSnapshot, "destination", path: namedPath)
         var hashes = (source: Set<Data>(), destination: Set<Data>())
         for mapping in mappings {
             if let name = mapping.source {

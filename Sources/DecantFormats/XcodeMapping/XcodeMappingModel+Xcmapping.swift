@@ -60,6 +60,20 @@ extension XcodeMappingModel {
     /// The version of `bundle` a `.xcmappingmodel`'s `sourcemodelpath` / `destinationmodelpath` names: the one named
     /// like its last path component (without `.xcdatamodel`), unless the path names another `.xcdatamodeld`. Nil
     /// without a bundle, a path or such a version.
+    /// The model of one side: the bundle's version `given`, else the snapshot the file embeds, else the snapshot's
+    /// error, else a usage error asking for the model (at `path`, the mapping model as named).
+    static func model(
+        _ given: ObjectModel?, _ snapshot: (model: ObjectModel?, error: DecantError?), _ role: String, path: String
+    ) throws -> ObjectModel {
+        if let given { return given }
+        if let model = snapshot.model { return model }
+        if let error = snapshot.error { throw error }
+        throw DecantError(
+            .usage,
+            "the mapping model embeds no \(role) model snapshot: pass the \(role) model (the .xcdatamodeld it was "
+                + "made from)", at: Location(path: path))
+    }
+
     static func bundleVersion(named modelPath: String?, in bundle: ModelBundle?) -> ObjectModel? {
         guard let bundle, let modelPath else { return nil }
         let components = modelPath.split(separator: "/").map(String.init)
@@ -133,21 +147,10 @@ extension XcodeMappingModel {
         }
         let sourceSnapshot = snapshot(document.sourceModelData, "sourcemodeldata")
         let destinationSnapshot = snapshot(document.destinationModelData, "destinationmodeldata")
-        func model(_ given: ObjectModel?, _ snapshot: (model: ObjectModel?, error: DecantError?), _ role: String)
-            throws -> ObjectModel
-        {
-            if let given { return given }
-            if let model = snapshot.model { return model }
-            if let error = snapshot.error { throw error }
-            throw DecantError(
-                .usage,
-                "the mapping model embeds no \(role) model snapshot: pass the \(role) model (the .xcdatamodeld it was "
-                    + "made from)", at: Location(path: document.path))
-        }
         let compiler = XcmappingCompiler(
             path: xmlPath,
-            source: try model(source, sourceSnapshot, "source"),
-            destination: try model(destination, destinationSnapshot, "destination"),
+            source: try Self.model(source, sourceSnapshot, "source", path: document.path),
+            destination: try Self.model(destination, destinationSnapshot, "destination", path: document.path),
             document: document)
         self.init(
             path: document.path,
