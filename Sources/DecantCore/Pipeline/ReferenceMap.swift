@@ -16,6 +16,11 @@ public protocol ReferenceMap: AnyObject {
     func setIfAbsent(_ value: ObjectReference, for key: ObjectReference, in scope: String) throws
     /// The value of `key` in `scope`, if set.
     func value(for key: ObjectReference, in scope: String) throws -> ObjectReference?
+    /// Forgets `key`'s value in `scope` where that is cheap: always in memory; a map that spilled may keep a spilled
+    /// one, so a caller that walks the map (``forEach(_:)``) must check each entry again.
+    func removeValue(for key: ObjectReference, in scope: String) throws
+    /// Calls `body` with every entry held (scope, key, value), in no particular order.
+    func forEach(_ body: (String, ObjectReference, ObjectReference) throws -> Void) throws
 }
 
 /// A reference map held wholly in memory: for small inputs and tests.
@@ -33,6 +38,17 @@ public final class InMemoryReferenceMap: ReferenceMap {
     }
 
     public func value(for key: ObjectReference, in scope: String) -> ObjectReference? { entries[scope]?[key] }
+
+    public func removeValue(for key: ObjectReference, in scope: String) {
+        entries[scope]?[key] = nil
+        if entries[scope]?.isEmpty == true { entries[scope] = nil }
+    }
+
+    public func forEach(_ body: (String, ObjectReference, ObjectReference) throws -> Void) rethrows {
+        for (scope, pairs) in entries {
+            for (key, value) in pairs { try body(scope, key, value) }
+        }
+    }
 }
 
 @available(*, unavailable)

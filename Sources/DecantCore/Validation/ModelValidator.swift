@@ -120,8 +120,11 @@ public struct ModelValidator {
     private var checks: [String: EntityChecks] = [:]
     /// The identities of the objects seen, scoped by entity.
     private let seen: any KeySet
-    /// References to objects not seen yet: target → the first object and property that pointed at it.
-    private var pending: [ObjectReference: (object: String, entity: String, property: String)] = [:]
+    /// References to objects not seen yet: target → the first object that pointed at it, its entity and the property
+    /// folded into the value's entity name (``pendingHolder(_:property:)``). A map from `keySets`, so that a run
+    /// whose objects point forward at millions of objects not written yet (members before their owner) spills them
+    /// as its sets do; a spilled entry whose target is seen later stays in the file, and ``finish()`` checks it again.
+    private var pending: any ReferenceMap
     /// The values of uniqueness constraints seen, scoped by constraint.
     private let uniqueKeys: any KeySet
 
@@ -163,6 +166,16 @@ public struct ModelValidator {
         self.dropsRejected = dropsRejected
         self.seen = keySets.makeKeySet()
         self.uniqueKeys = keySets.makeKeySet()
+        self.pending = keySets.makeReferenceMap()
+        self.keySets = keySets
+    }
+
+    private let keySets: KeySetFactory
+
+    /// The value ``pending`` holds for a reference from `holder` through `property`: the holder, its entity name and
+    /// the property joined by U+001F (no entity or property name holds it).
+    private static func pendingHolder(_ holder: ObjectReference, property: String) -> ObjectReference {
+        ObjectReference(entity: "\(holder.entity)\u{1F}\(property)", id: holder.id)
     }
 
     private mutating func checks(for layout: RecordLayout) -> EntityChecks {
@@ -214,7 +227,7 @@ public struct ModelValidator {
                 }
             }
             func note(_ target: ObjectReference, _ property: String) throws {
-                try self.note(target, from: "\(entity)/\(id)", entity: entity, property: property)
+                try self.note(target, from: ObjectReference(entity: entity, id: id), property: property)
             }
             for (check, pattern) in zip(entityChecks.rules.attributes, entityChecks.patterns) {
                 let value = batch.value(row: row, attribute: check.position)
@@ -284,15 +297,11 @@ public struct ModelValidator {
         return kept
     }
 
-    /// Notes a reference from `object` (through `property`): one to an object not seen yet is pending until it is.
-    /// The holder's name is made only then: most references point at objects seen already.
-    private mutating func note(
-        _ target: ObjectReference, from object: @autoclosure () -> String, entity: String, property: String
-    ) throws {
-        guard checksReferences else { return }
-        if pending[target] == nil, try !seen.contains(target) {
-            pending[target] = (object(), entity, property)
-        }
+    /// Notes a reference from `holder` (through `property`): one to an object not seen yet is pending until it is
+    /// (the first holder stays).
+    private mutating func note(_ target: ObjectReference, from holder: ObjectReference, property: String) throws {
+        guard checksReferences, try !seen.contains(target) else { return }
+        try pending.setIfAbsent(Self.pendingHolder(holder, property: property), for: target, in: "")
     }
 
     /// Core Data checks a to-many's count against its minimum and maximum only: an empty set is not nil, so a
@@ -333,7 +342,7 @@ public struct ModelValidator {
         if remembers && checksReferences {
             let reference = ObjectReference(entity: entity, id: id)
             _ = try seen.insert(reference)
-            if !pending.isEmpty { pending[reference] = nil }
+            if pending.count > 0 { try pending.removeValue(for: reference, in: "") }
         }
         return failure != nil
     }
@@ -350,9 +359,9 @@ public struct ModelValidator {
                 .internalError, "members of \(batch.layout.entityName) came with no object cut short before them",
                 at: Location(entity: batch.layout.entityName))
         }
-        let object = "\(open.entity)/\(open.id)"
+        let object = ObjectReference(entity: open.entity, id: open.id)
         for member in batch.references {
-            try note(batch.reference(of: member), from: object, entity: open.entity, property: list.check.name)
+            try note(batch.reference(of: member), from: object, property: list.check.name)
         }
         open.lists[continuation.relationship]?.count += batch.references.count
         let passOn = open.keptInOutput ? batch : RecordBatch(layout: batch.layout)
@@ -369,8 +378,8 @@ public struct ModelValidator {
                 for (rule, value) in Self.countFailures(list.check, count: list.count) {
                     failures.append(
                         Reject(
-                            entity: open.entity, object: object, property: list.check.name, rule: rule.rawValue,
-                            value: value.text))
+                            entity: open.entity, object: object.description, property: list.check.name,
+                            rule: rule.rawValue, value: value.text))
                 }
             }
             if place < open.failures.count { failures.append(open.failures[place]) }
@@ -391,15 +400,24 @@ public struct ModelValidator {
     /// After the last object, as ``finish()``; the dangling references ``excuses`` excuses go to `excused`.
     public mutating func finish(excused: inout [Reject]) throws -> [Reject] {
         var result: [Reject] = []
-        // By holder, then property and target: one holder's dangling references come in the same order every run.
-        let ordered = pending.map { (target: $0.key, holder: $0.value, name: $0.key.description) }.sorted {
-            ($0.holder.object, $0.holder.property, $0.name) < ($1.holder.object, $1.holder.property, $1.name)
+        // The targets never seen (a spilled entry may have been seen after it spilled).
+        var dangling: [(target: ObjectReference, object: String, entity: String, property: String)] = []
+        try pending.forEach { _, target, value in
+            guard try !seen.contains(target) else { return }
+            let parts = value.entity.split(separator: "\u{1F}", maxSplits: 1).map(String.init)
+            let entity = parts.first ?? value.entity
+            let holder = ObjectReference(entity: entity, id: value.id)
+            dangling.append((target, holder.description, entity, parts.count > 1 ? parts[1] : ""))
         }
-        for (target, holder, _) in ordered {
+        // By holder, then property and target: one holder's dangling references come in the same order every run.
+        let ordered = dangling.sorted {
+            ($0.object, $0.property, $0.target.description) < ($1.object, $1.property, $1.target.description)
+        }
+        for (target, object, entity, property) in ordered {
             let reject = Reject(
-                entity: holder.entity,
-                object: holder.object,
-                property: holder.property,
+                entity: entity,
+                object: object,
+                property: property,
                 rule: Rule.dangling.rawValue,
                 value: target.description
             )
@@ -410,7 +428,7 @@ public struct ModelValidator {
             guard collectsRejects else { throw Self.error(reject) }
             result.append(reject)
         }
-        pending.removeAll()
+        pending = keySets.makeReferenceMap()
         return result
     }
 

@@ -54,6 +54,47 @@ public final class SpillingReferenceMap: ReferenceMap {
         return try spilledValue(for: key, in: scope)
     }
 
+    /// Forgets an entry held in memory; a spilled one stays in the file (a walk sees it: its caller checks again).
+    public func removeValue(for key: ObjectReference, in scope: String) {
+        guard memory[scope]?.removeValue(forKey: key) != nil else { return }
+        memoryCount -= 1
+        count -= 1
+    }
+
+    public func forEach(_ body: (String, ObjectReference, ObjectReference) throws -> Void) throws {
+        for (scope, entries) in memory {
+            for (key, value) in entries { try body(scope, key, value) }
+        }
+        guard let spill else { return }
+        // Read a page at a time, in key order, so that a walk of millions of entries holds one page in memory.
+        var after: (scope: String, key: String)?
+        while true {
+            let page: [(String, String, String)] = try spill.queue.inDatabase { db in
+                let rows: [Row]
+                if let after {
+                    rows = try Row.fetchAll(
+                        db.cachedStatement(
+                            sql: "SELECT scope, key, value FROM entries WHERE (scope, key) > (?, ?) "
+                                + "ORDER BY scope, key LIMIT 4096"),
+                        arguments: [after.scope, after.key])
+                } else {
+                    rows = try Row.fetchAll(
+                        db.cachedStatement(sql: "SELECT scope, key, value FROM entries ORDER BY scope, key LIMIT 4096"))
+                }
+                return rows.map { ($0[0], $0[1], $0[2]) }
+            }
+            guard let last = page.last else { return }
+            for (scope, keyText, valueText) in page {
+                // An entry spilled and then set again in memory is walked once, from memory.
+                guard let key = Self.reference(of: keyText), let value = Self.reference(of: valueText),
+                    memory[scope]?[key] == nil
+                else { continue }
+                try body(scope, key, value)
+            }
+            after = (last.0, last.1)
+        }
+    }
+
     /// Moves every entry in memory to the temporary file, making it the first time.
     private func flush() throws {
         let spill = try self.spill ?? SpillDatabase(prefix: "decant-links", in: directory, schema: Self.schema)

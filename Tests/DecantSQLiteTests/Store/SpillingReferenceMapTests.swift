@@ -40,6 +40,22 @@ struct SpillingReferenceMapTests {
         #expect(spilled.map { !FileManager.default.fileExists(atPath: $0.path) } == true, "the spill file goes with the map")
     }
 
+    /// A walk gives every entry once, spilled or in memory; a removal forgets one in memory, while a spilled one stays
+    /// for the walker to check again.
+    @Test func aWalkSeesEveryEntryOnceAndRemovalsInMemory() throws {
+        let map = SpillingReferenceMap(bound: 10)
+        let locations = (0..<25 as Range<Int64>).map { ObjectReference(entity: "GeoLocation", id: .primaryKey($0)) }
+        for location in locations { try map.setIfAbsent(Self.track(1), for: location, in: "track") }
+        map.removeValue(for: locations[24], in: "track")  // in memory: gone
+        map.removeValue(for: locations[0], in: "track")  // spilled: stays
+        var walked: [ObjectReference] = []
+        try map.forEach { scope, key, value in
+            #expect(scope == "track" && value == Self.track(1))
+            walked.append(key)
+        }
+        #expect(walked.count == 24 && Set(walked) == Set(locations.dropLast()))
+    }
+
     @Test func theSpillingFactoryMakesSpillingMaps() {
         #expect(KeySetFactory.spilling(bound: 10).makeReferenceMap() is SpillingReferenceMap)
         #expect(KeySetFactory.inMemory.makeReferenceMap() is InMemoryReferenceMap)
