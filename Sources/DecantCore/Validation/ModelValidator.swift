@@ -4,9 +4,10 @@ import Foundation
 /// lengths, dates), string patterns, uniqueness constraints, relationship counts and, once every object has been
 /// seen, references to objects that do not exist.
 ///
-/// Memory grows only with what the checks must remember: the identities seen (for dangling references) and the keys
-/// of uniqueness constraints. Both live in key sets from `keySets`, which may spill to disk (``KeySetFactory``), as
-/// identity maps do; copies of a validator share them, so a run uses one validator.
+/// Memory grows only with what the checks must remember: the identities seen (for dangling references), the keys
+/// of uniqueness constraints and the references to objects not seen yet. They live in key sets and a reference map
+/// from `keySets`, which may spill to disk (``KeySetFactory``), as identity maps do; copies of a validator share
+/// them, so a run uses one validator.
 /// ```swift
 /// var validator = ModelValidator(model: v3, collectsRejects: true, keySets: .spilling())
 /// let kept = try validator.check(batch, rejects: &rejects)     // the objects that pass
