@@ -613,7 +613,8 @@ public final class JSONRecordWriter: RecordWriter, MemberPartsConsumer {
         output.append("}")
     }
 
-    private static func appendDate(_ seconds: Double, to output: inout JSONOutput) {
+    /// A date as Decant's JSON writes it: ISO 8601 text when it is exact, else seconds since 2001 as a number.
+    static func appendDate(_ seconds: Double, to output: inout JSONOutput) {
         output.bytes.append(UInt8(ascii: "\""))
         if ExactDate.appendText(referenceSeconds: seconds, to: &output.bytes) {
             output.bytes.append(UInt8(ascii: "\""))

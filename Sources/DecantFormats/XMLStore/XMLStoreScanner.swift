@@ -75,19 +75,24 @@ struct XMLStoreScanner {
             guard end < buffer.count, buffer[end] == UInt8(ascii: ">") else { return nil }
             end += 1
             for marker in ["<!", "<?", "<\(name)"] where find(marker, from: start, to: closing) != nil { return nil }
-            var lines = 0
-            var from = start
-            while from < end, let feed = memchr(base + from, 0x0A, end - from) {
-                lines += 1
-                from = base.distance(to: feed.assumingMemoryBound(to: UInt8.self)) + 1
-            }
-            return (end, lines)
+            return (end, Self.lineFeeds(base, from: start, to: end))
         }
         guard let found else { return false }
         position = found.end
         line += found.lines
         open.removeLast()
         return true
+    }
+
+    /// The line feeds in `base[from..<to]`, found by memchr (they are few in the values skipped whole).
+    private static func lineFeeds(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
+        var lines = 0
+        var from = start
+        while from < end, let feed = memchr(base + from, 0x0A, end - from) {
+            lines += 1
+            from = base.distance(to: feed.assumingMemoryBound(to: UInt8.self)) + 1
+        }
+        return lines
     }
 
     /// Right after a start tag: when the element holds plain text only (no markup, comment, CDATA or entity
@@ -103,13 +108,7 @@ struct XMLStoreScanner {
             let end = base.distance(to: match.assumingMemoryBound(to: UInt8.self))
             guard memchr(base + start, Int32(UInt8(ascii: "&")), end - start) == nil else { return nil }
             // Line feeds are few in such values (Apple writes a snapshot's base64 on two lines): found by memchr too.
-            var lines = 0
-            var from = start
-            while from < end, let feed = memchr(base + from, 0x0A, end - from) {
-                lines += 1
-                from = base.distance(to: feed.assumingMemoryBound(to: UInt8.self)) + 1
-            }
-            return (end, lines)
+            return (end, Self.lineFeeds(base, from: start, to: end))
         }
         guard let found, found.end + 1 < bytes.count, bytes[found.end + 1] == UInt8(ascii: "/") else { return nil }
         position = found.end

@@ -62,13 +62,7 @@ enum ArchivedJSON {
             output.append("\"}")
         case .date(let seconds):
             output.append("{\"$date\":")
-            output.bytes.append(UInt8(ascii: "\""))
-            if ExactDate.appendText(referenceSeconds: seconds, to: &output.bytes) {
-                output.bytes.append(UInt8(ascii: "\""))
-            } else {
-                output.bytes.removeLast()
-                output.appendDouble(seconds)
-            }
+            JSONRecordWriter.appendDate(seconds, to: &output)
             output.append("}")
         case .url(let text):
             output.append("{\"$url\":")
