@@ -238,9 +238,8 @@ public struct TransformableReport: Sendable, Codable, Hashable {
 ///
 /// ```swift
 /// var audit = TransformableAudit(model: reader.model, path: "Notes.sqlite")
-/// var batch = RecordBatch(layout: RecordLayout(entity: audit.entityNames.first!, in: reader.model)!)
-/// while try reader.nextBatch(into: &batch) { audit.add(batch) }
-/// print(audit.report.text)
+/// audit.read(from: &reader)
+/// print(audit.report.lines.joined(separator: "\n"))
 /// ```
 ///
 /// Each value gets the archive reader's rules (``KeyedArchive/classCensus(maximumDepth:)``): a value larger than
