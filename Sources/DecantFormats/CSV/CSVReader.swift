@@ -339,20 +339,12 @@ public final class CSVReader: EntityNamingReader {
         return folded.count == 1 ? folded[0] : nil
     }
 
-    /// The inverse of `relationship`, when the model declares one.
-    private static func inverse(of relationship: Relationship, in model: ObjectModel) -> Relationship? {
-        guard let name = relationship.inverseName,
-            let holder = model.entity(named: relationship.inverseEntity ?? relationship.destinationEntity ?? "")
-        else { return nil }
-        return model.properties(of: holder).relationships.first { $0.name == name }
-    }
-
     /// Whether a to-many relationship without a join file is carried by its inverse: a to-one, or a to-many listed
     /// in its own join files.
     private static func isCarriedByInverse(
         _ relationship: Relationship, in model: ObjectModel, listed: Set<String>
     ) -> Bool {
-        guard let inverse = inverse(of: relationship, in: model) else { return false }
+        guard let inverse = model.inverse(of: relationship) else { return false }
         if !inverse.isToMany { return true }
         let destination = relationship.destinationEntity ?? ""
         return model.entities.contains { entity in
@@ -367,7 +359,7 @@ public final class CSVReader: EntityNamingReader {
         of relationship: Relationship, owner: String, in model: ObjectModel, inputs: [EntityInput],
         at location: Location
     ) throws {
-        guard let inverse = inverse(of: relationship, in: model), !inverse.isToMany,
+        guard let inverse = model.inverse(of: relationship), !inverse.isToMany,
             let destination = relationship.destinationEntity
         else { return }
         for input in inputs {

@@ -177,11 +177,10 @@ public struct SourceGraph: Sendable {
             where names.contains(relationship.name) && relationship.isToMany
                 && inverses[entityName]?[relationship.name] == nil
             {
-                guard let inverseName = relationship.inverseName,
-                    let target = relationship.destinationEntity.flatMap({ model.entity(named: $0) }),
-                    let inverse = model.properties(of: target).relationships.first(where: { $0.name == inverseName }),
-                    !inverse.isToMany
+                guard let inverse = model.inverse(of: relationship), !inverse.isToMany,
+                    let target = relationship.destinationEntity.flatMap({ model.entity(named: $0) })
                 else { continue }
+                let inverseName = inverse.name
                 let targets = [target] + model.descendants(of: target)
                 for member in targets {
                     inverseFeeds[member.name, default: []].append((inverseName, relationship.name))
@@ -566,16 +565,6 @@ extension CompiledHop {
             for input in current { try body(input) }
             rejects.removeAll()
         }
-    }
-}
-
-extension ObjectModel {
-    /// Whether `relationship` has an inverse that is a to-one (its members are then told by that inverse).
-    func hasToOneInverse(_ relationship: Relationship) -> Bool {
-        guard let inverse = relationship.inverseName,
-            let target = relationship.destinationEntity.flatMap({ entity(named: $0) })
-        else { return false }
-        return properties(of: target).relationships.first { $0.name == inverse }.map { !$0.isToMany } ?? false
     }
 }
 
