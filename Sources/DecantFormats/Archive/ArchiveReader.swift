@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// Reads the app objects of an NSKeyedArchiver archive (binary or XML property list) as records of a model.
