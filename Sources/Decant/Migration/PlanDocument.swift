@@ -119,9 +119,12 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     /// Whether `migrate` would find problems: the plan cannot run, or its dry run would reject objects (or keep
     /// references to objects that do not exist), which `migrate` ends with exit 1.
     public var foundProblems: Bool { !executable || (preflight?.rejects.values.reduce(0, +) ?? 0) > 0 }
-    /// How `migrate` would move the objects into a SQLite output: `sqlite` (inside SQLite) or `stream` (absent when
-    /// the plan cannot run or the store is up to date).
-    public var engine: String?
+    /// How `migrate` would move the objects into an output of the store's format: inside the store, named by its
+    /// format (`sqlite`), or `stream` (absent when the plan cannot run or the store is up to date).
+    public var engine: MigrationEngineKind?
+    /// What the engine's format says of it running (``InStoreMigratingFormat/inStorePlanNote``), for the text; not in
+    /// the JSON document.
+    public var engineNote: String?
     /// Why `migrate` would use the record stream, for a SQLite store.
     public var streamReason: String?
     /// `hop-by-hop`, or `single-step` (Core Data's automatic migration, straight to the destination).
@@ -149,8 +152,14 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         public var used: [String]
     }
 
-    /// The document of a plan report.
-    public init(report: StoreMigration.PlanReport, store: String) {
+    private enum CodingKeys: String, CodingKey {
+        case store, inputFormat, sourceVersion, destinationVersion, upToDate, executable, hops, destructiveChanges
+        case preflight, engine, streamReason, path, pathReason, versionOrder, versions, sourceChoice, notes
+        case mappingSearch
+    }
+
+    /// The document of a plan report; the engine's words come from its format in `registry`.
+    public init(report: StoreMigration.PlanReport, store: String, registry: FormatRegistry = .builtIn) {
         let plan = report.plan
         self.store = store
         self.inputFormat = report.inputFormat
@@ -160,7 +169,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         self.executable = plan.isExecutable
         self.destructiveChanges = plan.destructiveChanges.map(\.description)
         self.preflight = report.preflight.map { Preflight(objects: report.objects, rejects: $0) }
-        self.engine = report.engine?.description
+        self.engine = report.engine
+        self.engineNote = registry.inStoreMigratingFormat(of: report.engine)?.inStorePlanNote
         self.streamReason = report.streamReason?.description
         switch plan.path {
         case .hopByHop:
@@ -326,8 +336,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
             )
             for key in preflight.rejects.keys.sorted() { lines.append("  \(key): \(preflight.rejects[key] ?? 0)") }
         }
-        if engine == "sqlite" {
-            lines.append("into a SQLite store, runs inside SQLite, as Core Data's lightweight migration does")
+        if let engineNote {
+            lines.append(engineNote)
         } else if let streamReason {
             lines.append("runs through the record stream: \(streamReason)")
         }
