@@ -6,14 +6,9 @@ import Foundation
 /// That is all it takes for `inspect` (``InputKind``, ``StoreReport``) and `seed` (``Seeding``) to take memo stores:
 /// nothing in them names the memo format.
 extension MemoFormat: StoreCopyingFormat, StoreDescribingFormat {
+    /// A memo store is one file, copied as it is.
     func copyStore(from source: URL, to destination: URL) throws {
-        do {
-            try FileManager.default.copyItem(at: source, to: destination)
-        } catch {
-            throw DecantError(
-                .cannotCreateOutput, "cannot copy the memo store", at: Location(path: destination.displayPath),
-                underlyingError: error)
-        }
+        try FileManager.default.copyItem(at: source, to: destination)
     }
 
     func describeStore(at url: URL) throws -> any DescribedStore {
