@@ -54,6 +54,10 @@ struct StoreCapabilityTests {
         #expect(first.seedFormat == "memo")
         #expect(first.objects == ["Folder": 2, "Note": 5])
         #expect(try Data(contentsOf: copied) == Data(contentsOf: store))
+        // Under a name another format's extension gives, a store seed is still copied as it is.
+        let misnamed = folder.appendingPathComponent("App/Copy.json")
+        #expect(try Seeding.seed(default: store, store: misnamed, registry: registry).objects == ["Folder": 2, "Note": 5])
+        #expect(try Data(contentsOf: misnamed) == Data(contentsOf: store))
 
         // With the model: migrated to its current version on the way in, by the memo store's own engine.
         let destination = folder.appendingPathComponent("App/Notes.memo")
@@ -96,5 +100,13 @@ struct StoreCapabilityTests {
         #expect(report.seedFormat == "ndjson")
         #expect(report.objects == ["Folder": 2, "Note": 5])
         #expect(try InputKind(of: seeded, registry: registry) == .store("memo"))
+
+        // Records seeded into a name that makes them no store are refused before anything is written.
+        let notAStore = folder.appendingPathComponent("Other/Fresh.json")
+        let error = try #require(throws: DecantError.self) {
+            try Seeding.seed(default: export, store: notAStore, options: options, registry: registry)
+        }
+        #expect(error.code == .usage)
+        #expect(!FileManager.default.fileExists(atPath: notAStore.deletingLastPathComponent().path))
     }
 }

@@ -166,7 +166,7 @@ public enum Seeding: Sendable {
         var options = options
         if let migration { options.bundle = migration.bundle }
         let format = try registry.inputFormat(of: seed, named: inputFormat)
-        let storeFormat = try destinationFormat(of: destination, registry: registry)
+        let storeFormat = try destinationFormat(of: destination, seed: format, registry: registry)
         // A seed that is a store of that format is put in place as it is, file by file; any other is converted.
         let copying = (format as? any StoreCopyingFormat).flatMap { $0.name == storeFormat.name ? $0 : nil }
         try DestinationLease.checkCanCreate(destination)
@@ -322,18 +322,19 @@ public enum Seeding: Sendable {
 
     /// The format of the store seeded at `destination`, as a conversion or migration into it writes it: the one its
     /// extension names, else the registry's default store format (SQLite); one that describes its stores
-    /// (``StoreDescribingFormat``), by which an existing store is checked and a new one counted.
-    /// - Throws: `.usage` when that format is no store format.
-    private static func destinationFormat(of destination: URL, registry: FormatRegistry) throws
+    /// (``StoreDescribingFormat``), by which an existing store is checked and a new one counted. A seed that is a
+    /// store copied as it is keeps its format under a name another format's extension gives (a SQLite seed put in
+    /// place as `Books.json`).
+    /// - Throws: `.usage` when that format is no store format and the seed is no store to copy.
+    private static func destinationFormat(of destination: URL, seed: any RecordFormat, registry: FormatRegistry) throws
         -> any StoreDescribingFormat
     {
         let format = try registry.outputFormat(for: destination, named: nil, storeByDefault: true)
-        guard let store = format as? any StoreDescribingFormat else {
-            throw DecantError(
-                .usage, "a seeded store is a store: \(format.name) is not a store format",
-                at: Location(path: destination.displayPath))
-        }
-        return store
+        if let store = format as? any StoreDescribingFormat { return store }
+        if seed is any StoreCopyingFormat, let store = seed as? any StoreDescribingFormat { return store }
+        throw DecantError(
+            .usage, "a seeded store is a store: \(format.name) is not a store format",
+            at: Location(path: destination.displayPath))
     }
 
     /// The bytes of a rejects file written earlier in the run.
