@@ -18,41 +18,10 @@ struct InputFormatOptions: ParsableArguments {
     @Option(name: .long, help: "The attribute identifying an entity's objects in references (Entity=attribute, repeatable).")
     var key: [String] = []
 
-    @Option(name: .long, help: "For plain JSON: what numbers in Date attributes count seconds from.")
-    var dateEpoch: JSONOptions.DateEpoch = .unix
-
-    @Option(name: .long, help: "For CSV: the field delimiter, one ASCII character (\\t or tab for a tab).")
-    var delimiter: DelimiterArgument?
-
-    @Option(
-        name: .customLong("null"),
-        help: "For CSV: the text that stands for nil (an empty unquoted field by default).")
-    var nullMarker: String?
-
-    @Option(
-        name: .customLong("class"), parsing: .singleValue,
-        help: ArgumentHelp(
-            "For keyed archives: the entity an archived class becomes (repeatable).", valueName: "Class=Entity"))
-    var classEntities: [String] = []
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "For keyed archives: a JSON class mapping (as `decant inspect ARCHIVE` prints).", valueName: "file"))
-    var classMapping: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "For plain property lists: the array of dictionaries to convert, as dictionary keys joined by '.'.",
-            valueName: "key.path"))
-    var keyPath: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "For plain property lists: a JSON mapping (as `decant inspect FILE.plist` prints).", valueName: "file"))
-    var plistMapping: String?
+    @OptionGroup(title: "JSON input") var json: JSONInputOptions
+    @OptionGroup(title: "CSV input and output") var csv: CSVInputOptions
+    @OptionGroup(title: "Keyed archive input") var archive: ArchiveInputOptions
+    @OptionGroup(title: "Property list input") var propertyList: PropertyListInputOptions
 
     /// The entity names `--entity` gives (comma-separated or repeated).
     var entityNames: [String] {
@@ -83,13 +52,14 @@ struct InputFormatOptions: ParsableArguments {
         options.keys = try keys()
         let names = entityNames
         if names.count == 1 { options.entity = names[0] }
-        options.json.dateEpoch = dateEpoch
-        options.csv.delimiter = delimiter?.character
-        options.csv.nullMarker = nullMarker
+        options.json.dateEpoch = json.dateEpoch
+        options.csv.delimiter = csv.delimiter?.character
+        options.csv.nullMarker = csv.nullMarker
         try ArchiveMapping.options(
-            file: classMapping.map { URL(fileURLWithPath: $0) }, classes: classEntities, into: &options)
+            file: archive.classMapping.map { URL(fileURLWithPath: $0) }, classes: archive.classEntities, into: &options)
         try PropertyListMapping.options(
-            file: plistMapping.map { URL(fileURLWithPath: $0) }, keyPath: keyPath, into: &options)
+            file: propertyList.plistMapping.map { URL(fileURLWithPath: $0) }, keyPath: propertyList.keyPath,
+            into: &options)
     }
 
     /// Refuses several `--entity` names where they can only name the entity of the input (every command but
@@ -101,9 +71,57 @@ struct InputFormatOptions: ParsableArguments {
     }
 }
 
+/// Plain JSON's own input settings.
+struct JSONInputOptions: ParsableArguments {
+    @Option(name: .long, help: "For plain JSON: what numbers in Date attributes count seconds from.")
+    var dateEpoch: JSONOptions.DateEpoch = .unix
+}
+
+/// CSV's own settings, for reading and writing.
+struct CSVInputOptions: ParsableArguments {
+    @Option(name: .long, help: "For CSV: the field delimiter, one ASCII character (\\t or tab for a tab).")
+    var delimiter: DelimiterArgument?
+
+    @Option(
+        name: .customLong("null"),
+        help: "For CSV: the text that stands for nil (an empty unquoted field by default).")
+    var nullMarker: String?
+}
+
+/// Keyed archives' own input settings: which entity each archived class becomes.
+struct ArchiveInputOptions: ParsableArguments {
+    @Option(
+        name: .customLong("class"), parsing: .singleValue,
+        help: ArgumentHelp(
+            "For keyed archives: the entity an archived class becomes (repeatable).", valueName: "Class=Entity"))
+    var classEntities: [String] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "For keyed archives: a JSON class mapping (as `decant inspect ARCHIVE` prints).", valueName: "file"))
+    var classMapping: String?
+}
+
+/// Plain property lists' own input settings: where the records are and how they map.
+struct PropertyListInputOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "For plain property lists: the array of dictionaries to convert, as dictionary keys joined by '.'.",
+            valueName: "key.path"))
+    var keyPath: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "For plain property lists: a JSON mapping (as `decant inspect FILE.plist` prints).", valueName: "file"))
+    var plistMapping: String?
+}
+
 /// The options of every command that writes records to an output of any format (`convert`, `migrate`): the
-/// output's format, the SQLite store's journal mode and JSON's `--decode-transformables`. CSV output takes `--delimiter` and `--null` from
-/// ``InputFormatOptions``.
+/// output's format, the SQLite store's journal mode and JSON's `--decode-transformables`. CSV output takes
+/// `--delimiter` and `--null` from ``InputFormatOptions``' CSV group.
 struct OutputFormatOptions: ParsableArguments {
     @Option(name: .long, help: "The output's format (\(FormatRegistry.builtIn.names.joined(separator: ", "))), when its extension does not tell it.")
     var to: String?
@@ -114,7 +132,7 @@ struct OutputFormatOptions: ParsableArguments {
     @Flag(
         name: .customLong("decode-transformables"),
         help: """
-            For JSON and NDJSON output: write Transformable values whose archives hold only Foundation's plain values             as {"archived": value}, not base64 (the others stay base64, counted in a warning).
+            For JSON and NDJSON output: write Transformable values whose archives hold only Foundation's plain values as {"archived": value}, not base64 (the others stay base64, counted in a warning).
             """)
     var decodeTransformables = false
 

@@ -49,8 +49,7 @@ extension DecantCommand {
         @Argument(help: "The model, store, mapping model or keyed archive to describe.")
         var path: String
 
-        @Option(name: .long, help: "The model bundle to match a store or a mapping model against (.xcdatamodeld, .momd, …).")
-        var model: String?
+        @OptionGroup(title: "Model") var modelOptions: ModelOptions
 
         @Option(help: "Draw the model instead: mermaid (Markdown) or dot (Graphviz).")
         var diagram: ModelDiagram.Style?
@@ -59,9 +58,6 @@ extension DecantCommand {
             name: .customLong("model-version"),
             help: "With --diagram: the version to draw; for inputs without their version: the version they follow.")
         var modelVersion: String?
-
-        @Option(name: .long, help: versionOrderHelp)
-        var versionOrder: String?
 
         @OptionGroup var inputOptions: InputFormatOptions
 
@@ -83,23 +79,23 @@ extension DecantCommand {
                 let kind = try inputOptions.from.map { InputKind(named: $0) } ?? InputKind(of: url)
                 switch kind {
                 case .model where diagram != nil:
-                    let bundle = try loadBundle(path, versionOrder: versionOrder)
+                    let bundle = try loadBundle(path, versionOrder: modelOptions.versionOrder)
                     let model = try FormatOptions(bundle: bundle, version: modelVersion)
                         .modelForModelLessInput(at: Location(path: path))
                     printOut(ModelDiagram(model: model, style: diagram ?? .mermaid).text)
                 case .model:
-                    let report = ModelReport(bundle: try loadBundle(path, versionOrder: versionOrder), path: path)
+                    let report = ModelReport(bundle: try loadBundle(path, versionOrder: modelOptions.versionOrder), path: path)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
                 case .records(let format):
                     var formatOptions = FormatOptions(
-                        bundle: try model.map { try loadBundle($0, versionOrder: versionOrder) }, version: modelVersion)
+                        bundle: try modelOptions.bundle(), version: modelVersion)
                     formatOptions.missingExternalData = .keep
                     try inputOptions.apply(to: &formatOptions)
                     let report = try RecordsReport(input: url, format: format, options: formatOptions)
                     printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
                     printWarnings(report.transformables?.warnings ?? [])
                 case .mappingModel:
-                    let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
+                    let bundle = try modelOptions.bundle()
                     let report = MappingModelReport(
                         mapping: try XcodeMappingModel.load(contentsOf: url, bundle: bundle), path: path, bundle: bundle)
                     printOut(options.json ? String(decoding: try report.jsonDocument(), as: UTF8.self) : report.text)
@@ -110,7 +106,7 @@ extension DecantCommand {
                     let report = try PropertyListReport(propertyList: url, path: path)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
                 case .store(let format):
-                    let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
+                    let bundle = try modelOptions.bundle()
                     let report = try StoreReport(store: url, path: path, bundle: bundle, format: format)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
                     printWarnings(report.transformables?.warnings ?? [])

@@ -80,7 +80,7 @@ extension DecantCommand {
 
         func validate() throws {
             guard !stores.isEmpty else { throw ValidationError("name the store to migrate") }
-            guard migration.model != nil else { throw ValidationError("give the model with --model") }
+            guard migration.modelOptions.model != nil else { throw ValidationError("give the model with --model") }
             try inputOptions.requireOneEntity()
             if batch.isBatch(stores: stores) {
                 guard (batch.outputDir != nil) != inPlace, output == nil else {

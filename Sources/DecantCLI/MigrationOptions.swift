@@ -5,8 +5,7 @@ import Foundation
 /// The options of every command that plans a migration (`migrate`, `seed`, `plan`): the model and its version
 /// order, the destination version, the mappings and how the run treats what breaks a rule.
 struct MigrationOptions: ParsableArguments {
-    @Option(name: .long, help: "The model bundle (.xcdatamodeld or .momd) with every version, or a Core Data store whose model to use.")
-    var model: String?
+    @OptionGroup(title: "Model") var modelOptions: ModelOptions
 
     @Option(name: .customLong("to-version"), help: "The destination version's name (default: the current version).")
     var destinationVersion: String?
@@ -18,9 +17,6 @@ struct MigrationOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Do not search the model's project for Xcode mapping models (use only --mapping).")
     var noMappingSearch = false
-
-    @Option(name: .long, help: versionOrderHelp)
-    var versionOrder: String?
 
     @Option(name: .long, help: "List objects that break a rule in this NDJSON file and go on.")
     var rejects: String?
@@ -43,14 +39,12 @@ struct MigrationOptions: ParsableArguments {
     var parameters: [String] = []
 
     /// The bundle, in the order `--version-order` gives; nil without `--model`.
-    func bundle() throws -> ModelBundle? {
-        try model.map { try loadBundle($0, versionOrder: versionOrder) }
-    }
+    func bundle() throws -> ModelBundle? { try modelOptions.bundle() }
 
     /// The library's migration settings; `--model` is required. The project that holds `--model` is searched for
     /// Xcode mapping models unless `--no-mapping-search`.
     func settings() throws -> StoreMigration.Options {
-        guard let model, let bundle = try bundle() else { throw ValidationError("give the model with --model") }
+        guard let model = modelOptions.model, let bundle = try bundle() else { throw ValidationError("give the model with --model") }
         var options = StoreMigration.Options(bundle: bundle, destinationVersion: destinationVersion)
         options.modelURL = URL(fileURLWithPath: model)
         try options.loadMappings(from: mapping.map { URL(fileURLWithPath: $0) })
@@ -80,26 +74,3 @@ struct MigrationOptions: ParsableArguments {
         return options
     }
 }
-
-/// Loads the model bundle at `path`, its versions in the order `versionOrder` gives (names separated by commas, or
-/// a file with one name a line) when given.
-func loadBundle(_ path: String, versionOrder: String?) throws -> ModelBundle {
-    let bundle = try ModelBundle.load(modelOrStore: URL(fileURLWithPath: path))
-    guard let versionOrder else { return bundle }
-    var list = versionOrder
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: versionOrder, isDirectory: &isDirectory), !isDirectory.boolValue {
-        do {
-            list = try String(contentsOfFile: versionOrder, encoding: .utf8)
-        } catch {
-            throw DecantError(
-                .ioError, "cannot read the version order", at: Location(path: versionOrder), underlyingError: error)
-        }
-    }
-    return try bundle.ordered(as: VersionOrder.names(inList: list))
-}
-
-/// `--version-order` for commands that read a model without migrating (`inspect`, `validate`).
-let versionOrderHelp = ArgumentHelp(
-    "The versions' order, oldest first: names separated by commas, or a file with one name a line (default: Xcode's numbering).")
-

@@ -40,7 +40,7 @@ extension DecantCommand {
         @OptionGroup var options: GlobalOptions
 
         func validate() throws {
-            guard migration.model != nil else { throw ValidationError("give the model with --model") }
+            guard migration.modelOptions.model != nil else { throw ValidationError("give the model with --model") }
             guard migration.rejects == nil else { throw ValidationError("--rejects goes with migrate and seed") }
             try inputOptions.requireOneEntity()
         }

@@ -50,9 +50,9 @@ extension DecantCommand {
 
         func validate() throws {
             try inputOptions.requireOneEntity()
-            if migration.model == nil {
+            if migration.modelOptions.model == nil {
                 let given = migration.destinationVersion != nil || !migration.mapping.isEmpty
-                    || migration.versionOrder != nil || migration.rejects != nil || migration.strict
+                    || migration.modelOptions.versionOrder != nil || migration.rejects != nil || migration.strict
                     || migration.noMappingSearch
                 guard !given else { throw ValidationError("the migration options go with --model") }
             }
@@ -61,7 +61,7 @@ extension DecantCommand {
         func run() throws {
             try reportingErrors(verbose: options.verbose, json: options.json) {
                 // The seed is read with the format options; the migration after it reads a SQLite store.
-                let settings = try migration.model.map { _ in try migration.settings() }
+                let settings = try migration.modelOptions.model.map { _ in try migration.settings() }
                 var formatOptions = FormatOptions(bundle: settings?.bundle, version: version)
                 formatOptions.missingExternalData = migration.missingExternalData
                 try inputOptions.apply(to: &formatOptions)

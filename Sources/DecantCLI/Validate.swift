@@ -24,17 +24,13 @@ extension DecantCommand {
         @Argument(help: "The store to check; several make a batch.")
         var stores: [String]
 
-        @Option(name: .long, help: "The model bundle whose matching version the store follows.")
-        var model: String?
+        @OptionGroup(title: "Model") var modelOptions: ModelOptions
 
         @Option(name: .long, help: "List failing objects in this NDJSON file and go on.")
         var rejects: String?
 
         @Option(name: .long, help: "What to do with externally stored values whose file is missing (default: check the reference as it is and warn once).")
         var missingExternalData: MissingExternalDataPolicy = .keep
-
-        @Option(name: .long, help: versionOrderHelp)
-        var versionOrder: String?
 
         @OptionGroup var inputOptions: InputFormatOptions
 
@@ -54,7 +50,7 @@ extension DecantCommand {
         func run() throws {
             try reportingErrors(verbose: options.verbose, json: options.json) {
                 var settings = StoreValidation.Options(
-                    bundle: try model.map { try loadBundle($0, versionOrder: versionOrder) }
+                    bundle: try modelOptions.bundle()
                 )
                 settings.formatOptions.missingExternalData = missingExternalData
                 settings.inputFormat = inputOptions.from

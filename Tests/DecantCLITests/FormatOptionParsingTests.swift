@@ -22,8 +22,8 @@ struct FormatOptionParsingTests {
         #expect(migrate.outputOptions.journal == .delete)
         let settings = try migrate.inputOptions.keys()
         #expect(settings == ["Folder": "name"])
-        #expect(migrate.inputOptions.dateEpoch == .reference)
-        #expect(migrate.inputOptions.delimiter?.character == ";")
+        #expect(migrate.inputOptions.json.dateEpoch == .reference)
+        #expect(migrate.inputOptions.csv.delimiter?.character == ";")
     }
 
     @Test func theGroupsFillTheFormatsOwnOptions() throws {

@@ -43,7 +43,7 @@ struct InspectCommandTests {
         let command = try DecantCommand.parseAsRoot(["inspect", "Notes.sqlite", "--model", "Notes.xcdatamodeld", "--json"])
         let inspect = try #require(command as? DecantCommand.Inspect)
         #expect(inspect.path == "Notes.sqlite")
-        #expect(inspect.model == "Notes.xcdatamodeld")
+        #expect(inspect.modelOptions.model == "Notes.xcdatamodeld")
         #expect(inspect.options.json)
     }
 

@@ -22,10 +22,10 @@ struct JSONConvertTests {
         #expect(convert.modelVersion == "Books 2")
         #expect(convert.inputOptions.entities == ["Book"])
         #expect(try convert.inputOptions.keys() == ["Author": "id", "Tag": "name"])
-        #expect(convert.inputOptions.dateEpoch == .reference)
+        #expect(convert.inputOptions.json.dateEpoch == .reference)
         let defaults = try #require(
             try DecantCommand.parseAsRoot(["convert", "a.json", "b.sqlite"]) as? DecantCommand.Convert)
-        #expect(defaults.inputOptions.dateEpoch == .unix)
+        #expect(defaults.inputOptions.json.dateEpoch == .unix)
         #expect(try defaults.inputOptions.keys().isEmpty)
     }
 
