@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantFormats
 public import Foundation
 public import Logging
 
@@ -103,7 +104,11 @@ public enum StoreMigration: Sendable {
 
         /// What the engines run a plan with.
         package func settings(collectsRejects: Bool) -> MigrationSettings {
-            MigrationSettings(
+            var functions = self.functions
+            // Key paths into Transformable values read their archives with Foundation's reader, unless a program
+            // installed its own.
+            if functions.archivedValues == nil { functions.archivedValues = FoundationArchivedValues() }
+            return MigrationSettings(
                 functions: functions, keySets: keySets, strict: strict, collectsRejects: collectsRejects,
                 writerOptions: readerOptions)
         }
