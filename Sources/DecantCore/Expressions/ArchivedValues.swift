@@ -173,7 +173,10 @@ package final class ArchiveReads: Sendable {
                     "\(key): \(tally.count) value\(tally.count == 1 ? "" : "s") read from archives holding classes "
                         + "outside Foundation's plain ones\(classes) \(tally.count == 1 ? "was" : "were") nil, as "
                         + "NSSecureUnarchiveFromData gives them (\(tally.objects.joined(separator: ", "))\(more))",
-                    at: Location(entity: key.split(separator: ".").first.map(String.init), object: tally.objects.first))
+                    // The source object, of its own entity.
+                    at: Location(
+                        entity: tally.objects.first?.split(separator: "/").first.map(String.init),
+                        object: tally.objects.first))
             }
         }
     }
