@@ -285,6 +285,7 @@ extension CompiledHop {
         switch result {
         case .value(let value): return .value(try functions.readArchive(value, at: rest, reading: text))
         case .values(let values): return .values(try values.map { try functions.readArchive($0, at: rest, reading: text) })
+        case .objects(let objects, _) where objects.isEmpty: return .values([])
         case .objects: throw DecantError(.malformedInput, "\(text): objects hold no archived value")
         }
     }
@@ -299,11 +300,18 @@ extension CompiledHop {
         var isAttribute = false
         for object in objects {
             var current = KeyPathResult.objects([object], toOne: true)
-            for segment in path {
+            var readsArchive = false
+            for (position, segment) in path.enumerated() {
+                if readsArchive {
+                    // `$source.notes.@max.meta.year`: the rest reads into each member's archived value.
+                    current = try readArchives(current, at: Array(path[position...]), of: path)
+                    break
+                }
                 guard case .objects(let now, _) = current else { break }
                 var nextValues: [Value] = []
                 var nextMembers: [ObjectReference] = []
                 var attribute = false
+                readsArchive = now.contains { sourceModel.holdsArchives(segment, of: $0.entity) }
                 for item in now {
                     switch graph.entry(item, segment) {
                     case .value(let value)?:

@@ -220,6 +220,70 @@ struct TransformableMigrationTests {
         #expect(label.advice?.hasSuffix("label: 'archived($source.label)'") == true, "\(label)")
     }
 
+    @Test("key paths through relationships read into the archives of the objects they reach")
+    func archivesOfOtherObjects() throws {
+        var folder1 = Entity(name: "Folder")
+        folder1.attributes = [Attribute(name: "info", type: .transformable, isOptional: true)]
+        folder1.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
+        var note1 = Entity(name: "Note")
+        note1.attributes = [Attribute(name: "meta", type: .transformable, isOptional: true)]
+        note1.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
+        var folder2 = folder1
+        folder2.attributes = [Attribute(name: "newest", type: .integer64, isOptional: true)]
+        var note2 = note1
+        note2.attributes = [Attribute(name: "folderKind", type: .string, isOptional: true)]
+        let bundle = MigrationFixtures.bundle(
+            "Shelf",
+            [
+                ObjectModel(versionName: "Shelf 1", entities: [folder1, note1]),
+                ObjectModel(versionName: "Shelf 2", entities: [folder2, note2]),
+            ])
+        let v1 = bundle.versions[0]
+        let v2 = bundle.versions[1]
+        let temporary = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        let store = temporary.appendingPathComponent("shelf1.sqlite")
+        func archive(_ entries: [FoundationValue.Entry]) throws -> Value {
+            .transformable(try FoundationValue.dictionary(entries).archivedData())
+        }
+        let home = RelationshipValue.toOne(ObjectReference(entity: "Folder", id: .primaryKey(1)))
+        try MigrationFixtures.writeStore(
+            at: store, model: v1,
+            records: [
+                MigrationFixtures.record("Folder", 1, in: v1, ["info": try archive([.init("kind", .string("work"))])]),
+                MigrationFixtures.record("Folder", 2, in: v1),
+                MigrationFixtures.record(
+                    "Note", 1, in: v1, ["meta": try archive([.init("year", .integer(1999))])],
+                    relationships: ["folder": home]),
+                MigrationFixtures.record(
+                    "Note", 2, in: v1, ["meta": try archive([.init("year", .integer(2024))])],
+                    relationships: ["folder": home]),
+                MigrationFixtures.record("Note", 3, in: v1),
+            ])
+        var options = StoreMigration.Options(bundle: bundle)
+        options.mappings = [
+            try MappingFiles.parse(
+                """
+                source: Shelf 1
+                destination: Shelf 2
+                entities:
+                  Folder:
+                    attributes:
+                      newest: $source.notes.@max.meta.year
+                  Note:
+                    attributes:
+                      folderKind: $source.folder.info.kind
+                """, path: "shelf.yaml")
+        ]
+        let output = temporary.appendingPathComponent("shelf2.sqlite")
+        _ = try StoreMigration.migrate(store: store, to: .file(output), options: options)
+        let migrated = try MigrationFixtures.read(output, bundle: bundle)
+        #expect(migrated["Folder"]?.map { MigrationFixtures.value($0, "newest", model: v2) } == [.integer(2024), .null])
+        #expect(
+            migrated["Note"]?.map { MigrationFixtures.value($0, "folderKind", model: v2) }
+                == [.string("work"), .string("work"), .null])
+    }
+
     // MARK: Corpus
 
     @Test("apptentive: ATEvent's interaction_id moves out of the SDK's archived dictionaries into an attribute")
