@@ -572,7 +572,8 @@ struct CompiledHop {
                             functions: functions)
                         // A Transformable value into a plain type reads its archive; a plain value into a
                         // Transformable attribute is archived.
-                        return (value, try functions.converted(value, to: mapping.attributeTypes[position], reading: property))
+                        let type = mapping.attributeTypes[position]
+                        return (value, try functions.converted(value, to: type, reading: property))
                     }
                 } catch var error as DecantError where error.underlyingError is ValueOverflow {
                     // This object's value cannot be computed: a reject under --rejects, else the error names

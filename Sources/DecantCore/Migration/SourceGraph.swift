@@ -279,12 +279,14 @@ extension CompiledHop {
         return current
     }
 
-    /// What `rest` reaches inside the archived value (or values) `result` holds (``ValueExpressionFunctions/readArchive(_:at:reading:)``).
+    /// What `rest` reaches inside the archived value (or values) `result` holds
+    /// (``ValueExpressionFunctions/readArchive(_:at:reading:)``).
     private func readArchives(_ result: KeyPathResult, at rest: [String], of path: [String]) throws -> KeyPathResult {
         let text = ValueExpression.sourceText(path)
         switch result {
         case .value(let value): return .value(try functions.readArchive(value, at: rest, reading: text))
-        case .values(let values): return .values(try values.map { try functions.readArchive($0, at: rest, reading: text) })
+        case .values(let values):
+            return .values(try values.map { try functions.readArchive($0, at: rest, reading: text) })
         case .objects(let objects, _) where objects.isEmpty: return .values([])
         case .objects: throw DecantError(.malformedInput, "\(text): objects hold no archived value")
         }

@@ -90,10 +90,23 @@ struct TransformableMigrationTests {
         return url
     }
 
-    static func options(_ mapping: String = mapping, path: String = "contacts-1-2.yaml") throws -> StoreMigration.Options {
-        var options = StoreMigration.Options(bundle: contacts())
+    /// Options migrating with `bundle` through the mapping file text `mapping`.
+    static func options(
+        _ mapping: String = mapping, path: String = "contacts-1-2.yaml", bundle: ModelBundle = contacts()
+    ) throws -> StoreMigration.Options {
+        var options = StoreMigration.Options(bundle: bundle)
         options.mappings = [try MappingFiles.parse(mapping, path: path)]
         return options
+    }
+
+    /// An entity of optional attributes.
+    static func entity(
+        _ name: String, _ attributes: [(String, AttributeType)], _ relationships: [Relationship] = []
+    ) -> Entity {
+        var entity = Entity(name: name)
+        entity.attributes = attributes.map { Attribute(name: $0.0, type: $0.1, isOptional: true) }
+        entity.relationships = relationships
+        return entity
     }
 
     @Test("fields move out of a transformable dictionary and array into attributes, and the types change both ways")
@@ -166,7 +179,8 @@ struct TransformableMigrationTests {
         #expect(error.code == .malformedInput && error.code.exitCode == 65)
         // The first attribute in the entity's order that reads into it.
         #expect(
-            error.message.contains("$source.info.address: the value is not a keyed archive (7 bytes)"), "\(error.message)")
+            error.message.contains("$source.info.address: the value is not a keyed archive (7 bytes)"),
+            "\(error.message)")
         #expect(error.location?.entity == "Person" && error.location?.object == "Person/p1")
         #expect(error.location?.keyPath == "address")
         #expect(!FileManager.default.fileExists(atPath: output.path))
@@ -222,27 +236,29 @@ struct TransformableMigrationTests {
 
     @Test("key paths through relationships read into the archives of the objects they reach")
     func archivesOfOtherObjects() throws {
-        var folder1 = Entity(name: "Folder")
-        folder1.attributes = [Attribute(name: "info", type: .transformable, isOptional: true)]
-        folder1.relationships = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
-        var note1 = Entity(name: "Note")
-        note1.attributes = [Attribute(name: "meta", type: .transformable, isOptional: true)]
-        note1.relationships = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
-        var folder2 = folder1
-        folder2.attributes = [Attribute(name: "newest", type: .integer64, isOptional: true)]
-        var note2 = note1
-        note2.attributes = [Attribute(name: "folderKind", type: .string, isOptional: true)]
+        let notes = [Relationship(name: "notes", destination: "Note", inverse: "folder", toMany: true)]
+        let folder = [Relationship(name: "folder", destination: "Folder", inverse: "notes")]
         let bundle = MigrationFixtures.bundle(
-            "Shelf",
+            "Drawer",
             [
-                ObjectModel(versionName: "Shelf 1", entities: [folder1, note1]),
-                ObjectModel(versionName: "Shelf 2", entities: [folder2, note2]),
+                ObjectModel(
+                    versionName: "Drawer 1",
+                    entities: [
+                        Self.entity("Folder", [("info", .transformable)], notes),
+                        Self.entity("Note", [("meta", .transformable)], folder),
+                    ]),
+                ObjectModel(
+                    versionName: "Drawer 2",
+                    entities: [
+                        Self.entity("Folder", [("newest", .integer64)], notes),
+                        Self.entity("Note", [("folderKind", .string)], folder),
+                    ]),
             ])
         let v1 = bundle.versions[0]
         let v2 = bundle.versions[1]
         let temporary = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: temporary) }
-        let store = temporary.appendingPathComponent("shelf1.sqlite")
+        let store = temporary.appendingPathComponent("drawer1.sqlite")
         func archive(_ entries: [FoundationValue.Entry]) throws -> Value {
             .transformable(try FoundationValue.dictionary(entries).archivedData())
         }
@@ -260,22 +276,15 @@ struct TransformableMigrationTests {
                     relationships: ["folder": home]),
                 MigrationFixtures.record("Note", 3, in: v1),
             ])
-        var options = StoreMigration.Options(bundle: bundle)
-        options.mappings = [
-            try MappingFiles.parse(
-                """
-                source: Shelf 1
-                destination: Shelf 2
-                entities:
-                  Folder:
-                    attributes:
-                      newest: $source.notes.@max.meta.year
-                  Note:
-                    attributes:
-                      folderKind: $source.folder.info.kind
-                """, path: "shelf.yaml")
-        ]
-        let output = temporary.appendingPathComponent("shelf2.sqlite")
+        let options = try Self.options(
+            """
+            source: Drawer 1
+            destination: Drawer 2
+            entities:
+              Folder: { attributes: { newest: $source.notes.@max.meta.year } }
+              Note: { attributes: { folderKind: $source.folder.info.kind } }
+            """, path: "drawer.yaml", bundle: bundle)
+        let output = temporary.appendingPathComponent("drawer2.sqlite")
         _ = try StoreMigration.migrate(store: store, to: .file(output), options: options)
         let migrated = try MigrationFixtures.read(output, bundle: bundle)
         #expect(migrated["Folder"]?.map { MigrationFixtures.value($0, "newest", model: v2) } == [.integer(2024), .null])
@@ -297,25 +306,23 @@ struct TransformableMigrationTests {
         let index = try #require(plain.entities.firstIndex { $0.name == "ATEvent" })
         plain.entities[index].attributes.append(Attribute(name: "interactionID", type: .string, isOptional: true))
         let migrating = MigrationFixtures.bundle("ATDataModel", [v5, plain])
-        var options = StoreMigration.Options(bundle: migrating)
-        options.mappings = [
-            try MappingFiles.parse(
-                """
-                source: ATDataModel 5
-                destination: ATDataModel 5 plain
-                entities:
-                  ATEvent:
-                    attributes:
-                      interactionID: $source.dictionaryData.interaction_id
-                """, path: "events.yaml")
-        ]
+        let options = try Self.options(
+            """
+            source: ATDataModel 5
+            destination: ATDataModel 5 plain
+            entities:
+              ATEvent:
+                attributes:
+                  interactionID: $source.dictionaryData.interaction_id
+            """, path: "events.yaml", bundle: migrating)
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = Fixtures.corpus(
             "\(Fixtures.appsPrefix)apptentive__apptentive-ios/Apptentive/ApptentiveTests/data/ATDataModelv5.sqlite")
         let output = folder.appendingPathComponent("events.sqlite")
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
-        #expect(report.streamReason?.description.contains("reads into the archived value of ATEvent.dictionaryData") == true)
+        let reason = report.streamReason?.description ?? ""
+        #expect(reason.contains("reads into the archived value of ATEvent.dictionaryData"), "\(reason)")
         let events = try #require(try MigrationFixtures.read(output, bundle: migrating)["ATEvent"])
         #expect(events.map(\.reference.description) == ["ATEvent/p168", "ATEvent/p179"])
         #expect(
@@ -335,12 +342,9 @@ struct TransformableMigrationTests {
         let fileURL = try #require(plain.entities[book].attributes.firstIndex { $0.name == "fileURL" })
         plain.entities[book].attributes[fileURL].type = .string
         let migrating = MigrationFixtures.bundle("Model", [v1, plain])
-        var options = StoreMigration.Options(bundle: migrating)
-        options.mappings = [
-            try MappingFiles.parse(
-                "source: Model1\ndestination: Model1 plain\nentities:\n  Book:\n    attributes:\n"
-                    + "      fileURL: $source.fileURL\n", path: "books.yaml")
-        ]
+        let options = try Self.options(
+            "source: Model1\ndestination: Model1 plain\nentities:\n  Book:\n    attributes:\n"
+                + "      fileURL: $source.fileURL\n", path: "books.yaml", bundle: migrating)
         let temporary = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: temporary) }
         let output = temporary.appendingPathComponent("books.sqlite")

@@ -38,7 +38,9 @@ public struct FoundationArchivedValues: ArchivedValueCoding {
                 }
             }
             if let index = ValueExpression.index(ofStep: step) {
-                guard case .collection(let elements, _) = current, elements.indices.contains(index) else { return .null }
+                guard case .collection(let elements, _) = current, elements.indices.contains(index) else {
+                    return .null
+                }
                 current = elements[index]
             } else {
                 guard case .dictionary(let entries, _) = current, let entry = entries.first(where: { $0.key == step })
@@ -52,7 +54,8 @@ public struct FoundationArchivedValues: ArchivedValueCoding {
             do {
                 return .transformable(try current.archivedData())
             } catch {
-                throw ArchivedValueFailure(.unreadable, "cannot archive what \(path.joined(separator: ".")) holds: \(error)")
+                throw ArchivedValueFailure(
+                    .unreadable, "cannot archive what \(path.joined(separator: ".")) holds: \(error)")
             }
         default:
             return current.plainValue
@@ -104,7 +107,9 @@ extension FoundationValue {
         case .uuid(let uuid): self = .uuid(uuid)
         case .composite(let elements):
             var entries: [Entry] = []
-            for name in elements.keys.sorted() { entries.append(Entry(name, try FoundationValue(elements[name] ?? .null))) }
+            for name in elements.keys.sorted() {
+                entries.append(Entry(name, try FoundationValue(elements[name] ?? .null)))
+            }
             self = .dictionary(entries)
         case .decimal, .externalDataReference, .transformable:
             throw ArchivedValueFailure(
