@@ -21,10 +21,12 @@ struct TransformableMigrationTests {
         func attribute(_ name: String, _ type: AttributeType) -> Attribute {
             Attribute(name: name, type: type, isOptional: true)
         }
+        var cover = attribute("cover", .transformable)
+        cover.valueTransformerName = "NSSecureUnarchiveFromData"
         var person1 = Entity(name: "Person")
         person1.attributes = [
             attribute("name", .string), attribute("info", .transformable), attribute("emails", .transformable),
-            attribute("cover", .transformable), attribute("nickname", .transformable), attribute("label", .string),
+            cover, attribute("nickname", .transformable), attribute("label", .string),
         ]
         var person2 = Entity(name: "Person")
         person2.attributes = [
@@ -61,8 +63,9 @@ struct TransformableMigrationTests {
 
     static let address = FoundationValue.dictionary([.init("city", .string("Oslo")), .init("zip", .integer(150))])
 
-    /// Writes Contacts 1 people: p1 with everything, p2 with a dictionary without an address and no e-mails, p3 with
-    /// one e-mail and nothing else.
+    /// Writes Contacts 1 people: p1 with everything (its cover an app class), p2 with a dictionary without an address,
+    /// no e-mails and an `NSOrderedSet` cover (both refused by `NSSecureUnarchiveFromData`), p3 with one e-mail and
+    /// nothing else.
     static func contactsStore(in folder: URL, info first: Data? = nil) throws -> URL {
         let v1 = contacts().versions[0]
         let url = folder.appendingPathComponent("contacts1.sqlite")
@@ -82,8 +85,11 @@ struct TransformableMigrationTests {
                     ]),
                 MigrationFixtures.record(
                     "Person", 2, in: v1,
-                    ["name": "Bo", "info": try archive(.dictionary([.init("title", .string("Ms"))])),
-                     "emails": try archive(.collection([]))]),
+                    [
+                        "name": "Bo", "info": try archive(.dictionary([.init("title", .string("Ms"))])),
+                        "emails": try archive(.collection([])),
+                        "cover": .transformable(try TransformableFixtures.object("NSOrderedSet")),
+                    ]),
                 MigrationFixtures.record(
                     "Person", 3, in: v1, ["name": "Cy", "emails": try archive(.collection([.string("c@x.org")]))]),
             ])
@@ -139,14 +145,15 @@ struct TransformableMigrationTests {
         #expect(try FoundationValue(archivedData: address) == Self.address)
         #expect(try FoundationValue(archivedData: label) == .string("L1"))
         #expect(values("address").dropFirst().allSatisfy { $0 == .null })
-        // The app class reads as nil, as NSSecureUnarchiveFromData gives it, with one warning.
+        // The app class and the ordered set read as nil, as NSSecureUnarchiveFromData gives them, with one warning.
         #expect(values("coverText") == [.null, .null, .null])
         let warnings = report.warnings.filter { $0.kind == .archivedValueReadAsNil }
         #expect(warnings.count == 1)
         #expect(
             warnings.first?.message.hasPrefix(
-                "Person.coverText: 1 value read from archives holding classes outside Foundation's plain ones "
-                    + "(MyApp.Cover) was nil") == true, "\(warnings)")
+                "Person.coverText: 2 values read from archives holding classes outside Foundation's plain ones "
+                    + "(MyApp.Cover, NSOrderedSet) were nil, as NSSecureUnarchiveFromData gives them (Person/p1, "
+                    + "Person/p2)") == true, "\(warnings)")
         #expect(warnings.first?.location?.object == "Person/p1")
     }
 
