@@ -134,6 +134,9 @@ package final class ArchiveReads: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Whether anything was noted since the last ``settle(entity:object:property:)``: most evaluations read no archive
+    /// that fails, and settle without taking the lock.
+    private let hasPending = Atomic<Bool>(false)
 
     /// How many objects a warning names.
     static let named = 3
@@ -142,11 +145,13 @@ package final class ArchiveReads: Sendable {
 
     func note(_ failure: ArchivedValueFailure) {
         state.withLock { $0.pending.append(failure) }
+        hasPending.store(true, ordering: .releasing)
     }
 
     /// Counts what was read since the last call as values of `property` of `object` (a destination entity's, or
     /// the entity mapping's own filter when `property` is nil).
     package func settle(entity: String, object: @autoclosure () -> String, property: String?) {
+        guard hasPending.exchange(false, ordering: .acquiringAndReleasing) else { return }
         state.withLock { state in
             guard !state.pending.isEmpty else { return }
             let key = entity + (property.map { ".\($0)" } ?? "")

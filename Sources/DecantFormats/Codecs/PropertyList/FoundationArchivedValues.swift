@@ -1,5 +1,6 @@
 public import DecantCore
 public import Foundation
+import Synchronization
 
 /// Foundation's keyed archives read and written through ``FoundationValue``, for a migration's key paths into
 /// Transformable values (`$source.dictionaryData.title`, `$source.emails[0]`), `unarchived(…)`, `archived(…)` and
@@ -14,20 +15,15 @@ public import Foundation
 /// An archive is read whole, with ``FoundationValue``'s limits, before a key is looked up: one holding a class outside
 /// Foundation's plain ones anywhere fails as `NSSecureUnarchiveFromData` fails on it.
 public struct FoundationArchivedValues: ArchivedValueCoding {
+    /// The archives decoded last, with what each gave: a mapping usually reads several keys of one object's archive
+    /// (`$source.info.title`, `$source.info.address.city`), which is then decoded once.
+    private let recent = RecentArchives()
+
     /// Creates the reader.
     public init() {}
 
     public func value(at path: [String], inArchive data: Data) throws(ArchivedValueFailure) -> Value {
-        let root: FoundationValue
-        do {
-            root = try FoundationValue(archivedData: data)
-        } catch {
-            if !KeyedArchive.looksLikeKeyedArchive(data) {
-                throw ArchivedValueFailure(.notAnArchive, "the value is not a keyed archive (\(data.count) bytes)")
-            }
-            throw ArchivedValueFailure(
-                error.className == nil ? .unreadable : .foreignClass, error.reason, className: error.className)
-        }
+        let root = try recent.decoded(data)
         var current = root
         for step in path {
             if step == "@count" {
@@ -70,6 +66,41 @@ public struct FoundationArchivedValues: ArchivedValueCoding {
             throw failure
         } catch {
             throw ArchivedValueFailure(.notArchivable, "cannot archive \(value.text ?? "nil"): \(error)")
+        }
+    }
+}
+
+/// The last few archives ``FoundationArchivedValues`` decoded, and what each gave (a value or the failure).
+private final class RecentArchives: Sendable {
+    /// How many archives are kept: the Transformable attributes one object's expressions read.
+    static let capacity = 4
+
+    private let entries = Mutex<[(data: Data, result: Result<FoundationValue, ArchivedValueFailure>)]>([])
+
+    /// The value `data` archives, decoded unless it is one of the last few.
+    func decoded(_ data: Data) throws(ArchivedValueFailure) -> FoundationValue {
+        let known = entries.withLock { entries in entries.first { $0.data == data }?.result }
+        let result = known ?? Self.decode(data)
+        if known == nil {
+            entries.withLock { entries in
+                if entries.count == Self.capacity { entries.removeFirst() }
+                entries.append((data, result))
+            }
+        }
+        return try result.get()
+    }
+
+    private static func decode(_ data: Data) -> Result<FoundationValue, ArchivedValueFailure> {
+        do {
+            return .success(try FoundationValue(archivedData: data))
+        } catch {
+            if !KeyedArchive.looksLikeKeyedArchive(data) {
+                return .failure(
+                    ArchivedValueFailure(.notAnArchive, "the value is not a keyed archive (\(data.count) bytes)"))
+            }
+            return .failure(
+                ArchivedValueFailure(
+                    error.className == nil ? .unreadable : .foreignClass, error.reason, className: error.className))
         }
     }
 }
