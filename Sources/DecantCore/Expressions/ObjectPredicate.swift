@@ -18,6 +18,17 @@ public indirect enum ObjectPredicate: Sendable, Hashable {
     case or([ObjectPredicate])
     /// `NOT a`.
     case not(ObjectPredicate)
+    /// `ANY`/`SOME`, `ALL` or `NONE` before a comparison whose left side is a key path through a to-many
+    /// relationship (in a mapping's fetch predicates): whether some, every or no member's value satisfies the
+    /// comparison (`ALL` holds, and `NONE` too, for no members).
+    case quantified(Quantifier, ObjectPredicate)
+
+    /// The modifiers of a comparison over a to-many key path.
+    public enum Quantifier: String, Sendable, Hashable {
+        case any = "ANY"
+        case all = "ALL"
+        case none = "NONE"
+    }
 
     /// The operators of NSPredicate comparisons.
     public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
@@ -52,7 +63,50 @@ public indirect enum ObjectPredicate: Sendable, Hashable {
         case .constant: []
         case .comparison(let left, _, let right, _): left.keyPaths + right.keyPaths
         case .and(let terms), .or(let terms): terms.flatMap(\.keyPaths)
-        case .not(let term): term.keyPaths
+        case .not(let term), .quantified(_, let term): term.keyPaths
+        }
+    }
+
+    /// Every `$source` key path the predicate reads (those of the object being mapped, in a fetch predicate).
+    public var sourceKeyPaths: [[String]] {
+        switch self {
+        case .constant: []
+        case .comparison(let left, _, let right, _): left.sourceKeyPaths + right.sourceKeyPaths
+        case .and(let terms), .or(let terms): terms.flatMap(\.sourceKeyPaths)
+        case .not(let term), .quantified(_, let term): term.sourceKeyPaths
+        }
+    }
+
+    /// The predicate with each `$source` key path replaced by the value `value` gives for it.
+    public func substitutingSource(_ value: ([String]) throws -> Value) rethrows -> ObjectPredicate {
+        switch self {
+        case .constant: self
+        case .comparison(let left, let op, let right, let options):
+            .comparison(try left.substitutingSource(value), op, try right.substitutingSource(value), options)
+        case .and(let terms): .and(try terms.map { try $0.substitutingSource(value) })
+        case .or(let terms): .or(try terms.map { try $0.substitutingSource(value) })
+        case .not(let term): .not(try term.substitutingSource(value))
+        case .quantified(let quantifier, let term): .quantified(quantifier, try term.substitutingSource(value))
+        }
+    }
+
+    /// The key paths the predicate reads outside `ANY`/`ALL`/`NONE` comparisons (each must give one value).
+    public var unquantifiedKeyPaths: [[String]] {
+        switch self {
+        case .constant, .quantified: []
+        case .comparison: keyPaths
+        case .and(let terms), .or(let terms): terms.flatMap(\.unquantifiedKeyPaths)
+        case .not(let term): term.unquantifiedKeyPaths
+        }
+    }
+
+    /// Whether a comparison reads a key path through a to-many relationship with `ANY`, `ALL` or `NONE`.
+    public var isQuantified: Bool {
+        switch self {
+        case .constant, .comparison: false
+        case .and(let terms), .or(let terms): terms.contains(where: \.isQuantified)
+        case .not(let term): term.isQuantified
+        case .quantified: true
         }
     }
 
@@ -76,6 +130,9 @@ public indirect enum ObjectPredicate: Sendable, Hashable {
 public indirect enum PredicateOperand: Sendable, Hashable {
     /// A key path (`folder.name`).
     case keyPath([String])
+    /// `$source.keyPath`, in a mapping's fetch predicates: that value of the object being mapped (substituted
+    /// before the predicate is evaluated; see ``ObjectPredicate/substitutingSource(_:)``).
+    case source([String])
     /// A constant.
     case value(Value)
     /// `{a, b, …}`: for `IN` and `BETWEEN`.
@@ -84,8 +141,24 @@ public indirect enum PredicateOperand: Sendable, Hashable {
     var keyPaths: [[String]] {
         switch self {
         case .keyPath(let path): [path]
-        case .value: []
+        case .value, .source: []
         case .list(let items): items.flatMap(\.keyPaths)
+        }
+    }
+
+    var sourceKeyPaths: [[String]] {
+        switch self {
+        case .source(let path): [path]
+        case .value, .keyPath: []
+        case .list(let items): items.flatMap(\.sourceKeyPaths)
+        }
+    }
+
+    func substitutingSource(_ value: ([String]) throws -> Value) rethrows -> PredicateOperand {
+        switch self {
+        case .source(let path): .value(try value(path))
+        case .value, .keyPath: self
+        case .list(let items): .list(try items.map { try $0.substitutingSource(value) })
         }
     }
 }
@@ -98,19 +171,38 @@ extension ObjectPredicate {
     /// compare by Unicode scalars, `[c]` folds case and `[d]` diacritics; `LIKE` takes `*` and `?` wildcards;
     /// `MATCHES` is a whole-string regular expression.
     public func evaluate(_ lookUp: ([String]) throws -> Value) rethrows -> Bool {
+        try evaluate(lookUp, members: { [try lookUp($0)] })
+    }
+
+    /// Whether the object satisfies the predicate, with `lookUp` giving the value at a key path and `members` the
+    /// values at a key path through a to-many relationship (for `ANY`, `ALL` and `NONE`).
+    public func evaluate(
+        _ lookUp: ([String]) throws -> Value, members: ([String]) throws -> [Value]
+    ) rethrows -> Bool {
         switch self {
         case .constant(let flag):
             return flag
         case .and(let terms):
-            for term in terms where try !term.evaluate(lookUp) { return false }
+            for term in terms where try !term.evaluate(lookUp, members: members) { return false }
             return true
         case .or(let terms):
-            for term in terms where try term.evaluate(lookUp) { return true }
+            for term in terms where try term.evaluate(lookUp, members: members) { return true }
             return false
         case .not(let term):
-            return try !term.evaluate(lookUp)
+            return try !term.evaluate(lookUp, members: members)
         case .comparison(let left, let op, let right, let options):
             return try Self.compare(left.resolve(lookUp), op, right.resolve(lookUp), options)
+        case .quantified(let quantifier, .comparison(.keyPath(let path), let op, let right, let options)):
+            let other = try right.resolve(lookUp)
+            let values = try members(path)
+            let some = values.contains { Self.compare(.single($0), op, other, options) }
+            switch quantifier {
+            case .any: return some
+            case .none: return !some
+            case .all: return values.allSatisfy { Self.compare(.single($0), op, other, options) }
+            }
+        case .quantified(_, let term):
+            return try term.evaluate(lookUp, members: members)
         }
     }
 
@@ -266,6 +358,8 @@ extension PredicateOperand {
         switch self {
         case .keyPath(let path): return .single(try lookUp(path))
         case .value(let value): return .single(value)
+        // Substituted before evaluation; one left is nil.
+        case .source: return .single(.null)
         case .list(let items):
             var values: [Value] = []
             for item in items {

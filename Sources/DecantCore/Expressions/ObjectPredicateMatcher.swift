@@ -75,7 +75,7 @@ public struct ObjectPredicateMatcher: Sendable {
             var pending = items[...]
             while let item = pending.popFirst() {
                 switch item {
-                case .keyPath: return nil
+                case .keyPath, .source: return nil
                 case .list(let nested): pending = nested[...] + pending
                 case .value(let value): add(value)
                 }

@@ -10,11 +10,17 @@ extension ObjectPredicate {
     /// ```swift
     /// let recent = try ObjectPredicate(parsing: #"date >= CAST("2024-01-01T00:00:00Z", "NSDate")"#)
     /// ```
-    /// - Parameter source: Where the text came from, for messages (`--where`).
+    ///
+    /// A mapping's fetch predicate (`isFetch`) may also compare with `$source.keyPath`, the object being mapped (as
+    /// Core Data's `fetchRequestForSourceEntityNamed:predicateString:` substitutes it), and put `ANY`/`SOME`, `ALL`
+    /// or `NONE` before a comparison over a to-many key path (`ANY notes.words > 4`).
+    /// - Parameters:
+    ///   - source: Where the text came from, for messages (`--where`).
+    ///   - isFetch: Whether this is a fetch predicate of a mapping (with `$source` and `ANY`/`ALL`/`NONE`).
     /// - Throws: `.usage` naming the position (1-based column) and what was expected, for syntax Decant does not
     ///   support too (aggregates, subqueries, functions, variables).
-    public init(parsing text: String, source: String = "--where") throws {
-        var parser = PredicateParser(text: text, source: source)
+    public init(parsing text: String, source: String = "--where", isFetch: Bool = false) throws {
+        var parser = PredicateParser(text: text, source: source, isFetch: isFetch)
         self = try parser.parse()
     }
 }
@@ -28,11 +34,14 @@ struct PredicateParser {
 
     var lexer: ExpressionLexer
     let source: String
+    /// Whether `$source` and `ANY`/`ALL`/`NONE` are allowed (a mapping's fetch predicate).
+    let isFetch: Bool
     var connectives = 0
 
-    init(text: String, source: String) {
+    init(text: String, source: String, isFetch: Bool = false) {
         self.lexer = ExpressionLexer(text)
         self.source = source
+        self.isFetch = isFetch
     }
 
     mutating func parse() throws -> ObjectPredicate {
@@ -89,9 +98,28 @@ struct PredicateParser {
         }
         if consumeWord("TRUEPREDICATE") { return .constant(true) }
         if consumeWord("FALSEPREDICATE") { return .constant(false) }
-        for word in ["ANY", "ALL", "SOME", "NONE", "SUBQUERY", "FUNCTION"] where peekWord(word) {
+        let quantifiers: [(String, ObjectPredicate.Quantifier)] = [("ANY", .any), ("SOME", .any), ("ALL", .all), ("NONE", .none)]
+        for (word, quantifier) in quantifiers where peekWord(word) {
+            guard isFetch else {
+                throw failure("\(word) is supported only in a mapping's fetch predicates (fetch('Entity', '…'))")
+            }
+            _ = consumeWord(word)
+            lexer.skipBlanks()
+            let start = lexer.position
+            let comparison = try parseComparison()
+            guard case .comparison(.keyPath, _, _, _) = comparison else {
+                lexer.position = start
+                throw failure("\(word) takes a key path through a to-many relationship (\(word) notes.words > 4)")
+            }
+            return .quantified(quantifier, comparison)
+        }
+        for word in ["SUBQUERY", "FUNCTION"] where peekWord(word) {
             throw failure("\(word) is not supported in Decant predicates")
         }
+        return try parseComparison()
+    }
+
+    private mutating func parseComparison() throws -> ObjectPredicate {
         let left = try parseOperand()
         let (op, options) = try parseOperator()
         let right = try parseOperand()
@@ -149,6 +177,20 @@ struct PredicateParser {
             repeat { items.append(try parseOperand()) } while lexer.consume(",")
             guard lexer.consume("}") else { throw failure("expected , or } in the list, found \(peekDescription)") }
             return .list(items)
+        }
+        if scalar == "$", isFetch {
+            let start = lexer.position
+            lexer.position += 1
+            guard lexer.consumeWord("source") else {
+                lexer.position = start
+                throw failure("a fetch predicate knows one variable, $source (the object being mapped)")
+            }
+            guard lexer.current == "." else {
+                lexer.position = start
+                throw failure("compare with a value of the object being mapped: $source.keyPath")
+            }
+            lexer.position += 1
+            return .source(try parseKeyPath())
         }
         if scalar == "$" || scalar == "%" { throw failure("variables and format arguments are not supported") }
         switch lexer.number(signed: true) {

@@ -104,7 +104,7 @@ public struct RecordSelection: Sendable, Hashable {
             switch predicate {
             case .constant: break
             case .and(let parts), .or(let parts): parts.forEach(visit)
-            case .not(let inner): visit(inner)
+            case .not(let inner), .quantified(_, let inner): visit(inner)
             case .comparison(let left, let op, let right, _):
                 let pair: ([String], Value)? =
                     switch (left, right) {

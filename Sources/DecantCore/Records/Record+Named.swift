@@ -41,7 +41,7 @@ extension RecordLayout {
         let relationshipValues = self.relationships.map { relationship -> RelationshipValue in
             if let value = relationships[relationship.name] { return value }
             guard relationship.isToMany else { return .toOne(nil) }
-            return !relationship.isOrdered && Self.inverseIsToOne(relationship, in: model) ? .viaInverse : .toMany([])
+            return !relationship.isOrdered && model.hasToOneInverse(relationship) ? .viaInverse : .toMany([])
         }
         return Record(entity: entityName, id: id, values: attributeValues, relationships: relationshipValues)
     }
@@ -67,15 +67,6 @@ extension RecordLayout {
     /// The values of `record` (a record of this layout) by attribute name, nil ones included.
     public func namedValues(of record: Record) -> [String: Value] {
         Dictionary(uniqueKeysWithValues: zip(attributes.map(\.name), record.values))
-    }
-
-    /// Whether `relationship`'s inverse, looked up on its destination, is a to-one.
-    static func inverseIsToOne(_ relationship: Relationship, in model: ObjectModel) -> Bool {
-        guard let inverseName = relationship.inverseName,
-            let destination = model.entity(named: relationship.inverseEntity ?? relationship.destinationEntity ?? ""),
-            let inverse = model.properties(of: destination).relationships.first(where: { $0.name == inverseName })
-        else { return false }
-        return !inverse.isToMany
     }
 
     private func unknown(_ name: String, wanted: String) -> DecantError {

@@ -32,14 +32,14 @@ public final class CSVReader: EntityNamingReader {
     /// The dialect the files are read in.
     public let dialect: CSVDialect
 
-    private let inputs: [EntityInput]
+    let inputs: [EntityInput]
     private var nextInput = 0
     private var current: EntityCursor?
-    private let identities: CSVIdentities
-    private let entityNames: [String]
+    let identities: CSVIdentities
+    let entityNames: [String]
     /// The entities a join file's members may belong to: the identities of their objects are remembered, so that a
     /// member no entity file has is reported (the writer would otherwise drop the link without a word).
-    private let memberEntities: Set<String>
+    let memberEntities: Set<String>
     /// The entities whose objects some file may refer to (the destinations of to-one columns and join files, and
     /// their sub-entities). An object of another entity identified by a key its store enforces (a uniqueness
     /// constraint) is started anonymous: nothing will look it up, and the store's own index refuses a key two
@@ -51,7 +51,7 @@ public final class CSVReader: EntityNamingReader {
     private var membersMissing: [ObjectReference: Location] = [:]
 
     /// One entity file and its join files.
-    fileprivate struct EntityInput {
+    struct EntityInput {
         var layout: RecordLayout
         var url: URL
         var path: String
@@ -63,7 +63,7 @@ public final class CSVReader: EntityNamingReader {
     }
 
     /// One join file.
-    fileprivate struct JoinInput {
+    struct JoinInput {
         var url: URL
         var path: String
         var columns: CSVJoinColumns
@@ -239,7 +239,7 @@ public final class CSVReader: EntityNamingReader {
     /// (a join file's million tag references, with `Tag` after `Note` in the model). Entities of one hierarchy, which
     /// share a store table, keep their model order, so their objects take the same keys; where files refer to each
     /// other both ways, model order decides.
-    fileprivate static func readingOrder(_ inputs: [EntityInput], in model: ObjectModel) -> [EntityInput] {
+    static func readingOrder(_ inputs: [EntityInput], in model: ObjectModel) -> [EntityInput] {
         let roots = inputs.map { input -> String in
             guard let entity = model.entity(named: input.layout.entityName) else { return input.layout.entityName }
             return (model.ancestors(of: entity).last ?? entity).name
@@ -281,26 +281,26 @@ public final class CSVReader: EntityNamingReader {
 
     /// Whether objects of `entity` identified by `key` need no remembered id: no file refers to the entity, and a
     /// uniqueness constraint of one attribute (the entity's or an ancestor's) makes the store refuse a shared key.
-    fileprivate func isUnreferencedStoreKey(_ key: CSVIdentities.Key, of entity: String) -> Bool {
+    func isUnreferencedStoreKey(_ key: CSVIdentities.Key, of entity: String) -> Bool {
         guard !referencedEntities.contains(entity), let holder = model.entity(named: entity) else { return false }
         return ([holder] + model.ancestors(of: holder)).contains { $0.uniquenessConstraints.contains([key.name]) }
     }
 
     /// Whether a table of reference texts takes one more: 4,096 texts and 1 MiB at most per column or join file
     /// (a folder's or tag's names, typically; references to millions of distinct objects are read one by one).
-    fileprivate static func remembersMore(_ table: ByteStringTable<ObjectReference>) -> Bool {
+    static func remembersMore(_ table: ByteStringTable<ObjectReference>) -> Bool {
         table.count < 4096 && table.keyBytes < 1 << 20
     }
 
     /// Notes that an entity file holds `object`.
-    fileprivate func noteObject(_ object: ObjectReference) {
+    func noteObject(_ object: ObjectReference) {
         guard memberEntities.contains(object.entity) else { return }
         objectsRead.insert(object)
         if !membersMissing.isEmpty { membersMissing[object] = nil }
     }
 
     /// Notes that a join file names `member` at `location`.
-    fileprivate func noteMember(_ member: ObjectReference, at location: @autoclosure () -> Location) {
+    func noteMember(_ member: ObjectReference, at location: @autoclosure () -> Location) {
         guard !objectsRead.contains(member), membersMissing[member] == nil else { return }
         membersMissing[member] = location()
     }
@@ -339,20 +339,12 @@ public final class CSVReader: EntityNamingReader {
         return folded.count == 1 ? folded[0] : nil
     }
 
-    /// The inverse of `relationship`, when the model declares one.
-    private static func inverse(of relationship: Relationship, in model: ObjectModel) -> Relationship? {
-        guard let name = relationship.inverseName,
-            let holder = model.entity(named: relationship.inverseEntity ?? relationship.destinationEntity ?? "")
-        else { return nil }
-        return model.properties(of: holder).relationships.first { $0.name == name }
-    }
-
     /// Whether a to-many relationship without a join file is carried by its inverse: a to-one, or a to-many listed
     /// in its own join files.
     private static func isCarriedByInverse(
         _ relationship: Relationship, in model: ObjectModel, listed: Set<String>
     ) -> Bool {
-        guard let inverse = inverse(of: relationship, in: model) else { return false }
+        guard let inverse = model.inverse(of: relationship) else { return false }
         if !inverse.isToMany { return true }
         let destination = relationship.destinationEntity ?? ""
         return model.entities.contains { entity in
@@ -367,7 +359,7 @@ public final class CSVReader: EntityNamingReader {
         of relationship: Relationship, owner: String, in model: ObjectModel, inputs: [EntityInput],
         at location: Location
     ) throws {
-        guard let inverse = inverse(of: relationship, in: model), !inverse.isToMany,
+        guard let inverse = model.inverse(of: relationship), !inverse.isToMany,
             let destination = relationship.destinationEntity
         else { return }
         for input in inputs {
@@ -404,445 +396,6 @@ public final class CSVReader: EntityNamingReader {
                 current = nil
             }
             if batch.count > 0 { return true }
-        }
-    }
-
-    // MARK: One entity file
-
-    /// The open entity file and its join files.
-    private final class EntityCursor {
-        let input: EntityInput
-        let tokenizer: CSVTokenizer
-        /// Per layout relationship, its join file's cursor.
-        let joins: [Int: JoinCursor]
-        unowned let reader: CSVReader
-        let entity: Entity?
-        /// Per layout attribute without a column: its default value.
-        let defaults: [Int: Value]
-        let width: Int
-        var exhausted = false
-        /// Per layout attribute: its type, and whether a field of that type is the value's text.
-        let types: [AttributeType]
-        let textual: [Bool]
-        /// Whether records identified by their key start anonymous (``CSVReader/isUnreferencedStoreKey(_:of:)``).
-        let keysUnreferenced: Bool
-        /// How the file identifies its objects, and the column of the key (looked up once, not per row).
-        let mode: CSVIdentities.Mode
-        let keyColumn: Int?
-        /// Whether the reader notes this entity's objects (``CSVReader/memberEntities``).
-        let notesObjects: Bool
-        /// Per layout relationship: where its value comes from.
-        let sources: [RelationshipSource]
-        /// Per layout relationship with a column: the reference each text read so far names, by the field's bytes.
-        var references: [ByteStringTable<ObjectReference>]
-
-        /// Where one relationship's value comes from.
-        enum RelationshipSource {
-            case column(Int)
-            case join(JoinCursor)
-            case viaInverse
-            case empty
-            case null
-        }
-
-        init(input: EntityInput, reader: CSVReader) throws {
-            self.input = input
-            self.reader = reader
-            types = input.layout.attributes.map(\.type)
-            textual = types.map(CSVValueText.isTextual)
-            self.entity = reader.model.entity(named: input.layout.entityName)
-            let name = input.layout.entityName
-            mode = reader.identities.mode(of: name)
-            if case .key(let key) = mode {
-                keysUnreferenced = reader.isUnreferencedStoreKey(key, of: name)
-                keyColumn = input.layout.attributeIndex(key.name).flatMap { input.columns.attributeColumns[$0] }
-            } else {
-                keysUnreferenced = false
-                keyColumn = nil
-            }
-            tokenizer = try CSVTokenizer(
-                url: input.url, path: input.path, entity: name, delimiter: reader.dialect.delimiter)
-            width = try tokenizer.nextRecord() ? tokenizer.fields.count : 0
-            var joins: [Int: JoinCursor] = [:]
-            for (position, join) in input.joins {
-                joins[position] = try JoinCursor(
-                    input: join, owner: name, relationship: input.layout.relationships[position], reader: reader)
-            }
-            self.joins = joins
-            notesObjects = reader.memberEntities.contains(name)
-            sources = input.layout.relationships.indices.map { index in
-                if let column = input.columns.relationshipColumns[index] { return .column(column) }
-                if let join = joins[index] { return .join(join) }
-                guard input.layout.relationships[index].isToMany else { return .null }
-                if case .viaInverse = input.unlisted[index] ?? .toMany([]) { return .viaInverse }
-                return .empty
-            }
-            references = input.layout.relationships.map { _ in ByteStringTable() }
-            var defaults: [Int: Value] = [:]
-            for (index, attribute) in input.layout.attributes.enumerated()
-            where input.columns.attributeColumns[index] == nil {
-                // The model's default as the model parsed it (``Attribute/defaultLiteral``), as inference and the
-                // compiled model see it.
-                if let value = attribute.defaultLiteral { defaults[index] = value }
-            }
-            self.defaults = defaults
-        }
-
-        /// Appends up to `limit` records; returns whether records may remain.
-        func fill(_ batch: inout RecordBatch, limit: Int) throws -> Bool {
-            guard !exhausted, width > 0 else { return false }
-            let layout = input.layout
-            let name = layout.entityName
-            while batch.count < limit {
-                guard try tokenizer.nextRecord() else {
-                    exhausted = true
-                    return false
-                }
-                let line = tokenizer.recordLine
-                guard tokenizer.fields.count == width else {
-                    throw DecantError(
-                        .malformedInput,
-                        "expected \(width) fields, as in the header (\(input.columns.names.joined(separator: ", "))), "
-                            + "found \(tokenizer.fields.count)",
-                        at: Location(path: input.path, line: line, entity: name))
-                }
-                if entity?.isAbstract == true {
-                    throw DecantError(
-                        .malformedInput,
-                        "\(name) is abstract: its objects belong in the files of its sub-entities",
-                        at: Location(path: input.path, line: line, entity: name))
-                }
-                let (id, anonymous) = try identity(line: line)
-                if notesObjects { reader.noteObject(ObjectReference(entity: name, id: id)) }
-                if anonymous, case .external(let text) = id {
-                    batch.beginRecord(anonymous: text)
-                } else {
-                    batch.beginRecord(id: id)
-                }
-                for index in 0..<types.count {
-                    guard let column = input.columns.attributeColumns[index] else {
-                        batch.append(defaults[index] ?? .null, as: types[index])
-                        continue
-                    }
-                    try appendAttribute(index, column: column, id: id, to: &batch)
-                }
-                if layout.relationships.isEmpty {
-                    batch.endRecord()
-                    continue
-                }
-                for (index, source) in sources.enumerated() {
-                    switch source {
-                    case .column(let column):
-                        if isNil(column, textual: false) {
-                            batch.appendNull()
-                        } else {
-                            batch.appendReference(try reference(index, column: column, id: id))
-                        }
-                    case .join(let join):
-                        batch.appendReferenceList(try join.members(of: id))
-                    case .viaInverse:
-                        batch.appendViaInverse()
-                    case .empty:
-                        batch.appendReferenceList([])
-                    case .null:
-                        batch.appendNull()
-                    }
-                }
-                batch.endRecord()
-            }
-            return true
-        }
-
-        /// Checks that every join file was read to its end, then closes the files.
-        func finish() throws {
-            defer {
-                tokenizer.close()
-                for join in joins.values { join.close() }
-            }
-            for position in joins.keys.sorted() { try joins[position]?.finish() }
-        }
-
-        /// The object the (non-nil) field `column` of relationship `index` names: a text read before names the
-        /// object it named then (looked up by the field's bytes, no String made), any other is read by
-        /// ``CSVIdentities/reference(_:through:of:at:)`` and remembered (``CSVReader/remembersMore(_:)``).
-        private func reference(_ index: Int, column: Int, id: RecordID) throws -> ObjectReference {
-            if let known = tokenizer.withBytes(column, { references[index].value(for: $0) }) { return known }
-            let relationship = input.layout.relationships[index]
-            // The location is built only for an error: per row, it cost more than the reference.
-            let text = CSVValueText.trimmingSpaces(tokenizer.text(column))
-            let reference = try reader.identities.reference(
-                text, through: relationship, of: input.layout.entityName,
-                at: objectLocation(column, id: id, keyPath: relationship.name))
-            if CSVReader.remembersMore(references[index]) {
-                tokenizer.withBytes(column) { references[index].insert(reference, for: $0) }
-            }
-            return reference
-        }
-
-        /// The identity of the current record, and whether nothing can refer to it (an id from its line).
-        private func identity(line: Int) throws -> (id: RecordID, anonymous: Bool) {
-            let name = input.layout.entityName
-            switch mode {
-            case .explicit:
-                guard let column = input.columns.idColumn else { return (.external("\(name):\(line)"), true) }
-                if let key = tokenizer.withBytes(column, CSVIdentities.primaryKey) { return (.primaryKey(key), false) }
-                let id = try reader.identities.id(
-                    of: name, text: CSVValueText.trimmingSpaces(tokenizer.text(column)),
-                    at: tokenizerLocation(column, keyPath: CSVColumns.idHeader))
-                return (id, false)
-            case .key(let attribute):
-                guard let column = keyColumn, !isNil(column, textual: CSVValueText.isTextual(attribute.type))
-                else { return (.external("\(name):\(line)"), true) }
-                if let id = tokenizer.withBytes(column, { CSVIdentities.plainID($0, mode: mode) }) {
-                    return (id, keysUnreferenced)
-                }
-                let id = try reader.identities.id(
-                    of: name, text: tokenizer.text(column), at: tokenizerLocation(column, keyPath: attribute.name))
-                return (id, keysUnreferenced)
-            case .implicit:
-                return (.external("\(name):\(line)"), true)
-            }
-        }
-
-        /// An integer written as decimal digits with an optional minus sign (at most 18 digits, so it fits), read
-        /// from its bytes; nil for anything else, which then takes the general path.
-        private static func plainInteger(_ bytes: UnsafeRawBufferPointer) -> Int64? {
-            var index = 0
-            let negative = bytes.first == UInt8(ascii: "-")
-            if negative { index = 1 }
-            guard bytes.count > index, bytes.count - index <= 18 else { return nil }
-            var value: Int64 = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                guard byte >= 0x30 && byte <= 0x39 else { return nil }
-                value = value * 10 + Int64(byte - 0x30)
-                index += 1
-            }
-            return negative ? -value : value
-        }
-
-        /// A field of a non-textual type read straight from its bytes where it has the one plain spelling the
-        /// writer gives it: digits for integers, `true`/`false`, an ISO 8601 date; nil for anything else.
-        private static func fastParsed(
-            _ bytes: UnsafeRawBufferPointer, as type: AttributeType
-        ) -> CSVValueText.Parsed? {
-            switch type {
-            case .integer16, .integer32, .integer64:
-                return plainInteger(bytes).map(CSVValueText.Parsed.integer)
-            case .boolean:
-                if bytes.elementsEqual("true".utf8) { return .integer(1) }
-                if bytes.elementsEqual("false".utf8) { return .integer(0) }
-                return plainInteger(bytes).map(CSVValueText.Parsed.integer)
-            case .date:
-                // What parseDate reads as ISO 8601: at least ten bytes with dashes at 4 and 7, nothing to trim.
-                guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-                    let first = bytes.first, first != 0x20, first != 0x09, let last = bytes.last, last != 0x20,
-                    last != 0x09,
-                    case .success(let seconds) = ExactDate.referenceSeconds(isoUTF8: bytes)
-                else { return nil }
-                return .real(seconds)
-            default:
-                return nil
-            }
-        }
-
-        /// Where field `column` of object `id` is, for the property `keyPath`.
-        private func objectLocation(_ column: Int, id: RecordID, keyPath: String) -> Location {
-            var location = tokenizer.location(ofField: column)
-            location.object = "\(input.layout.entityName)/\(id)"
-            location.keyPath = keyPath
-            return location
-        }
-
-        private func tokenizerLocation(_ column: Int, keyPath: String) -> Location {
-            var location = tokenizer.location(ofField: column)
-            location.keyPath = keyPath
-            return location
-        }
-
-        /// Whether field `column` is nil: the null marker unquoted; else an empty field, unquoted or (for columns
-        /// that are not text) quoted.
-        private func isNil(_ column: Int, textual: Bool) -> Bool {
-            let field = tokenizer.fields[column]
-            let empty = field.start == field.end
-            if let marker = reader.dialect.nullMarker {
-                if !field.quoted && !empty {
-                    return tokenizer.withBytes(column) { $0.elementsEqual(marker.utf8) }
-                }
-                return empty && !textual
-            }
-            return empty && (!field.quoted || !textual)
-        }
-
-        private func appendAttribute(
-            _ index: Int, column: Int, id: RecordID, to batch: inout RecordBatch
-        ) throws {
-            let type = types[index]
-            if isNil(column, textual: textual[index]) {
-                return batch.appendNull()
-            }
-            switch type {
-            case .string, .uri, .undefined, .objectID, .composite:
-                tokenizer.withBytes(column) { batch.appendText(utf8: $0) }
-            case .integer16, .integer32, .integer64, .boolean, .date:
-                if let value = tokenizer.withBytes(column, { Self.fastParsed($0, as: type) }) {
-                    return value.append(to: &batch)
-                }
-                try appendParsed(index, column: column, id: id, to: &batch)
-            default:
-                try appendParsed(index, column: column, id: id, to: &batch)
-            }
-        }
-
-        /// Appends a field of a non-textual type parsed from its text.
-        private func appendParsed(_ index: Int, column: Int, id: RecordID, to batch: inout RecordBatch) throws {
-            let type = types[index]
-            let text = tokenizer.text(column)
-            guard let value = CSVValueText.parse(text, as: type) else {
-                let attribute = input.layout.attributes[index]
-                var location = tokenizer.location(ofField: column)
-                location.object = "\(input.layout.entityName)/\(id)"
-                location.keyPath = attribute.name
-                let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
-                throw DecantError(
-                    .malformedInput,
-                    "expected \(CSVValueText.expectation(for: type)) for \(type.modelName) attribute "
-                        + "\(attribute.name), found \(shown.debugDescription)", at: location)
-            }
-            value.append(to: &batch)
-        }
-    }
-
-    // MARK: One join file
-
-    /// The open join file of one to-many relationship, read alongside its owners' file.
-    private final class JoinCursor {
-        let input: JoinInput
-        let owner: String
-        let relationship: Relationship
-        let tokenizer: CSVTokenizer
-        unowned let reader: CSVReader
-        let width: Int
-        /// The row read last and not yet given to its owner (the tokenizer's current record).
-        var pending: (owner: RecordID, member: ObjectReference, position: Int64?, line: Int)?
-        var exhausted = false
-        /// How owners are identified (looked up once, not per row).
-        let ownerMode: CSVIdentities.Mode
-        /// The member each text read so far names, by the field's bytes (each noted once, when first read).
-        var knownMembers = ByteStringTable<ObjectReference>()
-        /// The members of the current owner (reused from owner to owner), and their positions when ordered.
-        var list: [ObjectReference] = []
-        var rows: [(position: Int64, index: Int, member: ObjectReference)] = []
-        /// Whether members are sorted by a position column.
-        let sorted: Bool
-
-        init(input: JoinInput, owner: String, relationship: Relationship, reader: CSVReader) throws {
-            self.input = input
-            self.owner = owner
-            self.relationship = relationship
-            self.reader = reader
-            ownerMode = reader.identities.mode(of: owner)
-            sorted = input.columns.position != nil && relationship.isOrdered
-            tokenizer = try CSVTokenizer(
-                url: input.url, path: input.path, entity: owner, delimiter: reader.dialect.delimiter)
-            width = try tokenizer.nextRecord() ? tokenizer.fields.count : 0
-            exhausted = width == 0
-        }
-
-        func close() { tokenizer.close() }
-
-        /// The members of `id`: the rows at the cursor whose owner it is, in position order.
-        func members(of id: RecordID) throws -> [ObjectReference] {
-            list.removeAll(keepingCapacity: true)
-            rows.removeAll(keepingCapacity: true)
-            while true {
-                if pending == nil {
-                    guard try readRow() else { break }
-                }
-                guard let row = pending, row.owner == id else { break }
-                if sorted {
-                    rows.append((row.position ?? .max, rows.count, row.member))
-                } else {
-                    list.append(row.member)
-                }
-                pending = nil
-            }
-            if sorted {
-                rows.sort { ($0.position, $0.index) < ($1.position, $1.index) }
-                list.append(contentsOf: rows.lazy.map(\.member))
-            }
-            return list
-        }
-
-        /// Checks that no row is left: a row left over belongs to no object of the entity file, or is out of order.
-        func finish() throws {
-            if pending == nil { _ = try readRow() }
-            guard let row = pending else { return }
-            // The pending row is the tokenizer's current record.
-            let text = CSVValueText.trimmingSpaces(tokenizer.text(input.columns.owner))
-            throw DecantError(
-                .malformedInput,
-                "owner \(text.debugDescription) is not an object of \(owner).csv, or this file's rows are not "
-                    + "grouped by owner in the order of \(owner).csv",
-                at: Location(path: input.path, line: row.line, entity: owner, keyPath: relationship.name))
-        }
-
-        private func readRow() throws -> Bool {
-            guard !exhausted else { return false }
-            guard try tokenizer.nextRecord() else {
-                exhausted = true
-                return false
-            }
-            let line = tokenizer.recordLine
-            guard tokenizer.fields.count == width else {
-                throw DecantError(
-                    .malformedInput, "expected \(width) fields, as in the header, found \(tokenizer.fields.count)",
-                    at: Location(path: input.path, line: line, entity: owner, keyPath: relationship.name))
-            }
-            let columns = input.columns
-            let ownerID: RecordID
-            if let plain = tokenizer.withBytes(columns.owner, { CSVIdentities.plainID($0, mode: ownerMode) }) {
-                ownerID = plain
-            } else {
-                let ownerText = CSVValueText.trimmingSpaces(tokenizer.text(columns.owner))
-                ownerID = try reader.identities.id(of: owner, text: ownerText, at: location(columns.owner))
-            }
-            let member: ObjectReference
-            if let known = tokenizer.withBytes(columns.member, { knownMembers.value(for: $0) }) {
-                // Read and noted before (a second note changes nothing).
-                member = known
-            } else {
-                let memberText = CSVValueText.trimmingSpaces(tokenizer.text(columns.member))
-                guard !memberText.isEmpty else {
-                    throw DecantError(.malformedInput, "an empty member", at: location(columns.member))
-                }
-                member = try reader.identities.reference(
-                    memberText, through: relationship, of: owner, at: location(columns.member))
-                reader.noteMember(member, at: location(columns.member))
-                if CSVReader.remembersMore(knownMembers) {
-                    tokenizer.withBytes(columns.member) { knownMembers.insert(member, for: $0) }
-                }
-            }
-            var position: Int64?
-            if let column = columns.position {
-                let text = CSVValueText.trimmingSpaces(tokenizer.text(column))
-                if !text.isEmpty {
-                    guard let value = Int64(text) else {
-                        throw DecantError(
-                            .malformedInput, "expected an integer position, found \(text.debugDescription)",
-                            at: location(column))
-                    }
-                    position = value
-                }
-            }
-            pending = (ownerID, member, position, line)
-            return true
-        }
-
-        private func location(_ column: Int) -> Location {
-            var location = tokenizer.location(ofField: column)
-            location.keyPath = relationship.name
-            return location
         }
     }
 }

@@ -97,6 +97,7 @@ extension XcodeMappingModel {
         switch predicate {
         case .constant(let flag): return .literal(.bool(flag))
         case .not(let term): return expression(term).map { .unary(.not, $0) }
+        case .quantified: return nil
         case .and(let terms), .or(let terms):
             let parts = terms.compactMap(expression)
             guard parts.count == terms.count, let first = parts.first else { return nil }
@@ -123,7 +124,7 @@ extension XcodeMappingModel {
         switch operand {
         case .keyPath(let path): .source(keyPath: path)
         case .value(let value): .literal(value)
-        case .list: nil
+        case .list, .source: nil
         }
     }
 

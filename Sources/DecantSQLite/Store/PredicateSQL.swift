@@ -50,6 +50,8 @@ struct PredicateSQL {
             return Self.balanced(parts[...], " OR ")
         case .not(let term):
             return condition(term, entity: entity).map { "(NOT \($0))" }
+        case .quantified:
+            return nil
         case .comparison(let left, let op, let right, let options):
             guard options.isEmpty else { return nil }
             switch (left, right) {

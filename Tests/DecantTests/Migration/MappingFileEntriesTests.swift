@@ -415,8 +415,8 @@ struct MappingFileEntriesTests {
         #expect(!report.warnings.contains { $0.kind == .oneSidedLink }, "\(report.warnings)")
     }
 
-    /// A fetch whose predicate is computed, or reads `$source`, is the file's mistake: reported at its line when the
-    /// plan is made, with what to write instead.
+    /// A fetch whose predicate is computed, or reads a variable other than `$source`, is the file's mistake: reported
+    /// at its line when the plan is made, with what to write instead.
     @Test func fetchMistakesAreReportedAtTheirLines() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -431,7 +431,7 @@ struct MappingFileEntriesTests {
                   code: "fetchCount('Country', 'code == ' + string($source.code))"
               Country:
                 relationships:
-                  continent: "mapped('CountryToContinent', fetch('Country', 'code == $source.code'))"
+                  continent: "mapped('CountryToContinent', fetch('Country', 'code == $manager.code'))"
             """.write(to: file, atomically: true, encoding: .utf8)
         let plan = try MigrationPlan(
             bundle: Self.geo, source: Self.geo.versions[0], mappings: [try MappingFiles.load(from: file)])
@@ -439,6 +439,7 @@ struct MappingFileEntriesTests {
         #expect(computed.location?.line == 7 && computed.location?.keyPath == "entities.Continent.attributes.code")
         let reading = try #require(plan.problems.first { $0.message.contains("a predicate Decant cannot read") })
         #expect(reading.location?.line == 10 && reading.location?.keyPath == "entities.Country.relationships.continent")
-        #expect(reading.advice?.contains("$source is not in it") == true)
+        #expect(reading.message.contains("a fetch predicate knows one variable, $source"))
+        #expect(reading.advice?.contains("$source.keyPath (the object being mapped)") == true)
     }
 }

@@ -42,7 +42,7 @@ struct EntityPlan {
         var destinations: [Set<String>] = []
         var inverses: [(name: String, isToMany: Bool)?] = []
         for relationship in layout.relationships {
-            let inverse = Self.inverse(of: relationship, in: model)
+            let inverse = model.inverse(of: relationship)
             inverses.append(inverse.map { ($0.name, $0.isToMany) })
             carried.append(relationship.isToMany && !relationship.isOrdered && inverse.map { !$0.isToMany } == true)
             destinations.append(Self.kinds(of: relationship.destinationEntity, in: model))
@@ -54,14 +54,6 @@ struct EntityPlan {
         self.unmentioned = layout.attributes.map { attribute in
             attribute.defaultLiteral.map { .modelDefault($0, attribute.type) } ?? .null
         }
-    }
-
-    /// The inverse of `relationship`, looked up on its destination (inherited properties included).
-    static func inverse(of relationship: Relationship, in model: ObjectModel) -> Relationship? {
-        guard let inverseName = relationship.inverseName,
-            let destination = model.entity(named: relationship.inverseEntity ?? relationship.destinationEntity ?? "")
-        else { return nil }
-        return model.properties(of: destination).relationships.first { $0.name == inverseName }
     }
 
     /// `name` and every entity below it.

@@ -621,17 +621,8 @@ public enum MappingInference: Sendable {
         /// inverse is not a to-one); a to-many whose inverse is a to-one is carried by the other side's objects.
         private func carriesMembers(_ relationship: Relationship, in model: ObjectModel) -> Bool {
             guard relationship.isToMany else { return true }
-            guard let inverse = inverse(of: relationship, in: model) else { return true }
+            guard let inverse = model.inverse(of: relationship) else { return true }
             return inverse.isToMany
-        }
-
-        private func inverse(of relationship: Relationship, in model: ObjectModel) -> Relationship? {
-            guard let name = relationship.inverseName,
-                let owner = (relationship.inverseEntity ?? relationship.destinationEntity).flatMap({
-                    model.entity(named: $0)
-                })
-            else { return nil }
-            return model.properties(of: owner).relationships.first { $0.name == name }
         }
 
         /// Why a streaming copy cannot rebuild this relationship's links, if it cannot: the destination keeps them on
@@ -643,7 +634,7 @@ public enum MappingInference: Sendable {
             _ sourceEntity: Entity
         ) -> String? {
             if carriesMembers(sourceRelationship, in: source) { return nil }
-            let inverseInDestination = inverse(of: relationship, in: destination)
+            let inverseInDestination = destination.inverse(of: relationship)
             let needsThisSide: Bool
             if !relationship.isToMany {
                 needsThisSide = true
@@ -660,7 +651,7 @@ public enum MappingInference: Sendable {
         }
 
         private func sourceInverseCarries(_ relationship: Relationship) -> Bool {
-            guard let inverse = inverse(of: relationship, in: source) else { return false }
+            guard let inverse = source.inverse(of: relationship) else { return false }
             return carriesMembers(inverse, in: source)
         }
 

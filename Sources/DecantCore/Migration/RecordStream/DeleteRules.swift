@@ -124,7 +124,7 @@ public enum DeleteRules: Sendable {
             // A related object removed with a Cascade (or Deny) rule on its side of this relationship.
             for (position, relationship) in layout.relationships.enumerated() {
                 let targets = references(in: batch, row: row, column: attributeCount + position)
-                guard !targets.isEmpty, let inverse = inverse(of: relationship, in: model) else { continue }
+                guard !targets.isEmpty, let inverse = model.inverse(of: relationship) else { continue }
                 for target in targets where try removed.contains(target) {
                     switch inverse.deleteRule {
                     case .cascade: isRemoved = true
@@ -156,14 +156,5 @@ public enum DeleteRules: Sendable {
 
     private static func references(in batch: RecordBatch, row: Int, column: Int) -> [ObjectReference] {
         SourceGraph.members(batch, row: row, column: column) ?? []
-    }
-
-    private static func inverse(of relationship: Relationship, in model: ObjectModel) -> Relationship? {
-        guard let name = relationship.inverseName,
-            let owner = (relationship.inverseEntity ?? relationship.destinationEntity).flatMap({
-                model.entity(named: $0)
-            })
-        else { return nil }
-        return model.properties(of: owner).relationships.first { $0.name == name }
     }
 }

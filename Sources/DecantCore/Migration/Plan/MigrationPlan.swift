@@ -560,21 +560,51 @@ public struct MigrationPlan: Sendable, Hashable {
                             isMappingFileMistake: true))
                 }
                 for request in expression.fetchRequests {
-                    if source.entity(named: request.entity) == nil {
+                    guard let fetched = source.entity(named: request.entity) else {
                         problems.append(
                             MigrationProblem(
                                 entity: name,
                                 message: "\(mapping.name) fetches \(request.entity), which \(source.versionName ?? "?") does "
                                     + "not have", location: location, isMappingFileMistake: true))
-                    } else if let error = Result(
-                        catching: { try ObjectPredicate(parsing: request.predicate, source: "FETCH") }
-                    ).failure {
+                        continue
+                    }
+                    let parsed = Result { try ObjectPredicate(parsing: request.predicate, source: "FETCH", isFetch: true) }
+                    guard case .success(let predicate) = parsed else {
+                        let message = parsed.failure?.message ?? ""
                         problems.append(
                             MigrationProblem(
                                 entity: name,
-                                message: "\(mapping.name) fetches with a predicate Decant cannot read: \(error.message)",
-                                advice: "a fetch predicate reads the fetched objects only ($source is not in it): compare "
-                                    + "with constants, and filter by the mapped object with where",
+                                message: "\(mapping.name) fetches with a predicate Decant cannot read: \(message)",
+                                advice: "a fetch predicate compares the fetched objects' key paths with constants or "
+                                    + "with $source.keyPath (the object being mapped), and ANY/ALL/NONE a to-many one",
+                                location: location, isMappingFileMistake: true))
+                        continue
+                    }
+                    // Its key paths name properties of the fetched entity, its $source ones of the mapped entity.
+                    let mapped = mapping.sourceEntity.flatMap { source.entity(named: $0) }
+                    let steps = predicate.keyPaths.map { (fetched, $0, "") }
+                        + (mapped.map { entity in predicate.sourceKeyPaths.map { (entity, $0, "$source.") } } ?? [])
+                    for path in predicate.unquantifiedKeyPaths {
+                        var entity: String? = fetched.name
+                        guard let step = path.first(where: { step in
+                            defer { entity = entity.flatMap { source.propertyKind(step, of: $0)?.destination } }
+                            return entity.map { source.isToMany(step, of: $0) } ?? false
+                        }) else { continue }
+                        problems.append(
+                            MigrationProblem(
+                                entity: name,
+                                message: "\(mapping.name) fetches \(request.entity) where \(path.joined(separator: ".")), "
+                                    + "through the to-many \(step): compare it with ANY, ALL or NONE",
+                                location: location, isMappingFileMistake: true))
+                    }
+                    for (entity, path, prefix) in steps {
+                        guard let miss = Self.missingStep(of: path, from: entity, in: source) else { continue }
+                        problems.append(
+                            MigrationProblem(
+                                entity: name,
+                                message: "\(mapping.name) fetches \(request.entity) where \(prefix)"
+                                    + "\(path.joined(separator: ".")), and \(miss.entity) has no property \(miss.name)"
+                                    + (miss.nearest.map { " (did you mean \($0)?)" } ?? ""),
                                 location: location, isMappingFileMistake: true))
                     }
                 }

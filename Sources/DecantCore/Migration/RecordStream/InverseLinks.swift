@@ -24,13 +24,7 @@ struct InverseLinks {
     private mutating func inverses(of layout: RecordLayout) -> [String?] {
         if let known = inverses[layout.entityName] { return known }
         let found: [String?] = layout.relationships.map { relationship in
-            guard let name = relationship.inverseName,
-                let owner = (relationship.inverseEntity ?? relationship.destinationEntity).flatMap({
-                    model.entity(named: $0)
-                }),
-                model.properties(of: owner).relationships.contains(where: { $0.name == name })
-            else { return nil }
-            return name
+            model.inverse(of: relationship)?.name
         }
         inverses[layout.entityName] = found
         return found
@@ -255,19 +249,10 @@ final class OneSidedLinks {
         }
     }
 
-    private func inverse(of relationship: Relationship) -> Relationship? {
-        guard let name = relationship.inverseName,
-            let owner = (relationship.inverseEntity ?? relationship.destinationEntity).flatMap({
-                model.entity(named: $0)
-            })
-        else { return nil }
-        return model.properties(of: owner).relationships.first { $0.name == name }
-    }
-
     private func sides(of layout: RecordLayout) -> [Side?] {
         if let known = sides[layout.entityName] { return known }
         let found: [Side?] = layout.relationships.map { relationship in
-            guard let inverse = inverse(of: relationship), relationship.isToMany != inverse.isToMany else { return nil }
+            guard let inverse = model.inverse(of: relationship), relationship.isToMany != inverse.isToMany else { return nil }
             return relationship.isToMany
                 ? .toMany(inverse: inverse.name) : .toOne(scope: "\(layout.entityName).\(relationship.name)")
         }

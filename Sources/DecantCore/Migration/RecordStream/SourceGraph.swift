@@ -23,7 +23,7 @@ public struct SourceGraph: Sendable {
     }
 
     /// Per source entity (concrete), the properties to keep.
-    public let needs: [String: Set<String>]
+    public private(set) var needs: [String: Set<String>] = [:]
     /// Per source entity, to-many relationships whose members are told by their inverse to-one (a reader may give
     /// `viaInverse` for them): `(destination entities, inverse name)`.
     private var inverses: [String: [String: (entities: Set<String>, inverse: String)]] = [:]
@@ -35,25 +35,124 @@ public struct SourceGraph: Sendable {
     /// list is looked up, not scanned).
     private var fetchesByEntity: [String: [(request: FetchRequest, predicate: ObjectPredicateMatcher)]] = [:]
     private var fetched: [FetchRequest: [ObjectReference]] = [:]
+    /// Fetches answered after the pass (see ``DeferredFetch``), and the objects each may find, in reading order.
+    private var deferred: [FetchRequest: DeferredFetch] = [:]
+    private var deferredByEntity: [String: [FetchRequest]] = [:]
 
     /// Whether any key path leaves the mapped object, or any fetch is made.
-    public var isEmpty: Bool { needs.isEmpty && inverseFeeds.isEmpty && fetchesByEntity.isEmpty }
+    public var isEmpty: Bool {
+        needs.isEmpty && inverseFeeds.isEmpty && fetchesByEntity.isEmpty && deferred.isEmpty
+    }
 
-    /// The source objects `request` found (empty when the graph was not asked for it).
+    /// The source objects `request` found (empty when the graph was not asked for it, or when its predicate reads
+    /// `$source`: see ``objects(fetchedBy:source:)``).
     public func objects(fetchedBy request: FetchRequest) -> [ObjectReference] { fetched[request] ?? [] }
+
+    /// Whether `request`'s predicate reads the object being mapped (`$source`), so that each object finds its own.
+    public func readsSource(_ request: FetchRequest) -> Bool { deferred[request]?.readsSource ?? false }
 
     /// Adds `requests` to what the graph collects; requests whose predicate does not parse are left out (the plan
     /// reports them).
+    ///
+    /// A predicate on the fetched objects' own attributes is tested as each batch is read. One that follows a
+    /// relationship, puts `ANY`/`ALL`/`NONE` before a to-many key path, or reads `$source` keeps its entity's
+    /// objects (and the properties its key paths read) and is answered after the pass: at once by
+    /// ``finishFetches()``, or per mapped object by ``objects(fetchedBy:source:)`` when it reads `$source`.
     public mutating func fetch(_ requests: [FetchRequest], in model: ObjectModel) {
         for request in Set(requests) {
             guard let entity = model.entity(named: request.entity),
-                let predicate = try? ObjectPredicate(parsing: request.predicate, source: "FETCH predicate")
+                let predicate = try? ObjectPredicate(parsing: request.predicate, source: "FETCH predicate", isFetch: true)
             else { continue }
-            fetched[request] = []
-            for concrete in [entity] + model.descendants(of: entity) {
-                fetchesByEntity[concrete.name, default: []].append((request, ObjectPredicateMatcher(predicate)))
+            let concrete = [entity] + model.descendants(of: entity)
+            let readsOwnAttributes = predicate.keyPaths.allSatisfy { path in
+                path.count == 1 && concrete.allSatisfy { model.propertyKind(path[0], of: $0.name)?.isAttribute != false }
+            }
+            guard !readsOwnAttributes || !predicate.sourceKeyPaths.isEmpty || predicate.isQuantified else {
+                fetched[request] = []
+                for entity in concrete {
+                    fetchesByEntity[entity.name, default: []].append((request, ObjectPredicateMatcher(predicate)))
+                }
+                continue
+            }
+            deferred[request] = DeferredFetch(predicate: predicate, entity: entity, in: model)
+            for entity in concrete { deferredByEntity[entity.name, default: []].append(request) }
+            // The fetched objects' own properties its key paths read, and those of the objects they lead to.
+            let paths = predicate.keyPaths.map { (entity: entity.name, path: $0) }
+            var (further, inverseNeeds) = CompiledHop.keyPathNeeds(of: paths, in: model)
+            for path in predicate.keyPaths {
+                for entity in concrete where model.hasProperty(path[0], of: entity.name) {
+                    further[entity.name, default: []].insert(path[0])
+                }
+            }
+            for (entity, names) in inverseNeeds { further[entity, default: []].formUnion(names) }
+            keep(further, model: model)
+        }
+    }
+
+    /// Answers the fetches that do not read `$source` from the objects kept, and makes those that do ready to look
+    /// their objects up by key: after the pass over the source.
+    /// - Throws: `.malformedInput` for a key path through a to-many relationship compared without `ANY`/`ALL`/`NONE`.
+    public mutating func finishFetches() throws {
+        for (request, fetch) in deferred {
+            if fetch.readsSource {
+                var indexed = fetch
+                indexed.index(using: self)
+                deferred[request] = indexed
+            } else {
+                fetched[request] = try fetch.candidates.filter { try matches(fetch.predicate, $0, request) }
             }
         }
+    }
+
+    /// The source objects `request` finds for the object being mapped, whose `$source` key paths `source` answers.
+    /// - Throws: what `source` throws, and `.malformedInput` for a key path through a to-many relationship compared
+    ///   without `ANY`/`ALL`/`NONE`.
+    public func objects(
+        fetchedBy request: FetchRequest, source: ([String]) throws -> Value
+    ) throws -> [ObjectReference] {
+        guard let fetch = deferred[request], fetch.readsSource else { return fetched[request] ?? [] }
+        let predicate = try fetch.predicate.substitutingSource(source)
+        return try fetch.positions(for: predicate).lazy.map { fetch.candidates[$0] }
+            .filter { try matches(predicate, $0, request) }
+    }
+
+    /// Whether `object`, a kept object of `request`'s entity, satisfies `predicate` (its `$source` substituted).
+    private func matches(_ predicate: ObjectPredicate, _ object: ObjectReference, _ request: FetchRequest) throws -> Bool {
+        try predicate.evaluate(
+            { path in
+                let found = values(at: path, of: object)
+                guard found.count <= 1 else {
+                    throw DecantError(
+                        .malformedInput,
+                        "fetch('\(request.entity)', '\(request.predicate)'): \(path.joined(separator: ".")) gives "
+                            + "\(found.count) values for \(object), not one; compare them with ANY, ALL or NONE",
+                        at: Location(entity: object.entity, object: object.description))
+                }
+                return found.first ?? .null
+            },
+            members: { values(at: $0, of: object) })
+    }
+
+    /// The values at `path` from `object` through the kept properties: attributes' values, and for a path that ends
+    /// at a relationship a value per member (compared with nil: `folder == nil`).
+    func values(at path: [String], of object: ObjectReference) -> [Value] {
+        var objects = [object]
+        for (position, segment) in path.enumerated() {
+            var values: [Value] = []
+            var members: [ObjectReference] = []
+            for object in objects {
+                switch entry(object, segment) {
+                case .value(let value)?: values.append(value)
+                case .objects(let found)?: members += found
+                case nil: break
+                }
+            }
+            if position == path.count - 1 { return values + members.map { .uri($0.description) } }
+            // A value has no properties to follow.
+            guard values.isEmpty else { return [] }
+            objects = members
+        }
+        return []
     }
 
     /// A graph keeping `needs` of `model`'s objects; to-many relationships among them (and `inverseNeeds`, the
@@ -62,15 +161,26 @@ public struct SourceGraph: Sendable {
         self.needs = needs
         var all = needs
         for (entity, names) in inverseNeeds { all[entity, default: []].formUnion(names) }
-        for (entityName, names) in all {
+        keep(all, addingToNeeds: false, model: model)
+    }
+
+    /// Adds `wanted` to the properties kept (`addingToNeeds`), and rebuilds those that are to-many relationships
+    /// from their to-one inverses.
+    private mutating func keep(_ wanted: [String: Set<String>], addingToNeeds: Bool = true, model: ObjectModel) {
+        if addingToNeeds {
+            for (entity, names) in wanted { needs[entity, default: []].formUnion(names) }
+        }
+        for (entityName, names) in wanted {
             guard let entity = model.entity(named: entityName) else { continue }
             let relationships = model.properties(of: entity).relationships
-            for relationship in relationships where names.contains(relationship.name) && relationship.isToMany {
-                guard let inverseName = relationship.inverseName,
-                    let target = relationship.destinationEntity.flatMap({ model.entity(named: $0) }),
-                    let inverse = model.properties(of: target).relationships.first(where: { $0.name == inverseName }),
-                    !inverse.isToMany
+            for relationship in relationships
+            where names.contains(relationship.name) && relationship.isToMany
+                && inverses[entityName]?[relationship.name] == nil
+            {
+                guard let inverse = model.inverse(of: relationship), !inverse.isToMany,
+                    let target = relationship.destinationEntity.flatMap({ model.entity(named: $0) })
                 else { continue }
+                let inverseName = inverse.name
                 let targets = [target] + model.descendants(of: target)
                 for member in targets {
                     inverseFeeds[member.name, default: []].append((inverseName, relationship.name))
@@ -86,6 +196,11 @@ public struct SourceGraph: Sendable {
         let entity = layout.entityName
         let wanted = needs[entity] ?? []
         let feeds = inverseFeeds[entity] ?? []
+        for request in deferredByEntity[entity] ?? [] {
+            for row in 0..<batch.count {
+                deferred[request]?.candidates.append(ObjectReference(entity: entity, id: batch.id(at: row)))
+            }
+        }
         for (request, predicate) in fetchesByEntity[entity] ?? [] {
             for row in 0..<batch.count {
                 let holds = predicate.evaluate { path in
@@ -451,6 +566,7 @@ extension SourceGraph {
             graph.fetch(hops[index].fetchRequests, in: hops[index].sourceModel)
             if !graph.isEmpty {
                 try CompiledHop.forEachInput(of: hops.prefix(index), makeReader: makeReader) { graph.collect($0) }
+                try graph.finishFetches()
             }
             hops[index].graph = graph
         }
@@ -485,16 +601,6 @@ extension CompiledHop {
             for input in current { try body(input) }
             rejects.removeAll()
         }
-    }
-}
-
-extension ObjectModel {
-    /// Whether `relationship` has an inverse that is a to-one (its members are then told by that inverse).
-    func hasToOneInverse(_ relationship: Relationship) -> Bool {
-        guard let inverse = relationship.inverseName,
-            let target = relationship.destinationEntity.flatMap({ entity(named: $0) })
-        else { return false }
-        return properties(of: target).relationships.first { $0.name == inverse }.map { !$0.isToMany } ?? false
     }
 }
 

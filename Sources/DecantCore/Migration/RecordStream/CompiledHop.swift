@@ -89,27 +89,35 @@ struct CompiledHop {
     /// The fetches of source objects this hop's expressions make.
     private(set) var fetchRequests: [FetchRequest] = []
     /// What those key paths read from other source objects, and what the fetches found (collected before the hop
-    /// runs; see ``SourceGraph``). Setting it turns `fetchCount(…)` into the number found.
+    /// runs; see ``SourceGraph``). Setting it turns `fetchCount(…)` into the number found, where the fetch's
+    /// predicate does not read `$source` (one that does is counted per object: ``value(of:row:of:in:)``).
     var graph: SourceGraph {
         didSet {
             guard !fetchRequests.isEmpty else { return }
             let graph = self.graph
+            countsPerObject = fetchRequests.contains(where: graph.readsSource)
+            let counted: (String, [ValueExpression]) -> ValueExpression? = { name, arguments in
+                guard name == "fetchCount", let request = FetchRequest(arguments), !graph.readsSource(request) else {
+                    return nil
+                }
+                return .literal(.integer(Int64(graph.objects(fetchedBy: request).count)))
+            }
             for (source, mappings) in mappingsBySource {
                 mappingsBySource[source] = mappings.map { mapping in
                     var mapping = mapping
                     mapping.attributes = mapping.attributes.map { plan in
                         guard case .expression(let expression) = plan else { return plan }
-                        return .expression(
-                            expression.replacingCalls { name, arguments in
-                                guard name == "fetchCount", let request = FetchRequest(arguments) else { return nil }
-                                return .literal(.integer(Int64(graph.objects(fetchedBy: request).count)))
-                            })
+                        return .expression(expression.replacingCalls(counted))
                     }
+                    mapping.filter = mapping.filter?.replacingCalls(counted)
+                    mapping.findOrCreate = mapping.findOrCreate?.replacingCalls(counted)
                     return mapping
                 }
             }
         }
     }
+    /// Whether a `fetchCount(…)` of this hop reads `$source`, so that each object counts its own.
+    private var countsPerObject = false
 
     init(hop: MigrationPlan.Hop, functions: ValueExpressionFunctions) {
         HopCompilations.current?.record(hop.name)
@@ -142,8 +150,13 @@ struct CompiledHop {
             for path in (mapping.filter?.sourceKeyPaths ?? []) + (mapping.findOrCreate?.sourceKeyPaths ?? []) {
                 navigatedPaths.append((from, path))
             }
-            for property in mapping.attributes + mapping.relationships {
-                fetchRequests += property.expression?.fetchRequests ?? []
+            let expressions = (mapping.attributes + mapping.relationships).compactMap(\.expression)
+                + [mapping.filter, mapping.findOrCreate].compactMap { $0 }
+            for request in expressions.flatMap(\.fetchRequests) {
+                fetchRequests.append(request)
+                // What a fetch predicate reads of the object being mapped ($source.folder.name) beyond it.
+                let predicate = try? ObjectPredicate(parsing: request.predicate, source: "FETCH predicate", isFetch: true)
+                for path in predicate?.sourceKeyPaths ?? [] { navigatedPaths.append((from, path)) }
             }
             var attributes: [AttributePlan] = []
             var required: [Bool] = []
@@ -338,8 +351,7 @@ struct CompiledHop {
             case .null: value = .null
             case .constant(let constant): value = constant
             case .expression(let expression):
-                value = try expression.evaluate(
-                    source: { try sourceValue($0, batch: batch, row: row, in: attributeIndex) }, functions: functions)
+                value = try self.value(of: expression, row: row, of: batch, in: attributeIndex)
             }
             let name = mapping.attributeNames[position]
             object[name] = try functions.converted(value, to: mapping.attributeTypes[position], reading: name) ?? .null
@@ -567,9 +579,7 @@ struct CompiledHop {
                 let property = mapping.attributeNames[position]
                 do {
                     (value, converted) = try located("\(sourceEntity)/\(id)", mapping, property: property) {
-                        let value = try expression.evaluate(
-                            source: { try sourceValue($0, batch: batch, row: index, in: attributeIndex) },
-                            functions: functions)
+                        let value = try self.value(of: expression, row: index, of: batch, in: attributeIndex)
                         // A Transformable value into a plain type reads its archive; a plain value into a
                         // Transformable attribute is archived.
                         let type = mapping.attributeTypes[position]
@@ -721,10 +731,7 @@ struct CompiledHop {
         let sourceEntity = batch.layout.entityName
         let attributeIndex = sourceAttributeIndex[sourceEntity] ?? [:]
         let value = try located("\(sourceEntity)/\(batch.id(at: index))", mapping) {
-            try filter.evaluate(
-                source: { try sourceValue($0, batch: batch, row: index, in: attributeIndex) },
-                functions: functions
-            )
+            try self.value(of: filter, row: index, of: batch, in: attributeIndex)
         }
         return value.isTrue
     }
@@ -736,8 +743,7 @@ struct CompiledHop {
         let sourceEntity = batch.layout.entityName
         let attributeIndex = sourceAttributeIndex[sourceEntity] ?? [:]
         let value = try located("\(sourceEntity)/\(batch.id(at: index))", mapping) {
-            try findOrCreate.evaluate(
-                source: { try sourceValue($0, batch: batch, row: index, in: attributeIndex) }, functions: functions)
+            try self.value(of: findOrCreate, row: index, of: batch, in: attributeIndex)
         }
         guard value != .null else { return nil }
         return "\(mapping.name)#\(value.text ?? "")"
@@ -759,6 +765,26 @@ struct CompiledHop {
                 underlyingError: error.underlyingError
             )
         }
+    }
+
+    /// The value of `expression` for the object at `row`, its `fetchCount(…)` calls that read `$source` counted for
+    /// that object.
+    func value(
+        of expression: ValueExpression, row: Int, of batch: RecordBatch, in attributeIndex: [String: Int]
+    ) throws -> Value {
+        let source = { (path: [String]) in try self.sourceValue(path, batch: batch, row: row, in: attributeIndex) }
+        guard countsPerObject else { return try expression.evaluate(source: source, functions: functions) }
+        var counts: [FetchRequest: Int] = [:]
+        for request in expression.fetchRequests where graph.readsSource(request) && counts[request] == nil {
+            counts[request] = try graph.objects(fetchedBy: request, source: source).count
+        }
+        let counted = expression.replacingCalls { name, arguments in
+            guard name == "fetchCount", let request = FetchRequest(arguments), let count = counts[request] else {
+                return nil
+            }
+            return .literal(.integer(Int64(count)))
+        }
+        return try counted.evaluate(source: source, functions: functions)
     }
 
     /// The value of `$source.<path>` for the object at `row`: its own attribute straight from the batch, anything
@@ -835,7 +861,10 @@ struct CompiledHop {
             guard let request = FetchRequest(arguments) else {
                 throw DecantError(.malformedInput, "`\(expression)` needs an entity name and a predicate as texts")
             }
-            return graph.objects(fetchedBy: request)
+            let attributeIndex = sourceAttributeIndex[batch.layout.entityName] ?? [:]
+            return try graph.objects(fetchedBy: request) {
+                try sourceValue($0, batch: batch, row: row, in: attributeIndex)
+            }
         case .source(let path):
             switch try navigate(path, batch: batch, row: row) {
             case .objects(let objects, _): return objects
