@@ -28,13 +28,17 @@ let package = Package(
             name: "DecantCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
-        // Codecs (property lists, keyed archives, DEFLATE), model files, store metadata.
-        .target(name: "DecantFormats", dependencies: ["DecantCore", "CZlib"]),
+        // Apple's file codecs: property lists, keyed archives, DEFLATE, model files, store metadata, Xcode mapping
+        // models.
+        .target(name: "DecantCodecs", dependencies: ["DecantCore", "CZlib"]),
+        // The record formats: JSON, NDJSON, CSV, the XML and binary stores, archives and property lists as records,
+        // mapping files.
+        .target(name: "DecantFormats", dependencies: ["DecantCore", "DecantCodecs"]),
         // The Core Data SQLite store: schema, reader, writer.
         .target(
             name: "DecantSQLite",
             dependencies: [
-                "DecantCore", "DecantFormats", "CSQLite",
+                "DecantCore", "DecantCodecs", "DecantFormats", "CSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -53,7 +57,7 @@ let package = Package(
         .target(
             name: "Decant",
             dependencies: [
-                "DecantCore", "DecantFormats", "DecantSQLite", "DecantYAML", "DecantSwiftData",
+                "DecantCore", "DecantCodecs", "DecantFormats", "DecantSQLite", "DecantYAML", "DecantSwiftData",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -69,14 +73,17 @@ let package = Package(
         ),
         .target(
             name: "DecantTestSupport",
-            dependencies: ["DecantCore", "DecantFormats"],
+            dependencies: ["DecantCore", "DecantCodecs", "DecantFormats"],
             path: "Tests/DecantTestSupport"
         ),
-        .testTarget(name: "DecantCoreTests", dependencies: ["DecantCore", "DecantFormats", "DecantTestSupport"]),
-        .testTarget(name: "DecantFormatsTests", dependencies: ["DecantCore", "DecantFormats", "DecantTestSupport"]),
+        .testTarget(
+            name: "DecantCoreTests", dependencies: ["DecantCore", "DecantCodecs", "DecantFormats", "DecantTestSupport"]),
+        .testTarget(
+            name: "DecantFormatsTests",
+            dependencies: ["DecantCore", "DecantCodecs", "DecantFormats", "DecantTestSupport"]),
         .testTarget(
             name: "DecantSQLiteTests",
-            dependencies: ["DecantCore", "DecantFormats", "DecantSQLite", "DecantTestSupport", "CSQLite"]
+            dependencies: ["DecantCore", "DecantCodecs", "DecantFormats", "DecantSQLite", "DecantTestSupport", "CSQLite"]
         ),
         .testTarget(name: "DecantTests", dependencies: ["Decant", "DecantTestSupport", "CSQLite"]),
         .testTarget(
@@ -97,7 +104,7 @@ let package = Package(
 )
 
 let libraryTargets: Set<String> = [
-    "DecantCore", "DecantFormats", "DecantSQLite", "DecantYAML", "DecantSwiftData", "Decant", "DecantTesting",
+    "DecantCore", "DecantCodecs", "DecantFormats", "DecantSQLite", "DecantYAML", "DecantSwiftData", "Decant", "DecantTesting",
 ]
 for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []

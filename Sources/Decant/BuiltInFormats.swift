@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 import DecantFormats
 import DecantSQLite
 

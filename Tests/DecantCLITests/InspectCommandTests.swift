@@ -1,4 +1,5 @@
 import ArgumentParser
+import DecantCodecs
 import Decant
 @testable import DecantCLI
 import DecantFormats

@@ -1,4 +1,5 @@
 import DecantFormats
+import DecantCodecs
 import DecantTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import DecantFormats
 import DecantTestSupport
 import Foundation

@@ -1,5 +1,6 @@
 public import DecantCore
-public import DecantFormats
+public import DecantCodecs
+import DecantFormats
 public import Foundation
 
 /// A small model with Transformable and Binary attributes, and keyed archives of the shapes the corpus lacks

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 public import DecantFormats
 public import Foundation
 

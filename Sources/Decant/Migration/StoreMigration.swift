@@ -1,5 +1,5 @@
 public import DecantCore
-import DecantFormats
+import DecantCodecs
 public import Foundation
 public import Logging
 

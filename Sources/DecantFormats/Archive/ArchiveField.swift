@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// One coder-key value of an archived object, resolved one level: a Foundation value, a collection of

@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// NSKeyedArchiver archives (binary or XML property lists) as a ``RecordFormat`` Decant reads: the app objects of

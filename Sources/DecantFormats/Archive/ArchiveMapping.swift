@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// Which entity each archived class becomes, and coder keys renamed where the name rules do not find a property:

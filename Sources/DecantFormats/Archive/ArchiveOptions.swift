@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 
 /// The settings of keyed-archive input: which entity each archived class becomes and which coder keys fill which
 /// property (the `--class` and `--class-mapping` of the command line; ``ArchiveMapping`` reads the mapping file).

@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// Reads the app objects of an NSKeyedArchiver archive (binary or XML property list) as records of a model.
@@ -43,7 +44,7 @@ public final class ArchiveReader: RecordReader {
     private let path: String
     /// The class → entity map and renamed keys (``ArchiveOptions``), taken from the options once.
     private let classes: ArchiveOptions
-    private var plans: [EntityPlan] = []
+    private var plans: [EntityRecords] = []
     /// Per plan, whether a relationship of some mapped object may refer to its objects. Objects nothing refers to
     /// are started anonymous (``RecordBatch/beginRecord(anonymous:)``): their archive indices are unique by
     /// construction, so a store writer need not remember them (at 200k notes, that memory grew with the rows).
@@ -71,7 +72,7 @@ public final class ArchiveReader: RecordReader {
     private(set) var rowsReadFromBytes = 0
 
     /// The records of one entity.
-    private struct EntityPlan {
+    private struct EntityRecords {
         var layout: RecordLayout
         var objects: [Int] = []
         /// Per object, per layout relationship: the value, once relationships are resolved.
@@ -133,7 +134,7 @@ public final class ArchiveReader: RecordReader {
 
     /// Per plan, whether its entity is the destination of a relationship (or a sub-entity of one) of a plan with
     /// objects.
-    private static func referencedPlans(_ plans: [EntityPlan], in model: ObjectModel) -> [Bool] {
+    private static func referencedPlans(_ plans: [EntityRecords], in model: ObjectModel) -> [Bool] {
         var destinations: Set<String> = []
         for plan in plans where !plan.objects.isEmpty {
             for relationship in plan.layout.relationships {
@@ -170,7 +171,7 @@ public final class ArchiveReader: RecordReader {
     /// archive's `bytes`, their values are read straight from them (``ArchiveRowDecoder``). Anything else goes the
     /// full way, which names any problem.
     private func readRows(
-        _ rows: Range<Int>, of plan: EntityPlan, types: [AttributeType], into batch: inout RecordBatch,
+        _ rows: Range<Int>, of plan: EntityRecords, types: [AttributeType], into batch: inout RecordBatch,
         bytes: (cursor: BinaryPropertyList.Cursor, objects: BinaryPropertyList.References)?
     ) throws {
         var cells = [ArchiveRowDecoder.Cell](repeating: .value(.null), count: types.count)
@@ -227,7 +228,7 @@ public final class ArchiveReader: RecordReader {
     }
 
     /// Appends the relationships of `row` of `plan` to the record begun in `batch`.
-    private func appendRelationships(row: Int, of plan: EntityPlan, to batch: inout RecordBatch) {
+    private func appendRelationships(row: Int, of plan: EntityRecords, to batch: inout RecordBatch) {
         for relationship in plan.relationships.isEmpty ? [] : plan.relationships[row] {
             switch relationship {
             case .toOne(let reference): batch.appendReference(reference)
@@ -387,7 +388,7 @@ public final class ArchiveReader: RecordReader {
         if let known = planOfEntity[entityName] { return (known, nil) }
         guard let layout = RecordLayout(entity: entityName, in: model) else { return (nil, nil) }
         planOfEntity[entityName] = plans.count
-        plans.append(EntityPlan(layout: layout))
+        plans.append(EntityRecords(layout: layout))
         mappedEntities.append(entityName)
         return (plans.count - 1, nil)
     }
@@ -631,7 +632,7 @@ public final class ArchiveReader: RecordReader {
     private func relationshipValue(
         of field: PropertyListValue, for relationship: Relationship, object: ArchivedObject,
         key: String,
-        plan: EntityPlan
+        plan: EntityRecords
     ) throws -> RelationshipValue {
         let entity = plan.layout.entityName
         func failure(_ message: String) -> DecantError {

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// Reads the attribute values of archived objects straight from a binary archive's bytes into a record batch, for

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// Copies the objects a value reaches into an archive of their own: how a Foundation collection or app object

@@ -1,4 +1,5 @@
 public import Foundation
+import DecantCodecs
 
 /// What a keyed archive holds, without a model: every class with its object count, the coder keys of the app
 /// classes with the kinds of value seen under each, and a starting ``ArchiveMapping`` (each app class to the entity

@@ -1,4 +1,5 @@
 public import DecantCore
+public import DecantCodecs
 public import Foundation
 
 /// One value of a binary store as its file holds it: a slot of a node's `NSAttributeValues` or a metadata value.

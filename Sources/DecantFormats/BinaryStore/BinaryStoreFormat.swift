@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// The Core Data binary store (`NSBinaryStoreType`) as a ``RecordFormat``, in the layout Apple's framework writes

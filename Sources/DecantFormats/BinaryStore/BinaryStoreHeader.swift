@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// The 64-byte header of a binary store (section 6 of the formats spec), all integers big-endian:

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// A binary store's file opened and checked (section 6 of the formats spec): the header, the metadata archive's

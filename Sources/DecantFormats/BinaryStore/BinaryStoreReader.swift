@@ -1,4 +1,5 @@
 public import DecantCore
+public import DecantCodecs
 public import Foundation
 
 /// Reads a Core Data binary store (`NSBinaryStoreType`, section 6 of the formats spec) as Apple's framework writes

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 
 /// The order of the slots in a node's `NSAttributeValues` (section 6.3 of the formats spec). The slot *lengths* were
 /// verified on Apple's files; the *order* comes from reverse engineering (`-[NSEntityDescription

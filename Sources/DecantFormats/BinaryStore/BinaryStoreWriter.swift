@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// Writes a Core Data binary store (`NSBinaryStoreType`, section 6 of the formats spec) with Apple's layout, so

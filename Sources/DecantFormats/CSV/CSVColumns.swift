@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 
 /// What the columns of an entity file hold, from its header: the object id (`_id`), attributes and to-one
 /// relationships, each found by name exactly, then ignoring case, then as snake_case for camelCase (`created_at`

@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 
 /// How delimited text separates fields and spells nil: the `--delimiter` and `--null` of `decant convert`.
 ///

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// `_decant.json`, the small file Decant writes into a CSV folder: the model version the files follow (its name and

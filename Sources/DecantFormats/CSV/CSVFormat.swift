@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// CSV (RFC 4180) as a ``RecordFormat``: one file holding one entity, or a folder with a file per entity.

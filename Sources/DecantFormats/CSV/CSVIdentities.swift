@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 
 /// How the objects of each entity are identified in CSV input, and how reference text becomes an
 /// ``ObjectReference``.

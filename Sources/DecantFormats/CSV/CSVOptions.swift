@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 
 /// The settings of delimited text (CSV), read and written: the `--delimiter` and `--null` of the command line.
 /// ``CSVDialect`` checks them when a reader or writer starts.

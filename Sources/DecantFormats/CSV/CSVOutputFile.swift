@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// One delimited-text file being written: its records are built in a ``CSVRecordBuffer`` and flushed to the file as

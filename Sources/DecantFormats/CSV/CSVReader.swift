@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// Streams the objects of CSV input as record batches: one file of one entity, or a folder with a file per entity

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// Splits a delimited-text file into records and fields (RFC 4180), one record at a time, reading the file in

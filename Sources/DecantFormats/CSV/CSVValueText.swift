@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// The text forms of attribute values in delimited text, chosen so that every value reads back bit for bit:

@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// Writes record batches as CSV: a folder with one file per entity (`Note.csv`), one join file per to-many

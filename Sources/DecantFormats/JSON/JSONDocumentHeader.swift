@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// The `"decant"` header of Decant's JSON document and the first line of its NDJSON form: the model version the

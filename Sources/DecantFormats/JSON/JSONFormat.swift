@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// JSON as a ``RecordFormat`` (`json`): Decant's own lossless document, and, for reading, the plain JSON people

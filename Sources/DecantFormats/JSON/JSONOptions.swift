@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 
 /// The settings of JSON: for plain JSON input (an array of objects without Decant's header), the `--date-epoch` of
 /// the command line (Decant's own JSON document and NDJSON carry dates in one form and need none); for output,

@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// Streams records out of JSON: Decant's own document or its NDJSON form (see ``JSONRecordWriter``), or plain

@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// Writes Decant's JSON document, or its NDJSON form, batch by batch as the batches come.

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// The small JSON files that say how a model-less input becomes objects (a keyed archive's class mapping, a property

@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 import Foundation
 
 /// Reads a Decant mapping file (`schemas/mapping.schema.json`) from its parsed nodes into an ``ExplicitMapping``,

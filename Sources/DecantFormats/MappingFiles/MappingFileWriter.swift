@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 import Foundation
 
 /// Writes a hop's mapping as a Decant mapping file (YAML or JSON, `schemas/mapping.schema.json`) that names every

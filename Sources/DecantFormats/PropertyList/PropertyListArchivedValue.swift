@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// A keyed archive held in a property list's `Data` value (an `NSKeyedArchiver` archive that an app put there,

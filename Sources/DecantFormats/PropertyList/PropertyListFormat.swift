@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// Plain property lists (binary or XML) as a ``RecordFormat`` Decant reads (`plist`): the arrays of dictionaries

@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// Which array of a property list becomes the objects, the entity each array of dictionaries becomes, and keys

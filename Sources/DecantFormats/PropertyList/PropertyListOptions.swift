@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 
 /// The settings of plain property-list input: which array of dictionaries becomes the objects (`--key-path`), the
 /// entity each array becomes and which keys fill which property (`--plist-mapping`, ``PropertyListMapping``).

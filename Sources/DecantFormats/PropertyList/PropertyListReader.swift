@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// Reads the dictionaries of a plain property list (binary or XML: what `writeToFile:`, user defaults and exported

@@ -1,4 +1,5 @@
 public import Foundation
+public import DecantCodecs
 
 /// What a plain property list holds, without a model: its top-level shape, every array of dictionaries (key path,
 /// how many dictionaries, their keys with the kinds of value seen), the values that hold keyed archives decoded in

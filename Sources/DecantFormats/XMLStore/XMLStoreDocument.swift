@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// An XML store parsed into its parts, values still as the text the file holds (section 5 of the formats spec).

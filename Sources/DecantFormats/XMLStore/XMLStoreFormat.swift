@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// The Core Data XML store (`NSXMLStoreType`) as a ``RecordFormat``: recognised by its `<database>` root element

@@ -1,4 +1,5 @@
 public import DecantCore
+public import DecantCodecs
 public import Foundation
 
 /// Reads a Core Data XML store (`NSXMLStoreType`) as record batches, one entity at a time in model order, each

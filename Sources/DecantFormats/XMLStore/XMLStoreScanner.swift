@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// A small, strict, non-validating XML tokenizer for the XML store: it never resolves anything.

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// The attribute `type` tokens of the XML store and the text form of each value (section 5 of the formats spec).

@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 
 /// Writes a Core Data XML store (`NSXMLStoreType`) as Core Data lays it out (sections 5 and 5.1 of the formats spec):

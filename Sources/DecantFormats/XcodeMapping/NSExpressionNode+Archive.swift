@@ -1,5 +1,6 @@
 import DecantCore
 public import Foundation
+public import DecantCodecs
 
 extension NSExpressionNode {
     /// Decodes the `NSExpression` a keyed-archive field value refers to (coredata-formats.md 3.2 and 3.4.3);

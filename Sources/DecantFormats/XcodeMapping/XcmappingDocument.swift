@@ -1,5 +1,6 @@
 import DecantCore
 import Foundation
+import DecantCodecs
 
 /// What a `.xcmappingmodel`'s `xcmapping.xml` stores (coredata-formats.md 3.4.1), read through the schema-less
 /// ``XMLStoreReader`` and walked from the single `XDDEVMAPPINGMODEL` object; orphaned mappings are left out.

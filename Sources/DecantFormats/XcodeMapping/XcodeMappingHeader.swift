@@ -1,6 +1,7 @@
 package import DecantCore
 package import Foundation
 import Synchronization
+import DecantCodecs
 
 /// What a mapping model says of the two models it maps, read without building its mappings: the entity names and
 /// version hashes of its entity mappings, all that Core Data's fitting test looks at (coredata-formats.md 3.3).

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 
 extension XcodeMappingModel {
     /// What an expression needs beyond Decant's engine: the app classes it calls (`FUNCTION($entityPolicy, …)` with

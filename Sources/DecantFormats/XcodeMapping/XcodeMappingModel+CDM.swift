@@ -1,5 +1,6 @@
 import DecantCore
 public import Foundation
+import DecantCodecs
 
 extension XcodeMappingModel {
     /// Reads a compiled mapping model (`.cdm`): the `NSMappingModel` keyed archive of coredata-formats.md 3.2.

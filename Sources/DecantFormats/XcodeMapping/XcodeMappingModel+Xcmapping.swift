@@ -1,5 +1,6 @@
 public import DecantCore
 public import Foundation
+import DecantCodecs
 
 extension XcodeMappingModel {
     /// Reads a `.xcmappingmodel` (the folder, or its `xcmapping.xml`) and compiles it the way Xcode's mapping

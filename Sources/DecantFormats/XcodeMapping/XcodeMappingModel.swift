@@ -1,5 +1,6 @@
 public import DecantCore
 public import Foundation
+import DecantCodecs
 
 /// An Xcode mapping model as Core Data's `NSMappingModel` holds it: read from a compiled `.cdm`, or from a
 /// `.xcmappingmodel` compiled the way Xcode's mapping compiler does (coredata-formats.md 3.4.2), so both give the same

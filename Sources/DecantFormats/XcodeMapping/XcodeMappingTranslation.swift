@@ -1,5 +1,6 @@
 public import DecantCore
 import Foundation
+import DecantCodecs
 
 extension XcodeMappingModel {
     /// The mapping as the engine runs it, between `source` and `destination` (the hop's versions).

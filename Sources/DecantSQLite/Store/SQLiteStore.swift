@@ -1,5 +1,6 @@
 public import DecantCore
-public import DecantFormats
+public import DecantCodecs
+import DecantFormats
 public import Foundation
 import GRDB
 

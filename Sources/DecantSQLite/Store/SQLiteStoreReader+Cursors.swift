@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 internal import CSQLite
 import DecantFormats
 import Foundation

@@ -1,5 +1,6 @@
 internal import CSQLite
 import DecantCore
+import DecantCodecs
 import DecantFormats
 import Foundation
 import GRDB

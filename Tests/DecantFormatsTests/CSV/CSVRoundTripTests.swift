@@ -1,4 +1,5 @@
 import DecantCore
+@testable import DecantCodecs
 import DecantTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import DecantCore
+@testable import DecantCodecs
 @testable import DecantFormats
 import DecantTestSupport
 import Foundation

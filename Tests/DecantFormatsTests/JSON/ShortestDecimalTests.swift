@@ -1,4 +1,5 @@
 @testable import DecantFormats
+@testable import DecantCodecs
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import CSQLite
 import DecantCore
+import DecantCodecs
 import DecantFormats
 @testable import DecantSQLite
 import DecantTestSupport

@@ -1,5 +1,6 @@
 import CSQLite
 import DecantCore
+import DecantCodecs
 import DecantFormats
 import DecantSQLite
 import DecantTestSupport

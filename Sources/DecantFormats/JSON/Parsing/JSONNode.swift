@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 
 /// One parsed JSON value with the place it starts at, for messages.
 struct JSONNode: Sendable {

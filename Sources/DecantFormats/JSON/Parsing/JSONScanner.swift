@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// Reads JSON text one value at a time from a file, in fixed-size chunks, or from bytes in memory; knows the line

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// Reads one NDJSON line of Decant's own form straight into its entity's batch, from the bytes: the shape

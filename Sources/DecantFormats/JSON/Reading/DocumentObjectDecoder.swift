@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 
 /// Reads the objects of Decant's own document: `{"@id": "Entity/id", attribute: value, relationship: ids}`, with
 /// exactly the model's property names; an unknown key, a wrong type or an id of the wrong entity is an error.

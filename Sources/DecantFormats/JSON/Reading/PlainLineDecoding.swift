@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// Plain NDJSON lines read straight from their bytes into batches, as ``PlainObjectImporter/importTopLevel(_:into:)``

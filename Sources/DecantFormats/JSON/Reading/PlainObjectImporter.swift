@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 
 /// Imports the JSON people have: objects of one entity whose keys name its properties loosely, with related
 /// objects nested inside them and links to other objects by key.

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// One attribute value read from JSON, in the storage class it goes into a batch with.

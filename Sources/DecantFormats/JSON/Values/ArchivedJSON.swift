@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// The JSON spelling of a Transformable value decoded from its keyed archive (`convert --decode-transformables`),

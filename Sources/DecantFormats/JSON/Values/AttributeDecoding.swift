@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 import Foundation
 
 /// Why a JSON value cannot be an attribute's value: what was expected (the caller adds where).

@@ -1,4 +1,5 @@
 import DecantCore
+import DecantCodecs
 
 /// What JSON readers and writers need to know about one entity: its layout, its properties by name, and per
 /// relationship the objects it may point at and how its membership is carried.

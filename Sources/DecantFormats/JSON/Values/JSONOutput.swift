@@ -1,4 +1,5 @@
 import Foundation
+import DecantCodecs
 
 /// JSON text being built as UTF-8 bytes.
 struct JSONOutput {

@@ -1,4 +1,4 @@
-import DecantCore
+package import DecantCore
 public import Foundation
 
 /// Typed readers for the Foundation encodings of section 7.2: each takes a field value (a reference or an inline
@@ -6,16 +6,16 @@ public import Foundation
 /// The `forKey:in:` forms read a field of an object and add the object index and key to errors.
 extension KeyedArchive {
     /// How many references a scalar may be wrapped in (`NSMutableString` → `NS.string` → …) before giving up.
-    static let maximumWrapping = 16
+    package static let maximumWrapping = 16
 
     /// A resolved value: the inline plist value, or the object it refers to.
-    enum Resolved {
+    package enum Resolved {
         case inline(PropertyListValue)
         case object(ArchivedObject)
     }
 
     /// Follows a reference; plain `$objects` entries (strings, numbers) come back inline.
-    func resolve(_ value: PropertyListValue?) throws -> Resolved? {
+    package func resolve(_ value: PropertyListValue?) throws -> Resolved? {
         guard let value, !value.isNull else { return nil }
         guard case .uid(let uid) = value else { return .inline(value) }
         // What `reference(_:)` checks, with the `$null` test made on the entry decoded anyway (one pass over the
@@ -31,7 +31,7 @@ extension KeyedArchive {
         return entry == .string("$null") ? nil : .inline(entry)
     }
 
-    func mismatch(_ expected: String, _ resolved: Resolved) -> DecantError {
+    package func mismatch(_ expected: String, _ resolved: Resolved) -> DecantError {
         switch resolved {
         case .inline(let value):
             error("expected \(expected), found an inline \(value.kindName)", object: nil, key: nil)
@@ -45,7 +45,7 @@ extension KeyedArchive {
     }
 
     /// Runs `body`, adding `object`'s index and `key` to a ``DecantError`` that has no object yet.
-    func inField<T>(_ key: String, of object: ArchivedObject, _ body: () throws -> T) throws -> T {
+    package func inField<T>(_ key: String, of object: ArchivedObject, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch var failure as DecantError {
@@ -66,13 +66,13 @@ extension KeyedArchive {
         try string(value, wrapping: 0)
     }
 
-    func string(_ value: PropertyListValue?, wrapping: Int) throws -> String? {
+    package func string(_ value: PropertyListValue?, wrapping: Int) throws -> String? {
         guard let resolved = try resolve(value) else { return nil }
         return try string(resolved, wrapping: wrapping)
     }
 
     /// ``string(_:)`` of a value already resolved (what callers that hold the object use).
-    func string(_ resolved: Resolved, wrapping: Int = 0) throws -> String? {
+    package func string(_ resolved: Resolved, wrapping: Int = 0) throws -> String? {
         switch resolved {
         case .inline(.string(let string)):
             return string
@@ -134,13 +134,13 @@ extension KeyedArchive {
         try data(value, wrapping: 0)
     }
 
-    func data(_ value: PropertyListValue?, wrapping: Int) throws -> Data? {
+    package func data(_ value: PropertyListValue?, wrapping: Int) throws -> Data? {
         guard let resolved = try resolve(value) else { return nil }
         return try data(resolved, wrapping: wrapping)
     }
 
     /// ``data(_:)`` of a value already resolved.
-    func data(_ resolved: Resolved, wrapping: Int = 0) throws -> Data? {
+    package func data(_ resolved: Resolved, wrapping: Int = 0) throws -> Data? {
         switch resolved {
         case .inline(.data(let data)):
             return data
@@ -163,7 +163,7 @@ extension KeyedArchive {
     }
 
     /// ``date(_:)`` of a value already resolved.
-    func date(_ resolved: Resolved) throws -> Double? {
+    package func date(_ resolved: Resolved) throws -> Double? {
         switch resolved {
         case .inline(.date(let date)):
             return date
@@ -189,7 +189,7 @@ extension KeyedArchive {
     }
 
     /// ``uuid(_:)`` of a value already resolved.
-    func uuid(_ resolved: Resolved) throws -> UUID? {
+    package func uuid(_ resolved: Resolved) throws -> UUID? {
         guard case .object(let object) = resolved, object.fields.contains("NS.uuidbytes") else {
             throw mismatch("a UUID", resolved)
         }
@@ -212,13 +212,13 @@ extension KeyedArchive {
         try url(value, wrapping: 0)
     }
 
-    func url(_ value: PropertyListValue?, wrapping: Int) throws -> String? {
+    package func url(_ value: PropertyListValue?, wrapping: Int) throws -> String? {
         guard let resolved = try resolve(value) else { return nil }
         return try url(resolved, wrapping: wrapping)
     }
 
     /// ``url(_:)`` of a value already resolved.
-    func url(_ resolved: Resolved, wrapping: Int = 0) throws -> String? {
+    package func url(_ resolved: Resolved, wrapping: Int = 0) throws -> String? {
         guard case .object(let object) = resolved, object.fields.contains("NS.relative") else {
             throw mismatch("a URL", resolved)
         }
@@ -252,7 +252,7 @@ extension KeyedArchive {
     }
 
     /// ``elements(_:)`` of a value already resolved.
-    func elements(_ resolved: Resolved) throws -> [PropertyListValue]? {
+    package func elements(_ resolved: Resolved) throws -> [PropertyListValue]? {
         switch resolved {
         case .inline(.array(let elements)), .inline(.set(let elements)):
             return elements
@@ -293,7 +293,7 @@ extension KeyedArchive {
     }
 
     /// ``dictionaryEntries(_:)`` of a value already resolved.
-    func dictionaryEntries(_ resolved: Resolved) throws -> [(key: PropertyListValue, value: PropertyListValue)]? {
+    package func dictionaryEntries(_ resolved: Resolved) throws -> [(key: PropertyListValue, value: PropertyListValue)]? {
         switch resolved {
         case .inline(.dictionary(let dictionary)):
             return dictionary.map { (key: .string($0.key), value: $0.value) }
@@ -318,7 +318,7 @@ extension KeyedArchive {
         }
     }
 
-    func knownKeysEntries(_ object: ArchivedObject) throws -> [(key: PropertyListValue, value: PropertyListValue)] {
+    package func knownKeysEntries(_ object: ArchivedObject) throws -> [(key: PropertyListValue, value: PropertyListValue)] {
         guard let mapping = try inField("searchMapping", of: object, { try self.object(for: object["searchMapping"]) })
         else { return [] }
         let keys = try inField("keys", of: mapping) { try elements(mapping["keys"]) } ?? []

@@ -131,13 +131,13 @@ extension KeyedArchive {
 
 /// The walk behind ``FoundationValue/init(archive:)``: recursive, with the objects on the path to refuse cycles.
 private struct FoundationValueDecoder {
-    let archive: KeyedArchive
-    var onPath: Set<Int> = []
-    var produced = 0
+    package let archive: KeyedArchive
+    package var onPath: Set<Int> = []
+    package var produced = 0
 
-    typealias Refusal = FoundationValue.Refusal
+    package typealias Refusal = FoundationValue.Refusal
 
-    mutating func decode(_ value: PropertyListValue, depth: Int) throws(Refusal) -> FoundationValue {
+    package mutating func decode(_ value: PropertyListValue, depth: Int) throws(Refusal) -> FoundationValue {
         produced += 1
         guard produced <= FoundationValue.maximumValueCount else {
             throw Refusal("more than \(FoundationValue.maximumValueCount) values")

@@ -106,7 +106,7 @@ private struct SnapshotReader {
         try tag(tags, key, owner) { try archive.bool($0) }
     }
 
-    func integer(_ tags: [String: PropertyListValue], _ key: String, _ owner: ArchivedObject) throws -> Int64? {
+    package func integer(_ tags: [String: PropertyListValue], _ key: String, _ owner: ArchivedObject) throws -> Int64? {
         try tag(tags, key, owner) { try archive.integer($0) }
     }
 

@@ -1,5 +1,5 @@
-import DecantCore
-import Foundation
+package import DecantCore
+package import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -27,11 +27,11 @@ import Darwin
 /// a walk over an archive reads most blocks once, about ten calls per megabyte whatever a call costs on the machine,
 /// and the memory is a few caches' (1 MiB each) whatever the file's size. Larger caches would read less often, but
 /// two walk the file at once (the structure check and the reader's), and each MiB they take shows in the peak.
-final class FileBlocks: Sendable {
+package final class FileBlocks: Sendable {
     /// The file's size when it was opened.
-    let size: Int
+    package let size: Int
     /// The file name put into error locations.
-    let path: String?
+    package let path: String?
     private let descriptor: Int32
     private let blockShift: Int
     private let slotCount: Int
@@ -42,8 +42,8 @@ final class FileBlocks: Sendable {
 
     /// Caches not in use, and how many were made.
     private struct Pool {
-        var free: [FileBlockCache] = []
-        var made = 0
+        package var free: [FileBlockCache] = []
+        package var made = 0
     }
 
     /// How many caches of full size there are at most: three cursors may be open at once, and each may walk the
@@ -55,7 +55,7 @@ final class FileBlocks: Sendable {
     /// those whole); `path` labels errors. Blocks are `1 << blockShift` bytes, and a cache keeps `slotCount` of them
     /// (128 KiB × 8 by default), or as many as the file has when it has fewer.
     /// - Throws: `.fileNotFound` when there is no such file, `.ioError` when it cannot be opened.
-    init?(opening url: URL, path: String?, blockShift: Int = 17, slotCount: Int = 8) throws {
+    package init?(opening url: URL, path: String?, blockShift: Int = 17, slotCount: Int = 8) throws {
         precondition((4...24).contains(blockShift) && slotCount >= 2, "blocks of 16 B to 16 MiB, at least two")
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -86,10 +86,10 @@ final class FileBlocks: Sendable {
 
     /// The number of reads from the file (`pread` calls, one per block read and one per span read past the cache)
     /// by the cursors that are done, for tests.
-    var reads: Int { readsDone.load(ordering: .relaxed) }
+    package var reads: Int { readsDone.load(ordering: .relaxed) }
 
     /// How many of the caches no cursor is using hold blocks, for tests.
-    var freeCachesHoldingBlocks: Int { pool.withLock { $0.free.count(where: \.holdsBlocks) } }
+    package var freeCachesHoldingBlocks: Int { pool.withLock { $0.free.count(where: \.holdsBlocks) } }
 
     /// Runs `body` with a block cache over the file, then reports what reading found.
     /// - Throws: what `body` throws; else `.malformedInput` when the file turned out shorter than when it was opened
@@ -98,7 +98,7 @@ final class FileBlocks: Sendable {
     /// Each of the first three cursors open at a time has a whole cache of its own, from the few the file keeps
     /// (made on first use): a walk over the file never shares its blocks, nor gets fewer than the others (a walk
     /// that had two blocks read one anew for nearly every object).
-    func withBlocks<T>(_ body: (FileBlockCache.Reader) throws -> T) throws -> T {
+    package func withBlocks<T>(_ body: (FileBlockCache.Reader) throws -> T) throws -> T {
         let pooled = pool.withLock { pool -> FileBlockCache? in
             if let cache = pool.free.popLast() { return cache }
             guard pool.made < Self.pooledCacheCount else { return nil }
@@ -151,7 +151,7 @@ final class FileBlocks: Sendable {
 
     /// The whole file, for formats that are not read a block at a time.
     /// - Throws: as ``withBlocks(_:)``.
-    func wholeFile() throws -> Data {
+    package func wholeFile() throws -> Data {
         var data = Data(count: size)
         let problem = data.withUnsafeMutableBytes { raw in
             raw.baseAddress.flatMap { Self.read(descriptor, into: $0, count: size, at: 0) }
@@ -161,7 +161,7 @@ final class FileBlocks: Sendable {
     }
 
     /// Reads `count` bytes at `offset` (all within `size`) into `buffer`; returns nil or what went wrong.
-    static func read(
+    package static func read(
         _ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int
     ) -> FileBlockCache.Problem? {
         var done = 0
@@ -191,33 +191,33 @@ final class FileBlocks: Sendable {
 /// `@unchecked Sendable`: the cache owns its memory outright, and ``FileBlocks`` hands it to one cursor at a time
 /// (a cache in use is out of the file's pool). Its state lives behind one pointer, so the ``Reader`` a cursor copies
 /// around is a plain value (no reference counting, no exclusivity checks on each byte).
-final class FileBlockCache: @unchecked Sendable {
+package final class FileBlockCache: @unchecked Sendable {
     /// What went wrong while reading.
-    enum Problem: Equatable {
+    package enum Problem: Equatable {
         case shortRead(offset: Int)
         case readFailed(offset: Int, code: Int32)
     }
 
     /// The cache's state; ``Reader`` works on it.
-    struct State {
-        let descriptor: Int32
-        let size: Int
-        let blockShift: Int
-        let slotCount: Int
+    package struct State {
+        package let descriptor: Int32
+        package let size: Int
+        package let blockShift: Int
+        package let slotCount: Int
         /// `slotCount` blocks of `1 << blockShift` bytes.
-        let storage: UnsafeMutableRawPointer
+        package let storage: UnsafeMutableRawPointer
         /// Per block of the file, the slot holding it (-1: none).
-        let slotOfBlock: UnsafeMutablePointer<Int32>
-        let blockCount: Int
+        package let slotOfBlock: UnsafeMutablePointer<Int32>
+        package let blockCount: Int
         /// Per slot, the block it holds (-1: none) and whether it was used since the hand last passed it.
-        let blockOfSlot: UnsafeMutablePointer<Int>
-        let used: UnsafeMutablePointer<Bool>
-        var hand = 0
-        var problem: Problem?
+        package let blockOfSlot: UnsafeMutablePointer<Int>
+        package let used: UnsafeMutablePointer<Bool>
+        package var hand = 0
+        package var problem: Problem?
         /// Whether a slot was filled since the memory was last given back.
-        var holdsBlocks = false
+        package var holdsBlocks = false
         /// The reads from the file since ``FileBlockCache/takeReads()`` last counted them.
-        var reads = 0
+        package var reads = 0
     }
 
     private let state: UnsafeMutablePointer<State>
@@ -225,7 +225,7 @@ final class FileBlockCache: @unchecked Sendable {
     /// Twice a cache line of today's x86 and ARM cores (adjacent lines are fetched in pairs).
     private static let lineSize = 128
 
-    init(descriptor: Int32, size: Int, blockShift: Int, slotCount: Int) {
+    package init(descriptor: Int32, size: Int, blockShift: Int, slotCount: Int) {
         let blockCount = (size >> blockShift) + 1
         // The bookkeeping a reader writes on every look-up lies in cache lines of its own: two caches may be in use
         // on two threads at once, and a line shared with the other thread's data (or any other object's reference
@@ -263,22 +263,22 @@ final class FileBlockCache: @unchecked Sendable {
     }
 
     /// The reader a cursor uses; valid while the cache lives.
-    var reader: Reader { Reader(state: state) }
+    package var reader: Reader { Reader(state: state) }
 
     /// The first problem met, if any.
-    var problem: Problem? { state.pointee.problem }
+    package var problem: Problem? { state.pointee.problem }
 
     /// Whether a slot was filled since the memory was last given back.
-    var holdsBlocks: Bool { state.pointee.holdsBlocks }
+    package var holdsBlocks: Bool { state.pointee.holdsBlocks }
 
     /// The reads from the file since the last call.
-    func takeReads() -> Int {
+    package func takeReads() -> Int {
         defer { state.pointee.reads = 0 }
         return state.pointee.reads
     }
 
     /// Forgets a problem, and the blocks, which may hold zeros instead of bytes since.
-    func clearProblem() {
+    package func clearProblem() {
         guard state.pointee.problem != nil else { return }
         forgetBlocks()
         state.pointee.problem = nil
@@ -286,7 +286,7 @@ final class FileBlockCache: @unchecked Sendable {
 
     /// Forgets the blocks and gives their memory back to the system (the pages a slot spans whole), when it holds
     /// any: a cache left unused keeps no memory.
-    func releaseBlocks() {
+    package func releaseBlocks() {
         guard state.pointee.holdsBlocks else { return }
         forgetBlocks()
         state.pointee.holdsBlocks = false
@@ -309,12 +309,12 @@ final class FileBlockCache: @unchecked Sendable {
     }
 
     /// Reads through a cache; a plain value to copy around.
-    struct Reader {
-        let state: UnsafeMutablePointer<State>
+    package struct Reader {
+        package let state: UnsafeMutablePointer<State>
 
         /// The byte at `offset` (below `size`).
         @inline(__always)
-        func byte(at offset: Int) -> UInt8 {
+        package func byte(at offset: Int) -> UInt8 {
             // Offsets are checked by the caller, and the shift is 4...24: wrapping and masking operators, without the
             // overflow and shift-range checks of the plain ones (they showed as half of each look-up's instructions).
             let shift = state.pointee.blockShift
@@ -323,7 +323,7 @@ final class FileBlockCache: @unchecked Sendable {
 
         /// The big-endian unsigned integer of `width` bytes (1...8) at `offset` (within `size`).
         @inline(__always)
-        func bigEndian(at offset: Int, width: Int) -> UInt64 {
+        package func bigEndian(at offset: Int, width: Int) -> UInt64 {
             let shift = state.pointee.blockShift
             let within = offset & ((1 &<< shift) &- 1)
             if within &+ 8 <= 1 &<< shift {
@@ -340,7 +340,7 @@ final class FileBlockCache: @unchecked Sendable {
         }
 
         /// Runs `body` with the bytes `range` (within `size`) in memory. `body` must not read through the cache.
-        func withBytes<T>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        package func withBytes<T>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
             let shift = state.pointee.blockShift
             let within = range.lowerBound & ((1 << shift) - 1)
             if within + range.count <= 1 << shift {
@@ -411,30 +411,30 @@ final class FileBlockCache: @unchecked Sendable {
 
 /// Bytes a binary-property-list cursor reads: in memory, or a ``FileBlockCache`` over a file. Offsets are checked by
 /// the cursor before it reads (within the file for every read; the object area for object contents).
-struct ByteView {
+package struct ByteView {
     private let memory: UnsafeRawBufferPointer
     private let file: FileBlockCache.Reader?
 
-    init(memory: UnsafeRawBufferPointer) {
+    package init(memory: UnsafeRawBufferPointer) {
         self.memory = memory
         self.file = nil
     }
 
-    init(file: FileBlockCache.Reader) {
+    package init(file: FileBlockCache.Reader) {
         self.memory = UnsafeRawBufferPointer(start: nil, count: 0)
         self.file = file
     }
 
     /// The byte at `offset`.
     @inline(__always)
-    subscript(offset: Int) -> UInt8 {
+    package subscript(offset: Int) -> UInt8 {
         if let file { return file.byte(at: offset) }
         return memory[offset]
     }
 
     /// The big-endian unsigned integer of `width` bytes (1...8) at `offset`.
     @inline(__always)
-    func bigEndian(at offset: Int, width: Int) -> UInt64 {
+    package func bigEndian(at offset: Int, width: Int) -> UInt64 {
         if let file { return file.bigEndian(at: offset, width: width) }
         if offset &+ 8 <= memory.count {
             // One load of 8 bytes, the first `width` kept.
@@ -457,7 +457,7 @@ struct ByteView {
 
     /// Runs `body` with the bytes in `range`; `body` must not read other bytes of this view.
     @inline(__always)
-    func withBytes<T>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    package func withBytes<T>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         if let file { return try file.withBytes(range, body) }
         return try body(UnsafeRawBufferPointer(rebasing: memory[range]))
     }

@@ -22,15 +22,15 @@ extension KeyedArchive {
 
 /// The recursive walk behind ``KeyedArchive/decodeTree(_:maximumDepth:)``, tracking the objects on the path.
 private struct TreeDecoder {
-    let archive: KeyedArchive
-    let maximumDepth: Int
-    var onPath: Set<Int> = []
+    package let archive: KeyedArchive
+    package let maximumDepth: Int
+    package var onPath: Set<Int> = []
     /// Values produced so far; shared objects are decoded once per parent, so a hostile DAG could otherwise
     /// take exponential time.
-    var produced = 0
-    static let maximumValueCount = 1_000_000
+    package var produced = 0
+    package static let maximumValueCount = 1_000_000
 
-    mutating func decode(_ value: PropertyListValue?, depth: Int) throws -> ArchivedValue {
+    package mutating func decode(_ value: PropertyListValue?, depth: Int) throws -> ArchivedValue {
         produced += 1
         guard produced <= Self.maximumValueCount else {
             throw archive.error(
@@ -53,7 +53,7 @@ private struct TreeDecoder {
         }
     }
 
-    mutating func decodeInline(_ value: PropertyListValue, depth: Int) throws -> ArchivedValue {
+    package mutating func decodeInline(_ value: PropertyListValue, depth: Int) throws -> ArchivedValue {
         switch value {
         case .string(let string): return .string(string)
         case .integer(let integer): return .integer(integer)
@@ -74,7 +74,7 @@ private struct TreeDecoder {
         }
     }
 
-    mutating func decodeObject(_ object: ArchivedObject, depth: Int) throws -> ArchivedValue {
+    package mutating func decodeObject(_ object: ArchivedObject, depth: Int) throws -> ArchivedValue {
         let fields = object.fields
         let reference = PropertyListValue.uid(UInt64(object.index))
         if fields.contains("NS.uuidbytes"), let uuid = try archive.uuid(reference) {

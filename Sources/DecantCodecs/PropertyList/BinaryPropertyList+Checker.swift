@@ -11,27 +11,27 @@ extension BinaryPropertyList {
     /// followed, so a running count bounds it. Apple's archives share only strings and numbers, so this is the mode
     /// that finishes. A container reached twice, or a count past the limit, restarts the check in the exact mode,
     /// which keeps each object's tree size as the eager parser did, so errors are the same in both.
-    struct Checker {
-        let cursor: Cursor
-        let maximumDepth: Int
-        let maximumValueCount: Int
-        let exact: Bool
+    package struct Checker {
+        package let cursor: Cursor
+        package let maximumDepth: Int
+        package let maximumValueCount: Int
+        package let exact: Bool
         /// Exact mode, per object: 0 not visited, `onPath` being visited, else its tree size (capped below `onPath`).
-        var sizes: [UInt32]
-        static let onPath = UInt32.max
+        package var sizes: [UInt32]
+        package static let onPath = UInt32.max
         /// Quick mode: the visited objects and those on the current path, one bit each.
-        var visited: [UInt64]
-        var onPathBits: [UInt64]
+        package var visited: [UInt64]
+        package var onPathBits: [UInt64]
         /// Quick mode: the visited objects that are arrays, sets or dictionaries, and those that are strings.
-        var containerBits: [UInt64]
-        var stringBits: [UInt64]
+        package var containerBits: [UInt64]
+        package var stringBits: [UInt64]
         /// Quick mode: the values the top expands to so far.
-        var total = 1
+        package var total = 1
 
         /// Thrown in quick mode when only the exact mode can tell the tree's size.
-        struct NeedsExactCheck: Error {}
+        package struct NeedsExactCheck: Error {}
 
-        init(cursor: Cursor, maximumDepth: Int, maximumValueCount: Int, exact: Bool) {
+        package init(cursor: Cursor, maximumDepth: Int, maximumValueCount: Int, exact: Bool) {
             self.cursor = cursor
             self.maximumDepth = maximumDepth
             self.maximumValueCount = maximumValueCount
@@ -45,7 +45,7 @@ extension BinaryPropertyList {
         }
 
         /// Checks object `index` and its subtree; returns its tree size (exact mode; 1 in quick mode).
-        mutating func check(_ index: Int, depth: Int) throws -> Int {
+        package mutating func check(_ index: Int, depth: Int) throws -> Int {
             guard exact else { return try quickCheck(index, depth: depth) }
             let known = sizes[index]
             if known != 0, known != Self.onPath { return Int(known) }
@@ -62,7 +62,7 @@ extension BinaryPropertyList {
             return size
         }
 
-        mutating func quickCheck(_ index: Int, depth: Int) throws -> Int {
+        package mutating func quickCheck(_ index: Int, depth: Int) throws -> Int {
             let word = index &>> 6
             let bit = UInt64(1) &<< UInt64(index & 63)
             let isOnPath = onPathBits[word] & bit != 0
@@ -88,7 +88,7 @@ extension BinaryPropertyList {
             return 1
         }
 
-        mutating func checkContents(at offset: Int, depth: Int) throws -> Int {
+        package mutating func checkContents(at offset: Int, depth: Int) throws -> Int {
             let marker = cursor.bytes[offset]
             switch marker >> 4 {
             case 0xA, 0xC:
@@ -141,7 +141,7 @@ extension BinaryPropertyList {
 
         /// The tree size of a container of the objects in `first` (and `second`), throwing when it passes the
         /// value count limit.
-        mutating func treeSize(of first: References, and second: References?, at offset: Int) throws -> Int {
+        package mutating func treeSize(of first: References, and second: References?, at offset: Int) throws -> Int {
             guard exact else {
                 // Every reference followed is one more value; past the limit only the exact mode can say where.
                 total += first.count + (second?.count ?? 0)

@@ -1,21 +1,21 @@
-import DecantCore
-import Foundation
+package import DecantCore
+package import Foundation
 
 /// `NSDecimalNumber` as `NSKeyedArchiver` writes it (section 7.2 of the formats spec, RE): `NS.exponent`, `NS.length`
 /// (16-bit mantissa words in use), `NS.negative`, `NS.compact`, `NS.mantissa.bo` (1: little-endian words) and
 /// `NS.mantissa` (eight 16-bit words, 16 bytes: a 128-bit integer). The value is mantissa × 10^exponent; a compact
 /// value has no trailing zero digit in its mantissa. Built from the decimal's text, since the fields of `Decimal`
 /// are not public on Linux.
-enum ArchivedDecimal {
+package enum ArchivedDecimal {
     /// The class `NSKeyedArchiver` names for an `NSDecimalNumber` (RE: archive readers in the wild match this name).
-    static let className = "NSDecimalNumberPlaceholder"
-    static let classes = ["NSDecimalNumberPlaceholder", "NSDecimalNumber", "NSNumber", "NSValue", "NSObject"]
-    static let keys = ["NS.exponent", "NS.length", "NS.negative", "NS.compact", "NS.mantissa.bo", "NS.mantissa"]
+    package static let className = "NSDecimalNumberPlaceholder"
+    package static let classes = ["NSDecimalNumberPlaceholder", "NSDecimalNumber", "NSNumber", "NSValue", "NSObject"]
+    package static let keys = ["NS.exponent", "NS.length", "NS.negative", "NS.compact", "NS.mantissa.bo", "NS.mantissa"]
 
     /// The coder keys of `decimal`. NaN (`NSDecimalNumber.notANumber`) is, as in `NSDecimal`, a length of 0 with the
     /// negative flag set.
     /// - Throws: `.unsupportedFormat` for a mantissa beyond 128 bits.
-    static func fields(of decimal: Decimal) throws -> PropertyListDictionary {
+    package static func fields(of decimal: Decimal) throws -> PropertyListDictionary {
         if decimal.isNaN {
             return [
                 "NS.exponent": .integer(0), "NS.length": .integer(0), "NS.negative": .bool(true),
@@ -62,7 +62,7 @@ enum ArchivedDecimal {
 
     /// The decimal an `NSDecimalNumber` object holds.
     /// - Throws: `.malformedInput` when a field is missing or out of range.
-    static func decimal(from object: ArchivedObject) throws -> Decimal {
+    package static func decimal(from object: ArchivedObject) throws -> Decimal {
         func fail(_ message: String) -> DecantError {
             DecantError(
                 .malformedInput, "NSDecimalNumber: \(message)", at: Location(object: "$objects[\(object.index)]"))

@@ -20,7 +20,7 @@ public struct ArchiveClassCensus: Sendable, Hashable {
     /// An empty census.
     public init() {}
 
-    mutating func count(_ name: String, chain: [String]) {
+    package mutating func count(_ name: String, chain: [String]) {
         counts[name, default: 0] += 1
         if chains[name] == nil { chains[name] = chain.isEmpty ? [name] : chain }
     }

@@ -58,7 +58,7 @@ public struct XMLPropertyListReader: Sendable {
 private let referenceDateOffset: Double = 978_307_200
 
 /// Parses `YYYY-MM-DDTHH:MM:SSZ` into seconds since 2001-01-01 without Foundation's formatters.
-func parsePropertyListDate(_ text: String) -> Double? {
+package func parsePropertyListDate(_ text: String) -> Double? {
     let bytes = Array(text.utf8)
     guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
         bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
@@ -89,35 +89,35 @@ func parsePropertyListDate(_ text: String) -> Double? {
 
 /// The XMLParser delegate that builds the value tree with an explicit stack.
 private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
-    enum Container {
+    package enum Container {
         case array([PropertyListValue])
         case dictionary(PropertyListDictionary, pendingKey: String?)
     }
 
-    let path: String?
-    let maximumDepth: Int
-    var stack: [Container] = []
-    var text = ""
-    var collectingText = false
+    package let path: String?
+    package let maximumDepth: Int
+    package var stack: [Container] = []
+    package var text = ""
+    package var collectingText = false
     /// The scalar element (`<string>`, `<true>`, …) being read; no element may start inside one.
-    var openScalar: String?
-    var sawPlistElement = false
-    var top: PropertyListValue?
-    var failure: DecantError?
+    package var openScalar: String?
+    package var sawPlistElement = false
+    package var top: PropertyListValue?
+    package var failure: DecantError?
 
-    init(path: String?, maximumDepth: Int) {
+    package init(path: String?, maximumDepth: Int) {
         self.path = path
         self.maximumDepth = maximumDepth
     }
 
-    func fail(_ parser: XMLParser, _ message: String) {
+    package func fail(_ parser: XMLParser, _ message: String) {
         if failure == nil {
             failure = DecantError(.malformedInput, message, at: Location(path: path, line: max(parser.lineNumber, 1)))
         }
         parser.abortParsing()
     }
 
-    func parser(
+    package func parser(
         _ parser: XMLParser,
         didStartElement elementName: String,
         namespaceURI: String?,
@@ -144,7 +144,7 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+    package func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
         // libxml2 recovers from some errors (a mismatched end tag) and goes on; we do not.
         if failure == nil {
             let column = parser.columnNumber > 0 ? parser.columnNumber : nil
@@ -157,15 +157,15 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
+    package func parser(_ parser: XMLParser, foundCharacters string: String) {
         if collectingText { text += string }
     }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+    package func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
         if collectingText { text += String(decoding: CDATABlock, as: UTF8.self) }
     }
 
-    func parser(
+    package func parser(
         _ parser: XMLParser,
         didEndElement elementName: String,
         namespaceURI: String?,
@@ -231,7 +231,7 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
         }
     }
 
-    static func integer(_ text: String) -> Int64? {
+    package static func integer(_ text: String) -> Int64? {
         var body = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
         var negative = false
         if body.hasPrefix("-") {
@@ -253,7 +253,7 @@ private final class XMLPropertyListBuilder: NSObject, XMLParserDelegate {
         return Int64(exactly: magnitude)
     }
 
-    func add(_ value: PropertyListValue, _ parser: XMLParser) {
+    package func add(_ value: PropertyListValue, _ parser: XMLParser) {
         switch stack.last {
         case nil:
             guard top == nil else { return fail(parser, "more than one top-level value") }

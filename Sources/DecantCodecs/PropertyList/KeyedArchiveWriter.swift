@@ -22,6 +22,8 @@ public struct KeyedArchiveWriter: Sendable {
         /// The index in `$objects`.
         public let index: Int
 
+        package init(index: Int) { self.index = index }
+
         /// The `.uid` value that refers to this entry, for use as a field value.
         public var uid: PropertyListValue { .uid(UInt64(index)) }
     }
@@ -111,7 +113,7 @@ public struct KeyedArchiveWriter: Sendable {
     }
 
     /// The `$classes` chains Foundation writes for its collection classes.
-    static func defaultChain(_ className: String) -> [String] {
+    package static func defaultChain(_ className: String) -> [String] {
         switch className {
         case "NSMutableArray": ["NSMutableArray", "NSArray", "NSObject"]
         case "NSMutableSet": ["NSMutableSet", "NSSet", "NSObject"]

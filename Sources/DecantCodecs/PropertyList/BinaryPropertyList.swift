@@ -1,4 +1,4 @@
-import DecantCore
+package import DecantCore
 public import Foundation
 import Synchronization
 
@@ -27,15 +27,15 @@ public struct BinaryPropertyList: Sendable {
     /// The deepest nesting accepted.
     public let maximumDepth: Int
     /// Where the bytes are.
-    let source: Source
+    package let source: Source
     /// The number of bytes.
-    let byteCount: Int
-    let offsetIntSize: Int
-    let objectRefSize: Int
-    let offsetTableOffset: Int
+    package let byteCount: Int
+    package let offsetIntSize: Int
+    package let objectRefSize: Int
+    package let offsetTableOffset: Int
 
     /// The bytes in memory, or a file read a block at a time.
-    enum Source: Sendable {
+    package enum Source: Sendable {
         case memory(Data)
         case file(FileBlocks)
     }
@@ -56,7 +56,7 @@ public struct BinaryPropertyList: Sendable {
     /// With `checksStructure` false only the header, trailer and offset table are checked on opening: the caller
     /// runs ``startStructureCheck()`` and finishes it before it trusts what it read (every read is bounds-checked,
     /// so reading before the check ends is safe; only which error is reported first depends on it).
-    init(file: FileBlocks, maximumDepth: Int = 512, checksStructure: Bool) throws {
+    package init(file: FileBlocks, maximumDepth: Int = 512, checksStructure: Bool) throws {
         try self.init(
             source: .file(file), byteCount: file.size, path: file.path, maximumDepth: maximumDepth,
             checksStructure: checksStructure)
@@ -134,7 +134,7 @@ public struct BinaryPropertyList: Sendable {
     /// Walks every object the top reaches, as the eager parser would: offsets, markers, lengths and references in
     /// range, no reference cycles, nesting and the number of values the top expands to within the limits.
     /// - Throws: `.malformedInput` with the byte offset of the first damaged object.
-    func checkStructure() throws {
+    package func checkStructure() throws {
         let list = self
         try list.withCursor { cursor in
             let limit = BinaryPropertyListReader.maximumValueCount(forFileSize: byteCount)
@@ -151,7 +151,7 @@ public struct BinaryPropertyList: Sendable {
     }
 
     /// Starts ``checkStructure()`` on a thread of its own, for a reader that walks the objects meanwhile.
-    func startStructureCheck() -> StructureCheck {
+    package func startStructureCheck() -> StructureCheck {
         StructureCheck(list: self)
     }
 
@@ -160,7 +160,7 @@ public struct BinaryPropertyList: Sendable {
     /// ``finish()`` waits for it and throws what it found. A reader that failed meanwhile calls ``finish()`` first
     /// and reports the check's error when there is one: a damaged list then fails exactly as when it is checked on
     /// opening.
-    final class StructureCheck: Sendable {
+    package final class StructureCheck: Sendable {
         private let done = DispatchSemaphore(value: 0)
         private let outcome = Mutex<(any Error)?>(nil)
         private let finished = Atomic<Bool>(false)
@@ -175,7 +175,7 @@ public struct BinaryPropertyList: Sendable {
         }
 
         /// Waits for the check (once; later calls return at once) and throws its error.
-        func finish() throws {
+        package func finish() throws {
             if !finished.exchange(true, ordering: .acquiringAndReleasing) { done.wait() }
             if let error = outcome.withLock({ $0 }) { throw error }
         }
@@ -195,7 +195,7 @@ public struct BinaryPropertyList: Sendable {
     }
 
     /// The top object's tree, decoding each shared object once (what ``BinaryPropertyListReader`` returns).
-    func topValue() throws -> PropertyListValue {
+    package func topValue() throws -> PropertyListValue {
         try withCursor { cursor in
             var memo: [Int: PropertyListValue]? = [:]
             return try cursor.value(at: topObject, memo: &memo)
@@ -205,7 +205,7 @@ public struct BinaryPropertyList: Sendable {
     /// Runs `body` with a cursor over the bytes, for several look-ups in a row.
     /// - Throws: what `body` throws; for a file, `.malformedInput` when it was truncated while read and `.ioError`
     ///   when a read failed (see ``FileBlocks/withBlocks(_:)``).
-    func withCursor<T>(_ body: (Cursor) throws -> T) throws -> T {
+    package func withCursor<T>(_ body: (Cursor) throws -> T) throws -> T {
         try Self.withBytes(of: source, count: byteCount) { bytes in try body(Cursor(list: self, bytes: bytes)) }
     }
 
@@ -221,37 +221,37 @@ public struct BinaryPropertyList: Sendable {
 
 extension BinaryPropertyList {
     /// A container's items as a span of object references in the file: `count` references from byte `start`.
-    struct References: Sendable {
-        var start: Int
-        var count: Int
+    package struct References: Sendable {
+        package var start: Int
+        package var count: Int
     }
 
     /// Reads objects from the bytes. Every read is bounds-checked, so a cursor is safe on any object, checked or not.
-    struct Cursor {
-        let list: BinaryPropertyList
-        let bytes: ByteView
+    package struct Cursor {
+        package let list: BinaryPropertyList
+        package let bytes: ByteView
 
-        var offsetTableOffset: Int { list.offsetTableOffset }
+        package var offsetTableOffset: Int { list.offsetTableOffset }
 
-        func error(_ message: String, at offset: Int) -> DecantError {
+        package func error(_ message: String, at offset: Int) -> DecantError {
             DecantError(.malformedInput, message, at: Location(path: list.path, offset: offset))
         }
 
         @inline(__always)
-        func readUnsigned(at offset: Int, size: Int) -> UInt64 {
+        package func readUnsigned(at offset: Int, size: Int) -> UInt64 {
             // Offsets and references are almost always 1, 2 or 4 bytes: one load each instead of a byte loop.
             bytes.bigEndian(at: offset, width: size)
         }
 
         /// Reads `size` bytes at `offset` as a big-endian unsigned integer, checking they lie in the object area.
-        func unsigned(at offset: Int, size: Int, objectStart: Int) throws -> UInt64 {
+        package func unsigned(at offset: Int, size: Int, objectStart: Int) throws -> UInt64 {
             guard offset >= 0, size <= offsetTableOffset, offset <= offsetTableOffset - size else {
                 throw error("object runs past the end of the object area", at: objectStart)
             }
             return readUnsigned(at: offset, size: size)
         }
 
-        func objectOffset(_ index: Int) throws -> Int {
+        package func objectOffset(_ index: Int) throws -> Int {
             guard index >= 0, index < list.objectCount else {
                 throw error("object \(index) is not below the object count \(list.objectCount)", at: offsetTableOffset)
             }
@@ -264,13 +264,13 @@ extension BinaryPropertyList {
         }
 
         /// The marker byte of object `index`.
-        func marker(of index: Int) throws -> UInt8 {
+        package func marker(of index: Int) throws -> UInt8 {
             bytes[try objectOffset(index)]
         }
 
         /// Reads the count in a marker's low nibble, or the integer object after it when the nibble is 0xF.
         /// Returns the count and the offset of the first byte after it.
-        func count(marker: UInt8, at offset: Int) throws -> (Int, Int) {
+        package func count(marker: UInt8, at offset: Int) throws -> (Int, Int) {
             let nibble = Int(marker & 0x0F)
             guard nibble == 0x0F else { return (nibble, offset + 1) }
             let intMarker = try unsigned(at: offset + 1, size: 1, objectStart: offset)
@@ -286,7 +286,7 @@ extension BinaryPropertyList {
         }
 
         /// Checks that `count` items of `width` bytes starting at `start` lie in the object area.
-        func checkSpan(_ start: Int, count: Int, width: Int, objectStart: Int) throws {
+        package func checkSpan(_ start: Int, count: Int, width: Int, objectStart: Int) throws {
             let length = count.multipliedReportingOverflow(by: width)
             guard !length.overflow, start <= offsetTableOffset, length.partialValue <= offsetTableOffset - start else {
                 throw error("object of \(count) items runs past the end of the object area", at: objectStart)
@@ -295,7 +295,7 @@ extension BinaryPropertyList {
 
         /// The reference at position `item` of a span, checked against the object count.
         @inline(__always)
-        func reference(_ span: References, _ item: Int) throws -> Int {
+        package func reference(_ span: References, _ item: Int) throws -> Int {
             // In a span checked to lie in the file: no overflow to check.
             let at = span.start &+ item &* list.objectRefSize
             let reference = readUnsigned(at: at, size: list.objectRefSize)
@@ -307,7 +307,7 @@ extension BinaryPropertyList {
 
         /// Whether every reference of `span` (checked to lie in the file) is below the object count: the bytes read in
         /// one go, for a check that only wants to know (``reference(_:_:)`` throws the error, naming the offset).
-        func referencesAreValid(_ span: References) -> Bool {
+        package func referencesAreValid(_ span: References) -> Bool {
             let width = list.objectRefSize
             let limit = UInt64(list.objectCount)
             // A few thousand at a time: a large container (an archive's `$objects`) is not copied out whole.
@@ -345,14 +345,14 @@ extension BinaryPropertyList {
         }
 
         /// The reference span of an array or set (`0xA`, `0xC`) at `offset`, bounds-checked.
-        func elementReferences(marker: UInt8, at offset: Int) throws -> References {
+        package func elementReferences(marker: UInt8, at offset: Int) throws -> References {
             let (length, start) = try count(marker: marker, at: offset)
             try checkSpan(start, count: length, width: list.objectRefSize, objectStart: offset)
             return References(start: start, count: length)
         }
 
         /// The key and value reference spans of a dictionary (`0xD`) at `offset`, bounds-checked.
-        func dictionaryReferences(marker: UInt8, at offset: Int) throws -> (keys: References, values: References) {
+        package func dictionaryReferences(marker: UInt8, at offset: Int) throws -> (keys: References, values: References) {
             let (length, start) = try count(marker: marker, at: offset)
             try checkSpan(start, count: length, width: list.objectRefSize, objectStart: offset)
             let valueStart = start + length * list.objectRefSize
@@ -361,7 +361,7 @@ extension BinaryPropertyList {
         }
 
         /// The elements of array or set `index`, or `nil` when it is another kind of object.
-        func elements(of index: Int) throws -> References? {
+        package func elements(of index: Int) throws -> References? {
             let offset = try objectOffset(index)
             let marker = bytes[offset]
             guard marker >> 4 == 0xA || marker >> 4 == 0xC else { return nil }
@@ -369,7 +369,7 @@ extension BinaryPropertyList {
         }
 
         /// The keys and values of dictionary `index`, or `nil` when it is another kind of object.
-        func entries(of index: Int) throws -> (keys: References, values: References)? {
+        package func entries(of index: Int) throws -> (keys: References, values: References)? {
             let offset = try objectOffset(index)
             let marker = bytes[offset]
             guard marker >> 4 == 0xD else { return nil }
@@ -377,7 +377,7 @@ extension BinaryPropertyList {
         }
 
         /// String object `index`, or `nil` when it is another kind of object.
-        func string(at index: Int) throws -> String? {
+        package func string(at index: Int) throws -> String? {
             let offset = try objectOffset(index)
             let marker = bytes[offset]
             guard marker >> 4 == 0x5 || marker >> 4 == 0x6 else { return nil }
@@ -385,7 +385,7 @@ extension BinaryPropertyList {
         }
 
         /// The UID object `index` holds, or nil when it is another kind of object (or a UID wider than 8 bytes).
-        func uid(of index: Int) throws -> UInt64? {
+        package func uid(of index: Int) throws -> UInt64? {
             let offset = try objectOffset(index)
             let marker = bytes[offset]
             guard marker >> 4 == 0x8 else { return nil }
@@ -393,14 +393,14 @@ extension BinaryPropertyList {
         }
 
         /// The UID object at `offset`, whose marker is `marker` (`0x8n`); nil when it is wider than 8 bytes.
-        func uid(marker: UInt8, at offset: Int) throws -> UInt64? {
+        package func uid(marker: UInt8, at offset: Int) throws -> UInt64? {
             let width = Int(marker & 0x0F) + 1
             guard width <= 8 else { return nil }
             return try unsigned(at: offset + 1, size: width, objectStart: offset)
         }
 
         /// Whether object `index` is the string `text` (compared as bytes when it is ASCII, without a `String`).
-        func isString(_ index: Int, _ text: StaticString) throws -> Bool {
+        package func isString(_ index: Int, _ text: StaticString) throws -> Bool {
             let offset = try objectOffset(index)
             let marker = bytes[offset]
             guard marker >> 4 == 0x5 else {
@@ -416,7 +416,7 @@ extension BinaryPropertyList {
         }
 
         /// Decodes a non-container object (anything but arrays, sets and dictionaries).
-        func scalar(marker: UInt8, at offset: Int) throws -> PropertyListValue {
+        package func scalar(marker: UInt8, at offset: Int) throws -> PropertyListValue {
             let nibble = Int(marker & 0x0F)
             switch marker >> 4 {
             case 0x0:
@@ -466,7 +466,7 @@ extension BinaryPropertyList {
             }
         }
 
-        func integer(nibble: Int, at offset: Int) throws -> Int64 {
+        package func integer(nibble: Int, at offset: Int) throws -> Int64 {
             switch nibble {
             case 0, 1, 2:
                 return Int64(try unsigned(at: offset + 1, size: 1 << nibble, objectStart: offset))
@@ -488,12 +488,12 @@ extension BinaryPropertyList {
         /// Decodes object `index` and its subtree. With a memo, each object is decoded once (shared subtrees are
         /// shared values); without one, once per reference. The opening check makes this cheap and safe for objects
         /// the top reaches; for others, nesting past the list's depth and more values than the file-size limit throw.
-        func value(at index: Int, memo: inout [Int: PropertyListValue]?) throws -> PropertyListValue {
+        package func value(at index: Int, memo: inout [Int: PropertyListValue]?) throws -> PropertyListValue {
             var budget = BinaryPropertyListReader.maximumValueCount(forFileSize: list.byteCount)
             return try value(at: index, memo: &memo, depth: 0, budget: &budget)
         }
 
-        func value(
+        package func value(
             at index: Int, memo: inout [Int: PropertyListValue]?, depth: Int, budget: inout Int
         ) throws -> PropertyListValue {
             if let known = memo?[index] { return known }

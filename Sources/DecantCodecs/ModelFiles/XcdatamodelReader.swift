@@ -57,7 +57,7 @@ private struct Reader {
         return value
     }
 
-    func integer(_ key: String, of node: XcdatamodelNode, entity: String?) throws -> Int? {
+    package func integer(_ key: String, of node: XcdatamodelNode, entity: String?) throws -> Int? {
         guard let text = node.attributes[key] else { return nil }
         guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
             throw failure("\(key)=\"\(text)\" is not a whole number", node, entity: entity, keyPath: node.attributes["name"])

@@ -58,7 +58,7 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     var stack: [XcdatamodelNode] = []
     var root: XcdatamodelNode?
     /// The first error the parser reported, and where.
-    var error: (any Error)?
+    package var error: (any Error)?
     var errorLine: Int?
     var errorColumn: Int?
     /// An error of our own that stopped the parse (nesting too deep).

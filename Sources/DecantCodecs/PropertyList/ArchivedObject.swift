@@ -33,12 +33,17 @@ public struct ArchivedObject: Sendable, Hashable {
     /// The entry as given, when it was given whole.
     private var storedValue: PropertyListValue?
     /// `$class` as written and its position among the entry's keys.
-    var classEntry: ClassEntry?
+    package var classEntry: ClassEntry?
 
     /// The `$class` value of an entry and where it stood among the keys.
-    struct ClassEntry: Sendable, Hashable {
-        var reference: PropertyListValue
-        var position: Int
+    package struct ClassEntry: Sendable, Hashable {
+        package var reference: PropertyListValue
+        package var position: Int
+
+        package init(reference: PropertyListValue, position: Int) {
+            self.reference = reference
+            self.position = position
+        }
     }
 
     /// Creates an object description; ``KeyedArchive/object(at:)`` is the usual way to get one.
@@ -60,7 +65,7 @@ public struct ArchivedObject: Sendable, Hashable {
     }
 
     /// An object read from a binary archive: its fields and `$class`, the entry rebuilt only when asked for.
-    init(index: Int, className: String, classes: [String], fields: PropertyListDictionary, classEntry: ClassEntry) {
+    package init(index: Int, className: String, classes: [String], fields: PropertyListDictionary, classEntry: ClassEntry) {
         self.index = index
         self.className = className
         self.classes = classes
@@ -69,7 +74,7 @@ public struct ArchivedObject: Sendable, Hashable {
     }
 
     /// The `$objects` index of the object's class dictionary, when `$class` is a reference.
-    var classIndex: Int? {
+    package var classIndex: Int? {
         classEntry?.reference.uidValue.map { Int(truncatingIfNeeded: $0) }
     }
 

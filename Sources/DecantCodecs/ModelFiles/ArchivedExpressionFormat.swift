@@ -23,7 +23,7 @@ struct ArchivedExpressionFormat {
 
     /// Counts the objects rendered by one formatter (shared by its copies).
     private final class VisitCounter {
-        var count = 0
+        package var count = 0
     }
 
     /// Counts one more rendered object, throwing past the limits.

@@ -42,10 +42,10 @@ extension BinaryPropertyListWriter {
     }
 
     fileprivate struct Flattener {
-        var objects: [FlatObject] = []
-        var scalars: [ScalarKey: Int] = [:]
+        package var objects: [FlatObject] = []
+        package var scalars: [ScalarKey: Int] = [:]
 
-        mutating func add(_ value: PropertyListValue) -> Int {
+        package mutating func add(_ value: PropertyListValue) -> Int {
             let key: ScalarKey
             switch value {
             case .string(let string): key = .string(Array(string.utf8))
@@ -74,12 +74,12 @@ extension BinaryPropertyListWriter {
             return objects.count - 1
         }
 
-        mutating func reserve() -> Int {
+        package mutating func reserve() -> Int {
             objects.append(.array([]))
             return objects.count - 1
         }
 
-        func serialise() -> Data {
+        package func serialise() -> Data {
             let referenceSize = Self.byteCount(for: UInt64(objects.count - 1))
             var out: [UInt8] = Array("bplist00".utf8)
             var offsets: [Int] = []
@@ -110,7 +110,7 @@ extension BinaryPropertyListWriter {
         }
 
         /// The number of bytes (1, 2, 4 or 8) an unsigned value needs.
-        static func byteCount(for value: UInt64) -> Int {
+        package static func byteCount(for value: UInt64) -> Int {
             switch value {
             case 0...0xFF: 1
             case 0...0xFFFF: 2
@@ -119,20 +119,20 @@ extension BinaryPropertyListWriter {
             }
         }
 
-        static func appendUnsigned(_ value: UInt64, size: Int, to out: inout [UInt8]) {
+        package static func appendUnsigned(_ value: UInt64, size: Int, to out: inout [UInt8]) {
             for shift in stride(from: (size - 1) * 8, through: 0, by: -8) {
                 out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
             }
         }
 
-        static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        package static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
             // Negative values and values of 2^32 and above are written as 8-byte signed integers.
             let size = value < 0 ? 8 : byteCount(for: UInt64(value))
             out.append(0x10 | UInt8(size.trailingZeroBitCount))
             appendUnsigned(UInt64(bitPattern: value), size: size, to: &out)
         }
 
-        static func appendMarker(_ type: UInt8, count: Int, to out: inout [UInt8]) {
+        package static func appendMarker(_ type: UInt8, count: Int, to out: inout [UInt8]) {
             if count < 15 {
                 out.append(type << 4 | UInt8(count))
             } else {
@@ -141,7 +141,7 @@ extension BinaryPropertyListWriter {
             }
         }
 
-        static func appendScalar(_ value: PropertyListValue, to out: inout [UInt8]) {
+        package static func appendScalar(_ value: PropertyListValue, to out: inout [UInt8]) {
             switch value {
             case .string(let string):
                 if string.utf8.allSatisfy({ $0 < 0x80 }) {

@@ -1,4 +1,4 @@
-import DecantCore
+package import DecantCore
 public import Foundation
 import Synchronization
 
@@ -59,7 +59,7 @@ public struct KeyedArchive: Sendable {
         try self.init(data: data, path: path, nestingDepth: 0)
     }
 
-    init(data: Data, path: String?, nestingDepth: Int) throws {
+    package init(data: Data, path: String?, nestingDepth: Int) throws {
         guard BinaryPropertyListReader.isBinaryPropertyList(data) else {
             try self.init(
                 propertyList: PropertyListValue.decode(from: data, path: path), path: path, nestingDepth: nestingDepth)
@@ -73,7 +73,7 @@ public struct KeyedArchive: Sendable {
     /// every object) runs on a thread of its own: the caller may walk the objects meanwhile, and must finish the
     /// check before it trusts what it found, reporting the check's error first (``BinaryPropertyList/StructureCheck``).
     /// - Throws: as ``init(data:path:)``, and `.ioError` when the file cannot be read.
-    static func opening(file: FileBlocks) throws -> (KeyedArchive, BinaryPropertyList.StructureCheck?) {
+    package static func opening(file: FileBlocks) throws -> (KeyedArchive, BinaryPropertyList.StructureCheck?) {
         let isBinary = try file.withBlocks { blocks in
             file.size >= 6 && (0..<6).map { blocks.byte(at: $0) }.elementsEqual(Array("bplist".utf8))
         }
@@ -130,7 +130,7 @@ public struct KeyedArchive: Sendable {
         try self.init(propertyList: propertyList, path: path, nestingDepth: 0)
     }
 
-    init(propertyList: PropertyListValue, path: String?, nestingDepth: Int) throws {
+    package init(propertyList: PropertyListValue, path: String?, nestingDepth: Int) throws {
         let (archiver, version, top) = try Self.checkHeader(propertyList, path: path)
         guard case .array(let objects)? = propertyList["$objects"], !objects.isEmpty else {
             throw DecantError(
@@ -320,7 +320,7 @@ public struct KeyedArchive: Sendable {
     /// Runs `body` with a cursor over a binary archive's bytes and the references of its `$objects` array: one cursor
     /// for many look-ups (a batch of records). Returns nil, without running `body`, for an archive decoded whole.
     /// - Throws: what `body` throws, and what reading the file found (see ``BinaryPropertyList/withCursor(_:)``).
-    func withBinaryCursor<T>(
+    package func withBinaryCursor<T>(
         _ body: (BinaryPropertyList.Cursor, BinaryPropertyList.References) throws -> T
     ) throws -> T? {
         guard case .binary(let list, let objects) = storage else { return nil }
@@ -330,19 +330,19 @@ public struct KeyedArchive: Sendable {
     /// The key objects and class of an archived object's dictionary. NSKeyedArchiver writes each key string once,
     /// so the objects of a class share their key objects: a reader that decoded one object reads the next one's
     /// values by position (``fieldValues(at:shapedLike:)``), without decoding its keys and class again.
-    struct FieldShape: Sendable, Equatable {
+    package struct FieldShape: Sendable, Equatable {
         /// The dictionary's key objects in order, `$class` included.
-        var keyReferences: [Int]
+        package var keyReferences: [Int]
         /// The position of `$class` among them, and the UID it holds.
-        var classPosition: Int
-        var classUID: UInt64
+        package var classPosition: Int
+        package var classUID: UInt64
         /// Per key object, its bytes in the file (marker, count and characters; empty for a key that is not a
         /// string): Foundation's archiver on Linux writes every dictionary's key strings anew rather than once.
-        var keyEncodings: [[UInt8]] = []
+        package var keyEncodings: [[UInt8]] = []
 
         /// The value references of dictionary object `entry` when it has exactly these key objects and class; nil
         /// when it has not, or is not a dictionary.
-        func values(of entry: Int, cursor: BinaryPropertyList.Cursor) throws -> BinaryPropertyList.References? {
+        package func values(of entry: Int, cursor: BinaryPropertyList.Cursor) throws -> BinaryPropertyList.References? {
             guard let (keys, values) = try cursor.entries(of: entry), keys.count == keyReferences.count else {
                 return nil
             }
@@ -357,7 +357,7 @@ public struct KeyedArchive: Sendable {
         /// object's keys in the order of that object's own hash table, which differs from object to object of a
         /// class (swift-corelibs-foundation seeds every dictionary anew), so the objects of a class share their
         /// key objects but rarely their order.
-        func valuesInAnyOrder(
+        package func valuesInAnyOrder(
             of entry: Int, cursor: BinaryPropertyList.Cursor, order: inout [Int]
         ) throws -> BinaryPropertyList.References? {
             guard let (keys, values) = try cursor.entries(of: entry), keys.count == keyReferences.count,
@@ -404,7 +404,7 @@ public struct KeyedArchive: Sendable {
 
     /// The bytes of string object `reference` in the file, marker to last character (checked to lie in the object
     /// area); nil when it is not a string.
-    static func stringSpan(_ reference: Int, cursor: BinaryPropertyList.Cursor) throws -> Range<Int>? {
+    package static func stringSpan(_ reference: Int, cursor: BinaryPropertyList.Cursor) throws -> Range<Int>? {
         let offset = try cursor.objectOffset(reference)
         let marker = cursor.bytes[offset]
         guard marker >> 4 == 0x5 || marker >> 4 == 0x6 else { return nil }
@@ -416,7 +416,7 @@ public struct KeyedArchive: Sendable {
 
     /// The shape of binary entry `index`: nil for an archive decoded whole or an entry that is not a dictionary with
     /// a `$class` UID (and for anything odd: ``object(at:)`` then decides).
-    func fieldShape(at index: Int) -> FieldShape? {
+    package func fieldShape(at index: Int) -> FieldShape? {
         guard case .binary(let list, let objects) = storage, index >= 0, index < objectCount else { return nil }
         return try? list.withCursor { cursor -> FieldShape? in
             guard let (keys, values) = try cursor.entries(of: cursor.reference(objects, index)) else { return nil }
@@ -443,7 +443,7 @@ public struct KeyedArchive: Sendable {
     /// The field values of entry `index` in key order, `$class` left out, when its dictionary has exactly `shape`'s
     /// key objects and class, as ``object(at:)`` would decode them (every reference in them checked); nil when it
     /// has not, or for anything odd: then ``object(at:)`` decides and names the problem.
-    func fieldValues(at index: Int, shapedLike shape: FieldShape) -> [PropertyListValue]? {
+    package func fieldValues(at index: Int, shapedLike shape: FieldShape) -> [PropertyListValue]? {
         guard case .binary(let list, let objects) = storage, index >= 0, index < objectCount else { return nil }
         let fields = try? list.withCursor { cursor -> [PropertyListValue]? in
             guard let values = try shape.values(of: cursor.reference(objects, index), cursor: cursor) else {
@@ -470,7 +470,7 @@ public struct KeyedArchive: Sendable {
     /// class dictionary itself), `.plain` for an entry without `$class`, and `.unsure` when anything looks wrong:
     /// then ``object(at:)`` decides and names the problem. `keys` remembers which key objects are `$class`, for the
     /// next look.
-    func quickLook(
+    package func quickLook(
         at index: Int, cursor: BinaryPropertyList.Cursor, objects: BinaryPropertyList.References,
         keys: inout KeyKinds
     ) -> QuickLook {
@@ -520,15 +520,17 @@ public struct KeyedArchive: Sendable {
 
     /// Which key objects are the string `$class`, for ``quickLook(at:cursor:objects:keys:)``: an archive writes each
     /// key string once, so the objects of its classes share a few key objects, and each is compared once.
-    struct KeyKinds {
+    package struct KeyKinds {
         /// The key objects seen, up to a few dozen.
         private var known: [(reference: Int, isClass: Bool)] = []
         /// Key objects not among them once they were full: Foundation's archiver on Linux writes every dictionary's
         /// key strings anew, so past a few dozen misses each key is compared without looking through them first.
         private var misses = 0
 
+        package init() {}
+
         /// Whether key object `reference` is the string `$class`.
-        mutating func isClassKey(_ reference: Int, _ cursor: BinaryPropertyList.Cursor) throws -> Bool {
+        package mutating func isClassKey(_ reference: Int, _ cursor: BinaryPropertyList.Cursor) throws -> Bool {
             if misses < 64 {
                 for entry in known where entry.reference == reference { return entry.isClass }
                 if known.count == 32 { misses += 1 }
@@ -540,7 +542,7 @@ public struct KeyedArchive: Sendable {
     }
 
     /// The answer of ``quickLook(at:cursor:objects:keys:)``.
-    enum QuickLook {
+    package enum QuickLook {
         case plain
         case object(classIndex: Int)
         case unsure
@@ -555,7 +557,7 @@ public struct KeyedArchive: Sendable {
     }
 
     /// ``object(at:)`` for an entry the caller already has.
-    func object(at index: Int, entry value: PropertyListValue) throws -> ArchivedObject {
+    package func object(at index: Int, entry value: PropertyListValue) throws -> ArchivedObject {
         guard case .dictionary(var fields) = value, let classValue = fields["$class"] else {
             return ArchivedObject(index: index, className: nil, classes: [], fields: [:], value: value)
         }
@@ -576,7 +578,7 @@ public struct KeyedArchive: Sendable {
 
     /// Reads the class dictionary at `classIndex`: its `$classname` and `$classes` chain.
     /// Class dictionaries are shared by all objects of a class, so each is decoded once and remembered.
-    func classDescription(at classIndex: Int, owner: Int) throws -> (String, [String]) {
+    package func classDescription(at classIndex: Int, owner: Int) throws -> (String, [String]) {
         if let known = classCache.descriptions.withLock({ $0[classIndex] }) { return known }
         guard case .dictionary(let description) = try entry(at: classIndex),
             case .string(let name)? = description["$classname"]
@@ -604,7 +606,7 @@ public struct KeyedArchive: Sendable {
         return (name, chain)
     }
 
-    func checkReferences(in value: PropertyListValue, owner: Int?, key: String, depth: Int) throws {
+    package func checkReferences(in value: PropertyListValue, owner: Int?, key: String, depth: Int) throws {
         switch value {
         case .uid(let uid):
             guard uid < UInt64(objectCount) else {
@@ -628,7 +630,7 @@ public struct KeyedArchive: Sendable {
     }
 
     /// A malformed-input error located at `$objects[object]` and `key` in this archive's file.
-    func error(_ message: String, object: Int?, key: String?) -> DecantError {
+    package func error(_ message: String, object: Int?, key: String?) -> DecantError {
         DecantError(
             .malformedInput,
             message,
@@ -639,5 +641,5 @@ public struct KeyedArchive: Sendable {
 
 /// The class descriptions an archive has decoded, by `$objects` index; shared by copies of the archive.
 private final class ClassCache: Sendable {
-    let descriptions = Mutex<[Int: (String, [String])]>([:])
+    package let descriptions = Mutex<[Int: (String, [String])]>([:])
 }

@@ -28,18 +28,18 @@ extension FoundationValue {
 /// Adds ``FoundationValue``s to a ``KeyedArchiveWriter`` as `NSKeyedArchiver` does, sharing one entry per equal
 /// string, integer and Boolean (Foundation's small numbers and Booleans are one object each) and one `NSNull`.
 private struct FoundationArchiver {
-    var writer = KeyedArchiveWriter()
-    var null: KeyedArchiveWriter.Reference?
-    var scalars: [PropertyListValue: KeyedArchiveWriter.Reference] = [:]
+    package var writer = KeyedArchiveWriter()
+    package var null: KeyedArchiveWriter.Reference?
+    package var scalars: [PropertyListValue: KeyedArchiveWriter.Reference] = [:]
 
-    mutating func scalar(_ value: PropertyListValue) -> PropertyListValue {
+    package mutating func scalar(_ value: PropertyListValue) -> PropertyListValue {
         if let known = scalars[value] { return known.uid }
         let reference = writer.addValue(value)
         scalars[value] = reference
         return reference.uid
     }
 
-    mutating func add(_ value: FoundationValue) -> PropertyListValue {
+    package mutating func add(_ value: FoundationValue) -> PropertyListValue {
         switch value {
         case .null:
             if let null { return null.uid }
