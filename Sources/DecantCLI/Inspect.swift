@@ -78,15 +78,9 @@ extension DecantCommand {
         func run() throws {
             try reportingErrors(verbose: options.verbose, json: options.json) {
                 let url = URL(fileURLWithPath: path)
-                // --from names a record format: the input is read as records of it, whatever its content.
-                // A plain property list is described as one (its survey needs no model).
-                let kind = try inputOptions.from.map { name -> InputKind in
-                    switch name.lowercased() {
-                    case "sqlite": .sqliteStore
-                    case "plist": .propertyList
-                    default: .records(name)
-                    }
-                } ?? InputKind(of: url)
+                // --from names a format: the input is read as it, whatever its content: a store format's as a store,
+                // a plain property list as one (its survey needs no model), any other as records.
+                let kind = try inputOptions.from.map { InputKind(named: $0) } ?? InputKind(of: url)
                 switch kind {
                 case .model where diagram != nil:
                     let bundle = try loadBundle(path, versionOrder: versionOrder)
@@ -115,15 +109,9 @@ extension DecantCommand {
                 case .propertyList:
                     let report = try PropertyListReport(propertyList: url, path: path)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
-                case .sqliteStore:
+                case .store(let format):
                     let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
-                    let report = try StoreReport(store: url, path: path, bundle: bundle)
-                    printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
-                    printWarnings(report.transformables?.warnings ?? [])
-                    try Self.requireMatch(report, given: bundle)
-                case .binaryStore:
-                    let bundle = try model.map { try loadBundle($0, versionOrder: versionOrder) }
-                    let report = try StoreReport(binaryStore: url, path: path, bundle: bundle)
+                    let report = try StoreReport(store: url, path: path, bundle: bundle, format: format)
                     printOut(options.json ? String(decoding: try report.jsonData(), as: UTF8.self) : report.text)
                     printWarnings(report.transformables?.warnings ?? [])
                     try Self.requireMatch(report, given: bundle)

@@ -160,8 +160,8 @@ extension DecantCommand {
                 if let reason = report.singleStepReason {
                     printOut("single step (as Core Data's automatic migration): \(reason)")
                 }
-                if report.engine == .inStore(format: "sqlite") {
-                    printOut("run inside SQLite, as Core Data's lightweight migration does (INSERT … SELECT)")
+                if let note = settings.registry.inStoreMigratingFormat(of: report.engine)?.inStoreRunNote {
+                    printOut(note)
                 } else if let reason = report.streamReason {
                     printOut("run through the record stream: \(reason)")
                 }

@@ -45,7 +45,7 @@ import Testing
         let store = folder.appendingPathComponent("store.bin")
         let writer = try SQLiteStoreWriter(creating: store, model: LibraryFixture.model, journalMode: .delete)
         try writer.finish()
-        #expect(try InputKind(of: store) == .sqliteStore)
+        #expect(try InputKind(of: store) == .store("sqlite"))
         let json = folder.appendingPathComponent("records.txt")
         try Data("[{\"title\": \"Dune\"}]".utf8).write(to: json)
         #expect(try InputKind(of: json) == .records("json"))

@@ -246,7 +246,7 @@ struct TransformableReportTests {
         try binaryWriter.finish()
 
         let records = try RecordsReport(input: xml, options: FormatOptions(bundle: TransformableFixtures.bundle))
-        let fromBinary = try StoreReport(binaryStore: binary, bundle: TransformableFixtures.bundle)
+        let fromBinary = try StoreReport(store: binary, bundle: TransformableFixtures.bundle)
         for report in [records.transformables, fromBinary.transformables] {
             let payload = try #require(report?.attributes.first)
             #expect((payload.values, payload.nilValues, payload.archives, payload.failingValues) == (4, 1, 3, 2))

@@ -1,22 +1,22 @@
 import DecantCore
 import DecantCodecs
 import DecantFormats
-import DecantSQLite
 import DecantSwiftData
 public import Foundation
 
-/// What a path holds, told by its content: a model (source or compiled), a Core Data SQLite store, a keyed
-/// archive, a plain property list, or records in another registered format (JSON, CSV, XML store, …).
+/// What a path holds, told by its content: a model (source or compiled), a Core Data persistent store a registered
+/// format describes (``StoreDescribingFormat``: SQLite, binary), a keyed archive, a plain property list
+/// (``InputClassifyingFormat``), or records in another registered format (JSON, CSV, XML store, …). No format is
+/// named here: each format says what its inputs are.
 public enum InputKind: Sendable, Hashable {
     /// A model: `.xcdatamodeld`, `.xcdatamodel`, `.momd` or `.mom`, or SwiftData Swift source (a `.swift` file, a
     /// folder of them, or `.swift` files separated by commas).
     case model
     /// An Xcode mapping model: a `.xcmappingmodel` folder or a compiled `.cdm` file.
     case mappingModel
-    /// A SQLite database (`SQLite format 3` header).
-    case sqliteStore
-    /// A Core Data binary store (`CoreData` header).
-    case binaryStore
+    /// A Core Data persistent store that the registered format of this name describes (``StoreDescribingFormat``):
+    /// `sqlite` for a SQLite database, `binary` for a Core Data binary store.
+    case store(String)
     /// An NSKeyedArchiver archive of app objects (a binary or XML property list with `$archiver`).
     case keyedArchive
     /// A plain property list (binary or XML) that is no keyed archive, compiled model or mapping model.
@@ -55,27 +55,15 @@ public enum InputKind: Sendable, Hashable {
         // Each format owns its magic bytes: the registry tells a store, an archive or records by content.
         let probe = try FormatProbe(url: url)
         if let format = registry.format(recognizing: probe) {
-            if format is SQLiteFormat {
-                self = .sqliteStore
-            } else if format is BinaryStoreFormat {
-                self = .binaryStore
-            } else if format is ArchiveFormat {
-                self = Self.holdsAppObjects(url, header: probe.header) ? .keyedArchive : .model
-            } else if format is PropertyListFormat {
-                self = Self.propertyListKind(url, header: probe.header)
-            } else {
-                self = .records(format.name)
-            }
+            self = Self(format, content: (format as? any InputClassifyingFormat)?.content(of: probe) ?? .records)
         } else if BinaryPropertyListReader.isBinaryPropertyList(probe.header) {
             // A property list no record format claims: a compiled model or mapping model without its extension,
             // or an archive whose first bytes do not name `$archiver`.
-            self = Self.holdsAppObjects(url, header: probe.header) ? .keyedArchive : .model
+            self = KeyedArchive.holdsAppObjects(at: url, header: probe.header) ? .keyedArchive : .model
         } else if let format = registry.format(forExtensionOf: url) {
             // By extension when the content decides nothing: a damaged store still reads as a store, so its error
-            // says what SQLite found.
-            self =
-                format is SQLiteFormat
-                ? .sqliteStore : format is PropertyListFormat ? .propertyList : .records(format.name)
+            // says what the store's format found.
+            self = Self(named: format)
         } else {
             throw DecantError(
                 .unsupportedFormat,
@@ -85,31 +73,33 @@ public enum InputKind: Sendable, Hashable {
         }
     }
 
-    /// What a file the plain property-list format claimed is, decoded: a keyed archive all the same (an XML one
-    /// whose first bytes do not name `$archiver`: of app objects, or a compiled model or mapping model without its
-    /// extension), or a plain property list. A file that does not decode is a plain property list when named
-    /// `.plist` (its reader says what is wrong), else taken for a compiled model, as before plain property lists
-    /// were read.
-    private static func propertyListKind(_ url: URL, header: Data) -> InputKind {
-        let isNamedPlist = url.pathExtension.lowercased() == "plist"
-        guard let data = try? Data(contentsOf: url), let propertyList = try? PropertyListValue.decode(from: data) else {
-            return isNamedPlist ? .propertyList : .model
+    /// What an input read as the format `name` of `registry` (`--from`) is: a store when the format describes stores,
+    /// else what the format says an input named as it holds (``InputClassifyingFormat/contentByName``); records of an
+    /// unknown name (their report names the known formats).
+    public init(named name: String, registry: FormatRegistry = .builtIn) {
+        guard let format = try? registry.format(named: name) else {
+            self = .records(name)
+            return
         }
-        guard propertyList["$archiver"] != nil else { return .propertyList }
-        return holdsAppObjects(url, header: header) ? .keyedArchive : .model
+        self = Self(named: format)
     }
 
-    /// Whether a property list is a keyed archive of app objects rather than a compiled model or mapping model
-    /// (a `.mom` or `.cdm` without its extension). A file that does not decode is told by its first bytes, so the
-    /// right reader reports what is wrong with it.
-    private static func holdsAppObjects(_ url: URL, header: Data) -> Bool {
-        guard !["omo", "cdm"].contains(url.pathExtension.lowercased()) else { return false }
-        guard let data = try? Data(contentsOf: url), let propertyList = try? PropertyListValue.decode(from: data)
-        else { return ArchiveFormat.looksLikeKeyedArchive(header) }
-        guard propertyList["$archiver"] != nil else { return false }
-        guard let archive = try? KeyedArchive(propertyList: propertyList), let root = try? archive.rootObject() else {
-            return true
+    /// What an input named as `format` holds, its content deciding nothing.
+    private init(named format: any RecordFormat) {
+        self.init(format, content: (format as? any InputClassifyingFormat)?.contentByName ?? .records)
+    }
+
+    /// What an input of `format` holds, given what its content is.
+    private init(_ format: any RecordFormat, content: InputContent) {
+        if format is any StoreDescribingFormat {
+            self = .store(format.name)
+            return
         }
-        return !root.isKind(of: "NSManagedObjectModel") && !root.isKind(of: "NSMappingModel")
+        switch content {
+        case .records: self = .records(format.name)
+        case .keyedArchive: self = .keyedArchive
+        case .propertyList: self = .propertyList
+        case .compiledModel: self = .model
+        }
     }
 }

@@ -1,8 +1,10 @@
 public import DecantCore
 public import Foundation
+import DecantCodecs
 
-/// What `decant inspect` says about a Core Data SQLite or binary store: format, metadata, store UUID, object counts
-/// per entity, and which model version it was written with (or the nearest version and what differs).
+/// What `decant inspect` says about a Core Data persistent store, as its format describes it
+/// (``StoreDescribingFormat``: SQLite and binary stores): format, metadata, store UUID, object counts per entity, and
+/// which model version it was written with (or the nearest version and what differs).
 ///
 /// ```swift
 /// let report = try StoreReport(store: URL(fileURLWithPath: "Notes.sqlite"), bundle: notes)
@@ -29,9 +31,9 @@ public struct StoreReport: Sendable, Codable, Hashable {
     public var kind: String = "store"
     /// The path inspected, as given.
     public var path: String
-    /// `sqlite` or `binary`.
-    public var format: String = "sqlite"
-    /// `wal` or `delete`, from the database header; `nil` for a binary store.
+    /// The store's format (its ``RecordFormat/name``: `sqlite`, `binary`).
+    public var format: String
+    /// The journal mode its header names (`wal`, `delete`); `nil` for a format without one (a binary store).
     public var journalMode: String?
     /// `Z_UUID`.
     public var storeUUID: String
@@ -53,25 +55,44 @@ public struct StoreReport: Sendable, Codable, Hashable {
     /// `NSSecureUnarchiveFromData` decodes it (``TransformableReport``); `nil` when the store's model is not known (no
     /// version matches) or has no such attribute.
     public var transformables: TransformableReport?
+    /// What the store is, in words (``DescribedStore/kind``: `SQLite store`), for the text; not in the JSON document.
+    public var storeKind: String = "store"
+    /// Where the store's format keeps its model (``DescribedStore/modelCacheName``: `Z_MODELCACHE`), nil when it keeps
+    /// none; for the text, not in the JSON document.
+    public var modelCacheName: String?
 
-    /// Inspects the store at `url`, comparing it with `bundle` when given, else with its own model cache.
-    public init(store url: URL, path: String? = nil, bundle: ModelBundle?) throws {
-        let store = try SQLiteStore(contentsOf: url)
+    private enum CodingKeys: String, CodingKey {
+        case kind, path, format, journalMode, storeUUID, storeType, frameworkVersion, versionIdentifiers
+        case entityVersionHashes, hasModelCache, entityCounts, model, transformables
+    }
+
+    /// Inspects the store at `url` in the format called `name` (else the store format of `registry` that recognises
+    /// it), comparing it with `bundle` when given, else with the model it keeps. The store's files are never modified.
+    /// - Throws: `.unsupportedFormat` when the input is no store a format describes (``StoreDescribingFormat``); the
+    ///   format's errors for a damaged store (naming the byte offset, the table or the node); the kept model's refusal
+    ///   when it cannot be decoded and no model was given.
+    public init(
+        store url: URL, path: String? = nil, bundle: ModelBundle?, format name: String? = nil,
+        registry: FormatRegistry = .builtIn
+    ) throws {
+        let format = try Self.storeFormat(of: url, named: name, registry: registry)
+        let store = try format.describeStore(at: url)
         self.path = path ?? url.displayPath
-        self.journalMode = Self.journalMode(of: url)
-        self.storeUUID = store.metadata.storeUUID
-        self.storeType = store.metadata.storeType
-        self.frameworkVersion = store.metadata.frameworkVersion
-        self.versionIdentifiers = store.metadata.versionIdentifiers
-        let hashes = store.metadata.entityVersionHashes
+        self.format = format.name
+        self.storeKind = store.kind
+        self.modelCacheName = store.modelCacheName
+        self.journalMode = store.journalMode
+        self.storeUUID = store.storeUUID
+        self.storeType = store.storeType
+        self.frameworkVersion = store.frameworkVersion
+        self.versionIdentifiers = store.versionIdentifiers
+        let hashes = store.entityVersionHashes
         self.entityVersionHashes = hashes.mapValues { $0.base64EncodedString() }
-        // A cache that cannot be decoded is still there; it stops the report only when no model was given.
-        self.hasModelCache = store.cachedModel != nil || store.modelCacheProblem != nil
+        self.hasModelCache = store.hasModelCache
         if bundle == nil, let refusal = store.modelCacheRefusal { throw refusal }
         var resolved: ObjectModel?
         if let bundle {
-            let match = ModelMatch(
-                storeHashes: hashes, storeIdentifiers: store.metadata.versionIdentifiers, bundle: bundle)
+            let match = ModelMatch(storeHashes: hashes, storeIdentifiers: store.versionIdentifiers, bundle: bundle)
             resolved = match.matched
             self.model = ModelSummary(
                 source: "bundle", bundle: bundle.name, matchedVersion: match.matched?.versionName,
@@ -81,7 +102,7 @@ public struct StoreReport: Sendable, Codable, Hashable {
             let differences = ModelMatch.differences(store: hashes, model: cached.entityVersionHashes)
             resolved = differences.isEmpty ? cached : nil
             self.model = ModelSummary(
-                source: "cache", bundle: nil, matchedVersion: differences.isEmpty ? "Z_MODELCACHE" : nil,
+                source: "cache", bundle: nil, matchedVersion: differences.isEmpty ? store.modelCacheName : nil,
                 nearestVersion: nil, differences: differences.map(\.description))
         }
         self.entityCounts = try store.objectCounts(model: resolved)
@@ -89,8 +110,9 @@ public struct StoreReport: Sendable, Codable, Hashable {
             var audit = TransformableAudit(model: resolved, path: self.path)
             if !audit.isEmpty {
                 do {
-                    var reader = try SQLiteStoreReader(store: store, model: resolved, missingExternalData: .keep)
-                    _ = try reader.apply(RecordSelection(entities: audit.entityNames))
+                    var options = FormatOptions(bundle: bundle)
+                    options.missingExternalData = .keep
+                    var reader = try store.makeReader(model: resolved, entities: audit.entityNames, options: options)
                     audit.read(from: &reader)
                 } catch {
                     audit.stop(because: (error as? DecantError)?.description ?? "\(error)")
@@ -100,63 +122,34 @@ public struct StoreReport: Sendable, Codable, Hashable {
         }
     }
 
-    /// Inspects the binary store (`NSBinaryStoreType`) at `url`, comparing it with `bundle` when given. Without a
-    /// model it still tells everything but the model: metadata, UUID, hashes and objects per entity (each node names
-    /// its entity).
-    /// - Throws: ``DecantError`` `.malformedInput` for a damaged store, naming the byte offset or the node.
+    /// Inspects the binary store (`NSBinaryStoreType`) at `url`, comparing it with `bundle` when given: the store
+    /// format that recognises it describes it (``init(store:path:bundle:format:registry:)``).
+    @available(*, deprecated, renamed: "init(store:path:bundle:format:registry:)")
     public init(binaryStore url: URL, path: String? = nil, bundle: ModelBundle?) throws {
-        let file = try BinaryStoreFile(contentsOf: url)
-        let metadata = try file.storeMetadata()
-        self.path = path ?? url.displayPath
-        self.format = "binary"
-        self.journalMode = nil
-        self.storeUUID = metadata.storeUUID
-        self.storeType = metadata.storeType
-        self.frameworkVersion = metadata.frameworkVersion
-        self.versionIdentifiers = metadata.versionIdentifiers
-        let hashes = metadata.entityVersionHashes
-        self.entityVersionHashes = hashes.mapValues { $0.base64EncodedString() }
-        self.hasModelCache = false
-        if let bundle {
-            let match = ModelMatch(storeHashes: hashes, storeIdentifiers: metadata.versionIdentifiers, bundle: bundle)
-            self.model = ModelSummary(
-                source: "bundle", bundle: bundle.name, matchedVersion: match.matched?.versionName,
-                nearestVersion: match.nearest?.versionName, differences: match.differences.map { $0.description },
-                choice: match.choice)
-            if let matched = match.matched {
-                var audit = TransformableAudit(model: matched, path: self.path)
-                if !audit.isEmpty {
-                    do {
-                        var reader = try BinaryStoreFormat().makeReader(at: url, options: FormatOptions(bundle: bundle))
-                        audit.read(from: &reader)
-                    } catch {
-                        audit.stop(because: (error as? DecantError)?.description ?? "\(error)")
-                    }
-                    self.transformables = audit.report.isEmpty ? nil : audit.report
-                }
-            }
-        }
-        self.entityCounts = Dictionary(grouping: file.nodes) { $0.entity }.mapValues { $0.count }
+        try self.init(store: url, path: path, bundle: bundle)
     }
 
-    /// `wal` when the header's read/write versions are 2 (WAL), else `delete`.
-    static func journalMode(of url: URL) -> String {
-        let header = (try? FormatProbe.header(of: url, count: 20)) ?? Data()  // the store was just read: "unknown" if not
-        guard header.count == 20 else { return "unknown" }
-        return header[18] == 2 && header[19] == 2 ? "wal" : "delete"
+    /// The format of `registry` called `name`, else the one that recognises the store at `url` (else names its
+    /// extension), that describes it.
+    private static func storeFormat(of url: URL, named name: String?, registry: FormatRegistry) throws
+        -> any StoreDescribingFormat
+    {
+        let format = try registry.inputFormat(of: url, named: name)
+        guard let store = format as? any StoreDescribingFormat else {
+            throw DecantError(
+                .unsupportedFormat, "not a store Decant describes (a \(format.name) input)",
+                at: Location(path: url.displayPath))
+        }
+        return store
     }
 
     /// The report as human-readable text.
     public var text: String {
-        var lines = [
-            format == "binary"
-                ? "\(path): Core Data binary store"
-                : "\(path): Core Data SQLite store (\(journalMode ?? "unknown") journal)"
-        ]
+        var lines = ["\(path): Core Data \(storeKind)" + (journalMode.map { " (\($0) journal)" } ?? "")]
         lines.append("  store UUID:        \(storeUUID)")
         lines.append("  framework version: \(frameworkVersion.map(String.init) ?? "unknown")")
         lines.append("  identifiers:       [\(versionIdentifiers.map { "\"\($0)\"" }.joined(separator: ", "))]")
-        if format != "binary" { lines.append("  model cache:       \(hasModelCache ? "yes" : "no")") }
+        if modelCacheName != nil { lines.append("  model cache:       \(hasModelCache ? "yes" : "no")") }
         if let model {
             if let matched = model.matchedVersion {
                 lines.append("  model:             matches \(model.bundle.map { "\($0) version " } ?? "")\(matched)")
@@ -167,9 +160,9 @@ public struct StoreReport: Sendable, Codable, Hashable {
             }
         } else {
             lines.append(
-                format == "binary"
-                    ? "  model:             unknown (a binary store carries no model; give it with --model)"
-                    : "  model:             unknown (no Z_MODELCACHE; give the model with --model)")
+                "  model:             unknown ("
+                    + (modelCacheName.map { "no \($0); give the model with --model" }
+                        ?? "a \(storeKind) carries no model; give it with --model") + ")")
         }
         lines.append("  objects:")
         for name in Set(entityVersionHashes.keys).union(entityCounts.keys).sorted() {

@@ -9,14 +9,38 @@ public import DecantCore
 public struct PlanDocument: Sendable, Hashable, Codable {
     /// One property of an entity mapping.
     public struct Property: Sendable, Hashable, Codable {
+        /// Whether a property is an attribute or a relationship; spelled `attribute`, `relationship`.
+        public enum Kind: String, Sendable, Hashable, Codable {
+            /// An attribute.
+            case attribute
+            /// A relationship.
+            case relationship
+        }
+
         /// The destination property.
         public var name: String
         /// `attribute` or `relationship`.
-        public var kind: String
+        public var kind: Kind
         /// The value expression; nil: no value.
         public var expression: String?
-        /// What changed (`copied`, `renamed from content`, `added (nil)`, …).
+        /// What changed (`copied`, `renamed from content`, `added (nil)`, …), as ``PropertyMapping/Change`` says it.
         public var change: String
+        /// Whether the property is copied as it is (``PropertyMapping/Change/copied``); for the text, not in the JSON
+        /// document.
+        public var isCopied = false
+
+        private enum CodingKeys: String, CodingKey {
+            case name, kind, expression, change
+        }
+
+        /// The document of a property mapping of `kind`.
+        init(_ mapping: PropertyMapping, kind: Kind) {
+            self.name = mapping.name
+            self.kind = kind
+            self.expression = mapping.expression?.description
+            self.change = mapping.change.description
+            if case .copied = mapping.change { self.isCopied = true }
+        }
     }
 
     /// One entity mapping.
@@ -24,7 +48,7 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         /// The mapping's name.
         public var name: String
         /// `copy`, `transform`, `add` or `remove`.
-        public var kind: String
+        public var kind: EntityMapping.Kind
         /// The source entity.
         public var source: String?
         /// The destination entity.
@@ -61,6 +85,14 @@ public struct PlanDocument: Sendable, Hashable, Codable {
 
     /// A stage of the model's own migration plan (``DecantCore/VersionStage``).
     public struct Stage: Sendable, Hashable, Codable {
+        /// What a stage does; spelled `lightweight`, `custom`.
+        public enum Kind: String, Sendable, Hashable, Codable {
+            /// Core Data's lightweight migration.
+            case lightweight
+            /// App code around it (a `MigrationStage.custom`).
+            case custom
+        }
+
         /// One closure of a custom stage.
         public struct Closure: Sendable, Hashable, Codable {
             /// `willMigrate` or `didMigrate`.
@@ -70,7 +102,7 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         }
 
         /// `lightweight` or `custom`.
-        public var kind: String
+        public var kind: Kind
         /// Where the source declares the stage.
         public var location: Location?
         /// A custom stage's closures (app code Decant does not run).
@@ -80,10 +112,10 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         init(_ stage: VersionStage) {
             switch stage.kind {
             case .lightweight:
-                kind = "lightweight"
+                kind = .lightweight
                 closures = []
             case .custom(let given):
-                kind = "custom"
+                kind = .custom
                 closures = given.map { Closure(name: $0.name, location: $0.location) }
             }
             location = stage.location
@@ -119,17 +151,28 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     /// Whether `migrate` would find problems: the plan cannot run, or its dry run would reject objects (or keep
     /// references to objects that do not exist), which `migrate` ends with exit 1.
     public var foundProblems: Bool { !executable || (preflight?.rejects.values.reduce(0, +) ?? 0) > 0 }
-    /// How `migrate` would move the objects into a SQLite output: `sqlite` (inside SQLite) or `stream` (absent when
-    /// the plan cannot run or the store is up to date).
-    public var engine: String?
-    /// Why `migrate` would use the record stream, for a SQLite store.
-    public var streamReason: String?
+    /// How `migrate` would move the objects into an output of the store's format: inside the store, named by its
+    /// format (`sqlite`), or `stream` (absent when the plan cannot run or the store is up to date).
+    public var engine: MigrationEngineKind?
+    /// What the engine's format says of it running (``InStoreMigratingFormat/inStorePlanNote``), for the text; not in
+    /// the JSON document.
+    public var engineNote: String?
+    /// Why `migrate` would use the record stream rather than the in-store engine of the store's format.
+    public var streamReason: StreamReason?
+    /// How a plan goes; spelled `hop-by-hop`, `single-step`.
+    public enum Path: String, Sendable, Hashable, Codable {
+        /// Hop by hop, through every version between.
+        case hopByHop = "hop-by-hop"
+        /// Core Data's automatic migration, straight to the destination.
+        case singleStep = "single-step"
+    }
+
     /// `hop-by-hop`, or `single-step` (Core Data's automatic migration, straight to the destination).
-    public var path: String
+    public var path: Path
     /// For a single step: why hop by hop does not run.
     public var pathReason: String?
     /// The bundle's version order: `by-name`, `given` or `unknown`.
-    public var versionOrder: String
+    public var versionOrder: VersionOrder
     /// The bundle's versions in that order.
     public var versions: [String]
     /// When several versions have the store's entity hashes: which was taken, and why.
@@ -149,8 +192,14 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         public var used: [String]
     }
 
-    /// The document of a plan report.
-    public init(report: StoreMigration.PlanReport, store: String) {
+    private enum CodingKeys: String, CodingKey {
+        case store, inputFormat, sourceVersion, destinationVersion, upToDate, executable, hops, destructiveChanges
+        case preflight, engine, streamReason, path, pathReason, versionOrder, versions, sourceChoice, notes
+        case mappingSearch
+    }
+
+    /// The document of a plan report; the engine's words come from its format in `registry`.
+    public init(report: StoreMigration.PlanReport, store: String, registry: FormatRegistry = .builtIn) {
         let plan = report.plan
         self.store = store
         self.inputFormat = report.inputFormat
@@ -160,16 +209,17 @@ public struct PlanDocument: Sendable, Hashable, Codable {
         self.executable = plan.isExecutable
         self.destructiveChanges = plan.destructiveChanges.map(\.description)
         self.preflight = report.preflight.map { Preflight(objects: report.objects, rejects: $0) }
-        self.engine = report.engine?.description
-        self.streamReason = report.streamReason?.description
+        self.engine = report.engine
+        self.engineNote = registry.inStoreMigratingFormat(of: report.engine)?.inStorePlanNote
+        self.streamReason = report.streamReason
         switch plan.path {
         case .hopByHop:
-            self.path = "hop-by-hop"
+            self.path = .hopByHop
         case .singleStep(let reason):
-            self.path = "single-step"
+            self.path = .singleStep
             self.pathReason = reason
         }
-        self.versionOrder = plan.order.rawValue
+        self.versionOrder = plan.order
         self.versions = plan.versionNames
         self.sourceChoice = plan.sourceChoice
         self.notes = plan.notes
@@ -190,29 +240,15 @@ public struct PlanDocument: Sendable, Hashable, Codable {
                     }
                     return Entity(
                         name: mapping.name,
-                        kind: mapping.kind.rawValue,
+                        kind: mapping.kind,
                         source: mapping.sourceEntity,
                         destination: mapping.destinationEntity,
                         filter: mapping.filter?.description,
                         findOrCreate: mapping.findOrCreate?.description,
                         origin: origin,
                         policy: mapping.policy,
-                        properties: mapping.attributes.map {
-                            Property(
-                                name: $0.name,
-                                kind: "attribute",
-                                expression: $0.expression?.description,
-                                change: $0.change.description
-                            )
-                        }
-                            + mapping.relationships.map {
-                                Property(
-                                    name: $0.name,
-                                    kind: "relationship",
-                                    expression: $0.expression?.description,
-                                    change: $0.change.description
-                                )
-                            }
+                        properties: mapping.attributes.map { Property($0, kind: .attribute) }
+                            + mapping.relationships.map { Property($0, kind: .relationship) }
                     )
                 },
                 problems: hop.problems,
@@ -224,8 +260,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     /// A hop's stage as a line of text: its kind and declaration, and for a custom stage its closures and what stands
     /// for them (the hop's mapping file) or that nothing does.
     private static func text(of stage: Stage, file: String?) -> String {
-        var line = "stage: \(stage.kind)" + (stage.location.map { " (\($0))" } ?? "")
-        guard stage.kind == "custom" else { return line }
+        var line = "stage: \(stage.kind.rawValue)" + (stage.location.map { " (\($0))" } ?? "")
+        guard stage.kind == .custom else { return line }
         guard !stage.closures.isEmpty else { return line + ", without closures: runs as a lightweight stage" }
         let closures = stage.closures.map { $0.name + ($0.location.map { " at \($0)" } ?? "") }
         line += ": " + closures.joined(separator: ", ") + " (app code, not run)"
@@ -240,8 +276,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
     /// fits a log); `verbose` lists every entity and property.
     public func text(verbose: Bool) -> String {
         var lines = ["\(store) (\(inputFormat)): version \(sourceVersion) → \(destinationVersion)"]
-        if let order = VersionOrder(rawValue: versionOrder), versions.count > 1 {
-            lines.append("version order: \(order): \(versions.joined(separator: ", "))")
+        if versions.count > 1 {
+            lines.append("version order: \(versionOrder): \(versions.joined(separator: ", "))")
         }
         if let sourceChoice { lines.append(sourceChoice) }
         if let mappingSearch {
@@ -283,28 +319,28 @@ public struct PlanDocument: Sendable, Hashable, Codable {
             if let stage = hop.stage { lines.append("  " + Self.text(of: stage, file: hop.file)) }
             let kinds = Dictionary(grouping: hop.entities, by: \.kind).mapValues(\.count)
             lines.append(
-                "  entities: \(kinds["copy", default: 0]) copied, \(kinds["transform", default: 0]) transformed, "
-                    + "\(kinds["add", default: 0]) added, \(kinds["remove", default: 0]) removed")
+                "  entities: \(kinds[.copy, default: 0]) copied, \(kinds[.transform, default: 0]) transformed, "
+                    + "\(kinds[.add, default: 0]) added, \(kinds[.remove, default: 0]) removed")
             for entity in hop.entities {
                 // A property a mapping model or file sets to the source's same-named one (`x = $source.x`) is
                 // unchanged too: a real bundle's mapping models listed a thousand of them; --verbose lists them.
-                let changed = entity.properties.filter { $0.change != "copied" && $0.expression != "$source.\($0.name)" }
-                if !verbose, entity.kind == "copy", entity.filter == nil, entity.findOrCreate == nil, entity.policy == nil,
+                let changed = entity.properties.filter { !$0.isCopied && $0.expression != "$source.\($0.name)" }
+                if !verbose, entity.kind == .copy, entity.filter == nil, entity.findOrCreate == nil, entity.policy == nil,
                     entity.source == entity.destination, changed.isEmpty
                 {
                     continue
                 }
                 switch entity.kind {
-                case "remove": lines.append("  \(entity.source ?? "?"): removed")
-                case "add": lines.append("  \(entity.destination ?? "?"): added (no objects)")
+                case .remove: lines.append("  \(entity.source ?? "?"): removed")
+                case .add: lines.append("  \(entity.destination ?? "?"): added (no objects)")
                 default:
                     let from = entity.source == entity.destination ? "" : " from \(entity.source ?? "?")"
                     let filter = (entity.filter.map { " where \($0)" } ?? "")
                         + (entity.findOrCreate.map { ", one per \($0) (found or created)" } ?? "")
                     let policy = entity.policy.map { " (policy \($0))" } ?? ""
-                    lines.append("  \(entity.destination ?? "?")\(from): \(entity.kind)\(filter)\(policy)")
+                    lines.append("  \(entity.destination ?? "?")\(from): \(entity.kind.rawValue)\(filter)\(policy)")
                 }
-                guard entity.kind != "remove" else { continue }
+                guard entity.kind != .remove else { continue }
                 for property in verbose ? entity.properties : changed {
                     lines.append("    \(property.name) = \(property.expression ?? "nil")  (\(property.change))")
                 }
@@ -326,8 +362,8 @@ public struct PlanDocument: Sendable, Hashable, Codable {
             )
             for key in preflight.rejects.keys.sorted() { lines.append("  \(key): \(preflight.rejects[key] ?? 0)") }
         }
-        if engine == "sqlite" {
-            lines.append("into a SQLite store, runs inside SQLite, as Core Data's lightweight migration does")
+        if let engineNote {
+            lines.append(engineNote)
         } else if let streamReason {
             lines.append("runs through the record stream: \(streamReason)")
         }

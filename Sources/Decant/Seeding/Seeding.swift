@@ -1,6 +1,6 @@
 public import DecantCore
-import DecantSQLite
 public import Foundation
+import DecantCodecs
 
 /// First-run seeding, the pattern Core Data apps use: if no store exists at the destination, put a copy of the
 /// default store in place; never overwrite one that exists.
@@ -10,8 +10,10 @@ public import Foundation
 /// destination's folder, flushed to disk and renamed into place; it runs under an advisory lock beside the
 /// destination (one ``DestinationLease``, held through the migration or conversion the seeding runs), so two
 /// seeders started together make one copy and both succeed; a temporary copy left by a run that crashed is removed
-/// and the seeding starts again. A seed in another format (JSON, CSV) becomes a new SQLite
-/// store for the model given.
+/// and the seeding starts again. A seed in another format (JSON, CSV) becomes a new store for the model given, in the
+/// format the destination's extension names, else the registry's default store format (SQLite). The job names no
+/// format: a store format copies its seeds (``StoreCopyingFormat``) and describes its stores
+/// (``StoreDescribingFormat``).
 ///
 /// ```swift
 /// let report = try Seeding.seed(default: bundled, store: appSupport.appendingPathComponent("Notes.sqlite"),
@@ -101,7 +103,7 @@ public enum Seeding: Sendable {
     /// given, else told by its content and extension.
     ///
     /// `migration` gives the migration's settings (mappings, rejects, version order through its bundle, …); when
-    /// nil they are built from `options.bundle` and `options`. A migration searches the project of the model at
+    /// nil they are built from `options.bundle`, `options` and `registry`. A migration searches the project of the model at
     /// `migration.modelURL` for Xcode mapping models (``MappingSearch``) unless `migration.searchesForMappings` is
     /// false, as `decant migrate` does; without a `modelURL` there is no search. `progress` is the migration's
     /// (``StoreMigration/migrate(store:to:options:logger:progress:)``). A seed read from records (JSON, CSV, …) is
@@ -158,19 +160,22 @@ public enum Seeding: Sendable {
         if migration == nil, let bundle = options.bundle {
             migration = StoreMigration.Options(bundle: bundle)
             migration?.formatOptions = options
+            migration?.registry = registry
         }
         // A seeding plans, then migrates: one mapping search for both.
         migration = migration?.searchingMappingsOnce()
         var options = options
         if let migration { options.bundle = migration.bundle }
         let format = try registry.inputFormat(of: seed, named: inputFormat)
+        let storeFormat = try destinationFormat(of: destination, seed: format, registry: registry)
+        // A seed that is a store of that format is put in place as it is, file by file; any other is converted.
+        let copying = (format as? any StoreCopyingFormat).flatMap { $0.name == storeFormat.name ? $0 : nil }
         try DestinationLease.checkCanCreate(destination)
         if let rejects = validation.rejects ?? migration?.rejects { try DestinationLease.checkCanCreate(rejects) }
         let folder = destination.deletingLastPathComponent()
         // One lease of the destination, locked (an interrupted replacement repaired), held to the end and handed to
         // the conversion or migration the seeding runs: no moment without the lock for another seeder to enter.
-        let lease = try DestinationLease(
-            destination: destination, format: try registry.defaultStoreFormat(), locking: true)
+        let lease = try DestinationLease(destination: destination, format: storeFormat, locking: true)
         defer { lease.release() }
         var report = Report(
             action: .alreadySeeded, store: destination.displayPath, seed: seed.displayPath, seedFormat: format.name,
@@ -178,7 +183,7 @@ public enum Seeding: Sendable {
         if !FileManager.default.fileExists(atPath: destination.path) {
             lease.removeLeftovers()
             guard let migration else {
-                if let store = format as? any StoreCopyingFormat {
+                if let store = copying {
                     try copySeed(seed, into: lease, as: store)
                 } else {
                     report.add(
@@ -188,22 +193,21 @@ public enum Seeding: Sendable {
                 }
                 try DestinationLease.synchronize(folder)
                 report.action = .seeded
-                report.objects = try SQLiteStore(contentsOf: destination).objectCounts()
+                report.objects = try storeFormat.describeStore(at: destination).objectCounts(model: nil)
                 return report
             }
             return try seedMigrating(
-                seed, format: format, into: lease, options: options, migration: migration, validation: validation,
-                registry: registry, report: report, progress: progress)
+                seed, format: format, copying: copying, into: lease, storeFormat: storeFormat, options: options,
+                migration: migration, validation: validation, registry: registry, report: report, progress: progress)
         }
-        let store = try SQLiteStore(contentsOf: destination)
+        let store = try storeFormat.describeStore(at: destination)
         guard let migration else {
-            report.objects = try store.objectCounts()
+            report.objects = try store.objectCounts(model: nil)
             return report
         }
         let bundle = migration.bundle
         let match = ModelMatch(
-            storeHashes: store.metadata.entityVersionHashes, storeIdentifiers: store.metadata.versionIdentifiers,
-            bundle: bundle)
+            storeHashes: store.entityVersionHashes, storeIdentifiers: store.versionIdentifiers, bundle: bundle)
         var target = bundle.currentIndex
         if let name = migration.destinationVersion {
             guard let index = bundle.versions.firstIndex(where: { $0.versionName == name }) else {
@@ -238,7 +242,8 @@ public enum Seeding: Sendable {
     /// migrated to the destination version (or, already there, moved) into place, and the folder removed. A
     /// failure leaves the destination absent.
     private static func seedMigrating(
-        _ seed: URL, format: any RecordFormat, into lease: DestinationLease, options: FormatOptions,
+        _ seed: URL, format: any RecordFormat, copying: (any StoreCopyingFormat)?, into lease: DestinationLease,
+        storeFormat: any StoreDescribingFormat, options: FormatOptions,
         migration: StoreMigration.Options, validation: StoreConversion.Validation, registry: FormatRegistry,
         report: Report, progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report {
@@ -257,7 +262,7 @@ public enum Seeding: Sendable {
         }
         let copy = staging.appendingPathComponent(destination.lastPathComponent)
         let copyFormat: any RecordFormat
-        if let store = format as? any StoreCopyingFormat {
+        if let store = copying {
             try copyStoreSet(seed, as: store, to: store.files(at: copy), shownAs: copy.displayPath)
             copyFormat = store
         } else {
@@ -312,8 +317,25 @@ public enum Seeding: Sendable {
             }
         }
         try DestinationLease.synchronize(folder)
-        result.objects = try SQLiteStore(contentsOf: destination).objectCounts(model: plan.destination)
+        result.objects = try storeFormat.describeStore(at: destination).objectCounts(model: plan.destination)
         return result
+    }
+
+    /// The format of the store seeded at `destination`, as a conversion or migration into it writes it: the one its
+    /// extension names, else the registry's default store format (SQLite); one that describes its stores
+    /// (``StoreDescribingFormat``), by which an existing store is checked and a new one counted. A seed that is a
+    /// store copied as it is keeps its format under a name another format's extension gives (a SQLite seed put in
+    /// place as `Books.json`).
+    /// - Throws: `.usage` when that format is no store format and the seed is no store to copy.
+    private static func destinationFormat(of destination: URL, seed: any RecordFormat, registry: FormatRegistry) throws
+        -> any StoreDescribingFormat
+    {
+        let format = try registry.outputFormat(for: destination, named: nil, storeByDefault: true)
+        if let store = format as? any StoreDescribingFormat { return store }
+        if seed is any StoreCopyingFormat, let store = seed as? any StoreDescribingFormat { return store }
+        throw DecantError(
+            .usage, "a seeded store is a store: \(format.name) is not a store format",
+            at: Location(path: destination.displayPath))
     }
 
     /// The bytes of a rejects file written earlier in the run.

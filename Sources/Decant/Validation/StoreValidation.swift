@@ -1,5 +1,4 @@
 public import DecantCore
-import DecantSQLite
 public import Foundation
 
 /// `decant validate`: checks every object of a store against the rules of the model version it matches

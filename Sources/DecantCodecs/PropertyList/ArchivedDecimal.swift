@@ -1,4 +1,4 @@
-package import DecantCore
+import DecantCore
 package import Foundation
 
 /// `NSDecimalNumber` as `NSKeyedArchiver` writes it (section 7.2 of the formats spec, RE): `NS.exponent`, `NS.length`

@@ -1,4 +1,4 @@
-package import DecantCore
+import DecantCore
 package import Foundation
 import Synchronization
 

@@ -60,6 +60,13 @@ public struct FormatRegistry: Sendable {
         return formats.first { $0.fileExtensions.contains(pathExtension) }
     }
 
+    /// The format whose in-store engine `engine` names (``MigrationEngineKind/inStore(format:)``), when it is registered:
+    /// what a report says of the engine comes from it (``InStoreMigratingFormat/inStoreRunNote``).
+    public func inStoreMigratingFormat(of engine: MigrationEngineKind?) -> (any InStoreMigratingFormat)? {
+        guard case .inStore(let name)? = engine else { return nil }
+        return (try? format(named: name)) as? any InStoreMigratingFormat
+    }
+
     /// The store format an output is written in when nothing names one (an output without a known extension, a
     /// seeding's destination): the first registered Core Data persistent store (``RecordFormat/isPersistentStore``),
     /// Core Data's default (SQLite) in ``builtIn``.

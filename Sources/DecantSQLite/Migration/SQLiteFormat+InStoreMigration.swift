@@ -5,6 +5,10 @@ import Foundation
 /// migration does, for the plans SQL can run; the record stream runs the others.
 extension SQLiteFormat: InStoreMigratingFormat {
     public var inStoreEngineName: String { "SQLite" }
+    public var inStoreRunNote: String? { "run inside SQLite, as Core Data's lightweight migration does (INSERT … SELECT)" }
+    public var inStorePlanNote: String? {
+        "into a SQLite store, runs inside SQLite, as Core Data's lightweight migration does"
+    }
 
     public func inStoreEngine(_ settings: MigrationSettings) -> any MigrationEngine {
         InStoreMigration.Engine(format: self, settings: settings)

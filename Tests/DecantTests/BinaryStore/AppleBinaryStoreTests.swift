@@ -106,7 +106,7 @@ struct AppleBinaryStoreTests {
         let decant = try Self.decoded(copy)
         #expect(apple.contains("\"NSDictionaryMapNode\""))
         #expect(decant == apple)
-        let report = try StoreReport(binaryStore: store, bundle: nil)
+        let report = try StoreReport(store: store, bundle: nil)
         #expect(report.entityCounts.values.reduce(0, +) == file.nodes.count)
         #expect(!report.entityVersionHashes.isEmpty)
         // And Decant reads its own copy as it read Apple's.
@@ -123,7 +123,7 @@ struct AppleBinaryStoreTests {
     }
 
     @Test func inspectTellsWhatTheStoreHoldsWithoutAModel() throws {
-        let report = try StoreReport(binaryStore: Self.screenFlow, path: "ScreenFlowDocument.dat", bundle: nil)
+        let report = try StoreReport(store: Self.screenFlow, path: "ScreenFlowDocument.dat", bundle: nil)
         #expect(report.format == "binary")
         #expect(report.journalMode == nil)
         #expect(report.storeType == "Binary")
@@ -136,7 +136,7 @@ struct AppleBinaryStoreTests {
         #expect(report.text.contains("ScreenFlowDocument.dat: Core Data binary store"))
         #expect(report.text.contains("    Track  2"))
         #expect(report.text.contains("a binary store carries no model"))
-        #expect(try InputKind(of: Self.screenFlow) == .binaryStore)
+        #expect(try InputKind(of: Self.screenFlow) == .store("binary"))
     }
 
     /// Class chains, keys and encodings of a store, as Python reads them: what Core Data looks for when it opens one.

@@ -209,7 +209,7 @@ struct MigrationEngineTests {
         // plan says what migrate would run.
         let plan = try StoreMigration.plan(store: store, options: Self.options(registry))
         #expect(plan.engine == .inStore(format: "memo"))
-        #expect(PlanDocument(report: plan, store: store.path).engine == "memo")
+        #expect(PlanDocument(report: plan, store: store.path).engine == .inStore(format: "memo"))
     }
 
     @Test func aPlanTheFormatsEngineDeclinesRunsInTheStreamWithItsReason() throws {

@@ -182,9 +182,9 @@ import Testing
         let store = try Self.v1Store(in: folder, bundle: bundle)
         let report = try StoreMigration.plan(store: store, options: StoreMigration.Options(bundle: bundle))
         let document = PlanDocument(report: report, store: store.path)
-        #expect(document.hops.first?.stage?.kind == "custom")
+        #expect(document.hops.first?.stage?.kind == .custom)
         #expect(document.hops.first?.stage?.closures.map(\.name) == ["willMigrate", "didMigrate"])
-        #expect(document.hops.last?.stage?.kind == "lightweight")
+        #expect(document.hops.last?.stage?.kind == .lightweight)
         let json = try document.jsonDocument()
         let schema = Fixtures.packageRoot.appendingPathComponent("schemas/plan.schema.json").path
         let script = "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))); print('valid')"

@@ -17,4 +17,13 @@ public protocol InStoreMigratingFormat: RecordFormat {
     var inStoreEngineName: String { get }
     /// The engine that migrates inside this format's stores, with `settings`.
     func inStoreEngine(_ settings: MigrationSettings) -> any MigrationEngine
+    /// What `decant migrate` says when this engine ran, for people; nil (the default): nothing.
+    var inStoreRunNote: String? { get }
+    /// What `decant plan` says when this engine would run, for people; nil (the default): nothing.
+    var inStorePlanNote: String? { get }
+}
+
+extension InStoreMigratingFormat {
+    public var inStoreRunNote: String? { nil }
+    public var inStorePlanNote: String? { nil }
 }
