@@ -1,4 +1,5 @@
 public import DecantCore
+import DecantCodecs
 public import Foundation
 public import Logging
 
@@ -103,7 +104,11 @@ public enum StoreMigration: Sendable {
 
         /// What the engines run a plan with.
         package func settings(collectsRejects: Bool) -> MigrationSettings {
-            MigrationSettings(
+            var functions = self.functions
+            // Key paths into Transformable values read their archives with Foundation's reader, unless a program
+            // installed its own.
+            if functions.archivedValues == nil { functions.archivedValues = FoundationArchivedValues() }
+            return MigrationSettings(
                 functions: functions, keySets: keySets, strict: strict, collectsRejects: collectsRejects,
                 writerOptions: readerOptions)
         }
@@ -370,10 +375,11 @@ public enum StoreMigration: Sendable {
             }
             report = outcome
             // A dead run's files found beside the destination (said by the job that holds the lease); values an
-            // output kept as base64 are the store's objects', named at the store.
+            // output kept as base64, or read as nil from their archives, are the store's objects', named at the store.
             if given == nil { report.warnings = staged.removedLeftovers + report.warnings }
             report.warnings = report.warnings.map {
-                $0.kind == .transformableKeptAsData && $0.location?.path == nil ? $0.located(at: store) : $0
+                [.transformableKeptAsData, .archivedValueReadAsNil].contains($0.kind) && $0.location?.path == nil
+                    ? $0.located(at: store) : $0
             }
         } catch let error as DecantError {
             staged.discard()

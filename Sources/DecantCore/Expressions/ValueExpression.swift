@@ -65,6 +65,20 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     /// The expression `$source.<name>`: what inference writes for a property kept or renamed.
     public static func sourceProperty(_ name: String) -> ValueExpression { .source(keyPath: [name]) }
 
+    /// The key-path step `[index]` (`$source.emails[0]`): the element at `index` of an archived array.
+    public static func indexStep(_ index: Int) -> String { "[\(index)]" }
+
+    /// The index of a key-path step written `[index]`, nil for any other step.
+    public static func index(ofStep step: String) -> Int? {
+        guard step.hasPrefix("["), step.hasSuffix("]") else { return nil }
+        return Int(step.dropFirst().dropLast())
+    }
+
+    /// `$source.<path>` as written: steps joined by `.`, indexes (`[0]`) without one.
+    public static func sourceText(_ path: [String]) -> String {
+        path.reduce("$source") { text, step in text + (index(ofStep: step) != nil ? step : "." + step) }
+    }
+
     /// The source key path this expression reads when it is exactly `$source.a.b` (nil otherwise).
     public var plainSourceKeyPath: [String]? {
         if case .source(let path) = self { return path }
@@ -207,7 +221,7 @@ public indirect enum ValueExpression: Sendable, Hashable, CustomStringConvertibl
     private func render(parentPrecedence: Int) -> String {
         switch self {
         case .literal(let value): return Self.literalText(value)
-        case .source(let path): return path.isEmpty ? "$source" : "$source." + path.joined(separator: ".")
+        case .source(let path): return Self.sourceText(path)
         case .unary(let op, let operand): return op.rawValue + operand.render(parentPrecedence: 7)
         case .call(let name, let arguments):
             return name + "(" + arguments.map { $0.render(parentPrecedence: 0) }.joined(separator: ", ") + ")"

@@ -20,6 +20,8 @@ public import Foundation
 /// | `add(date, amount[, unit])` | the date moved by `amount` `seconds` (default), `minutes`, `hours` or `days` |
 /// | `uuid()` | a new random UUID |
 /// | `if(condition, then, else)` | `then` when the condition is true, else `else` |
+/// | `unarchived(x)` | the value the keyed archive of a Transformable (or Binary) value holds |
+/// | `archived(x)` | `x` as `NSKeyedArchiver` archives it, for a Transformable attribute |
 /// | `call(class, selector, a, …)` | app code a program registered (``registerMethod(_:selector:_:)``) |
 ///
 /// For relationships (they give objects, not values): `mapped(mappingName, $source.keyPath)` (the objects the key
@@ -46,6 +48,12 @@ public struct ValueExpressionFunctions: Sendable {
     /// The values `$param.name` reads (`decant migrate … --param bundleID=com.example.app`): what a policy takes from
     /// the app's environment, given to the run.
     public var parameters: [String: String] = [:]
+    /// The reader of keyed archives that key paths into Transformable values (`$source.dictionaryData.title`),
+    /// `unarchived(…)` and `archived(…)` use; the `Decant` module installs Foundation's for every migration.
+    public var archivedValues: (any ArchivedValueCoding)?
+    /// Where values read as nil from archives holding classes outside Foundation's plain ones are noted (one per
+    /// compiled hop).
+    package var archiveReads: ArchiveReads?
 
     /// The built-in library; `now` fixed at `now` (the current time by default).
     public init(now: Date = Date()) {
@@ -94,7 +102,7 @@ public struct ValueExpressionFunctions: Sendable {
         "lowercase", "uppercase", "trim", "substring", "replace", "split", "join", "length", "string", "integer",
         "double", "round", "floor", "ceil", "abs", "now", "parse", "format", "add", "uuid", "if", "call", "mapped",
         "mappedThrough", "fetch", "fetchCount", "div", "sqrt", "pow", "exp", "ln", "log", "sin", "cos", "tan", "asin",
-        "acos", "atan", "atan2", "param",
+        "acos", "atan", "atan2", "param", "unarchived", "archived",
     ]
 
     /// Whether `name` is a function this library can call.
@@ -297,6 +305,23 @@ public struct ValueExpressionFunctions: Sendable {
         case "if":
             try expectCount(3...3)
             return argument(0).isTrue ? argument(1) : argument(2)
+        case "unarchived":
+            try expectCount(1...1)
+            return try readArchive(argument(0), at: [], reading: "unarchived(…)")
+        case "archived":
+            try expectCount(1...1)
+            switch argument(0) {
+            case .null, .transformable: return argument(0)
+            case let value:
+                guard let archivedValues else {
+                    throw DecantError(.internalError, "archived(…): no writer of keyed archives is installed")
+                }
+                do {
+                    return .transformable(try archivedValues.archivedData(of: value))
+                } catch {
+                    throw DecantError(.malformedInput, "archived(…): \(error.reason)", underlyingError: error)
+                }
+            }
         default:
             throw DecantError(
                 .malformedInput,

@@ -122,11 +122,24 @@ struct ValueExpressionParser {
                 throw failure("unknown variable `$\(name)` (the variables are `$source` and `$param`)")
             }
             var path: [String] = []
-            while lexer.peek(".") {
-                lexer.position += 1
-                let key = lexer.identifier()
-                guard !key.isEmpty else { throw failure("expected a property name after `.`") }
-                path.append(key)
+            while true {
+                if lexer.peek(".") {
+                    lexer.position += 1
+                    let key = lexer.identifier()
+                    guard !key.isEmpty else { throw failure("expected a property name after `.`") }
+                    path.append(key)
+                } else if lexer.peek("[") {
+                    // `$source.emails[0]`: an element of an archived array (ValueExpression.indexStep).
+                    guard !path.isEmpty else { throw failure("`[` follows a key (`$source.emails[0]`), not `$source`") }
+                    lexer.position += 1
+                    guard case .value(.integer(let index))? = lexer.number(signed: false), lexer.peek("]") else {
+                        throw failure("expected a whole number and `]` after `[` (`$source.emails[0]`)")
+                    }
+                    lexer.position += 1
+                    path.append(ValueExpression.indexStep(Int(index)))
+                } else {
+                    break
+                }
             }
             return .source(keyPath: path)
         }

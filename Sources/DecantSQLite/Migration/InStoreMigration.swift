@@ -505,6 +505,9 @@ public struct InStoreMigration: Sendable {
                 }
                 return value
             }
+            if let reason = Self.archiveReading(expression, into: attribute, from: sourceLayout) {
+                throw Obstacle("\(what) \(reason)")
+            }
             switch expression {
             case .source(let path):
                 if let value = try column(path) { return value }
@@ -529,6 +532,38 @@ public struct InStoreMigration: Sendable {
                 break
             }
             throw Obstacle("\(what) is computed by \(expression)")
+        }
+
+        /// Why `expression` needs the record stream's reader of keyed archives, which SQL does not have: it reads into
+        /// a Transformable or Binary attribute's archived value (`$source.dictionaryData.title`), reads a Transformable
+        /// value into a plain type, or archives a plain value for a Transformable `attribute`; nil when it does none.
+        static func archiveReading(
+            _ expression: ValueExpression, into attribute: Attribute, from sourceLayout: RecordLayout
+        ) -> String? {
+            func type(_ name: String) -> AttributeType? {
+                sourceLayout.attributeIndex(name).map { sourceLayout.attributes[$0].type }
+            }
+            let holdsArchives: Set<AttributeType> = [.transformable, .binary]
+            for path in expression.sourceKeyPaths where path.count > 1 {
+                if let first = type(path[0]), holdsArchives.contains(first) {
+                    return "reads into the archived value of \(sourceLayout.entityName).\(path[0]) "
+                        + "(\(ValueExpression.sourceText(path))): each archive is decoded object by object"
+                }
+            }
+            if case .source(let path) = expression, path.count == 1, let source = type(path[0]) {
+                if source == .transformable, !holdsArchives.contains(attribute.type) {
+                    return "reads the archived value of Transformable \(sourceLayout.entityName).\(path[0]) as a "
+                        + "\(attribute.type.modelName): each archive is decoded object by object"
+                }
+                if attribute.type == .transformable, !holdsArchives.contains(source) {
+                    return "archives \(sourceLayout.entityName).\(path[0]) for a Transformable attribute: each value "
+                        + "is archived object by object"
+                }
+            }
+            if expression.callsArchiveFunctions {
+                return "is computed by \(expression), which reads or writes keyed archives object by object"
+            }
+            return nil
         }
 
         /// Types whose `$source.x ?? constant` SQL's `COALESCE` computes as the record stream does.

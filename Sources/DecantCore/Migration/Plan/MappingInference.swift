@@ -491,7 +491,7 @@ public enum MappingInference: Sendable {
                                     + "Core Data infers",
                                 advice: "in a mapping file, write under entities: \(entity): attributes: "
                                     + "\(attribute.name): "
-                                    + "'\(Self.conversion(of: sourceAttribute.name, to: attribute.type))'"
+                                    + "'\(Self.conversion(of: sourceAttribute, to: attribute.type))'"
                             )
                         )
                     }
@@ -538,9 +538,13 @@ public enum MappingInference: Sendable {
             return nil
         }
 
-        /// The expression to suggest for a type change.
-        static func conversion(of name: String, to type: AttributeType) -> String {
-            switch type {
+        /// The expression to suggest for a type change: a Transformable value's archive read (`unarchived`), a
+        /// plain value archived for a Transformable attribute (`archived`), else a conversion of the value.
+        static func conversion(of source: Attribute, to type: AttributeType) -> String {
+            let name = source.name
+            if source.type == .transformable { return "unarchived($source.\(name))" }
+            if type == .transformable { return "archived($source.\(name))" }
+            return switch type {
             case .string: "string($source.\(name))"
             case .integer16, .integer32, .integer64: "integer($source.\(name))"
             case .double, .float, .decimal: "double($source.\(name))"

@@ -59,7 +59,8 @@ struct CompiledHop {
     }
 
     let name: String
-    let functions: ValueExpressionFunctions
+    /// The functions, with this hop's own notes of values read as nil from archives (``ArchiveReads``).
+    private(set) var functions: ValueExpressionFunctions
     /// Source entity → the mappings reading it (primary first).
     var mappingsBySource: [String: [Mapping]] = [:]
     /// Source attribute position by name, per source entity.
@@ -121,6 +122,8 @@ struct CompiledHop {
     init(hop: MigrationPlan.Hop, functions: ValueExpressionFunctions) {
         HopCompilations.current?.record(hop.name)
         self.name = hop.name
+        var functions = functions
+        functions.archiveReads = ArchiveReads()
         self.functions = functions
         self.destination = hop.destination
         self.sourceModel = hop.source
@@ -229,6 +232,7 @@ struct CompiledHop {
     func forAnotherPass() -> CompiledHop {
         var hop = self
         hop.keys = KeyRegistry()
+        hop.functions.archiveReads = ArchiveReads()
         return hop
     }
 
@@ -349,7 +353,8 @@ struct CompiledHop {
             case .expression(let expression):
                 value = try self.value(of: expression, row: row, of: batch, in: attributeIndex)
             }
-            object[mapping.attributeNames[position]] = value.converted(to: mapping.attributeTypes[position]) ?? .null
+            let name = mapping.attributeNames[position]
+            object[name] = try functions.converted(value, to: mapping.attributeTypes[position], reading: name) ?? .null
         }
         let sourceReference = ObjectReference(entity: batch.layout.entityName, id: id)
         for (position, plan) in mapping.relationships.enumerated() {
@@ -570,14 +575,19 @@ struct CompiledHop {
             case .constant(let value): next = .value(value)
             case .expression(let expression):
                 let value: Value
+                let converted: Value?
+                let property = mapping.attributeNames[position]
                 do {
-                    value = try located("\(sourceEntity)/\(id)", mapping) {
-                        try self.value(of: expression, row: index, of: batch, in: attributeIndex)
+                    (value, converted) = try located("\(sourceEntity)/\(id)", mapping, property: property) {
+                        let value = try self.value(of: expression, row: index, of: batch, in: attributeIndex)
+                        // A Transformable value into a plain type reads its archive; a plain value into a
+                        // Transformable attribute is archived.
+                        let type = mapping.attributeTypes[position]
+                        return (value, try functions.converted(value, to: type, reading: property))
                     }
                 } catch var error as DecantError where error.underlyingError is ValueOverflow {
                     // This object's value cannot be computed: a reject under --rejects, else the error names
                     // the object and the property.
-                    let property = mapping.attributeNames[position]
                     guard collectsRejects else {
                         error.location?.keyPath = property
                         if case .file(let path) = mapping.entityMapping.origin, error.location?.path == nil {
@@ -593,7 +603,7 @@ struct CompiledHop {
                     pending.append(.value(.null))
                     continue
                 }
-                if let converted = value.converted(to: mapping.attributeTypes[position]) {
+                if let converted {
                     next = .value(converted)
                 } else {
                     next = .value(.null)
@@ -739,15 +749,19 @@ struct CompiledHop {
         return "\(mapping.name)#\(value.text ?? "")"
     }
 
-    /// Runs `body`, naming the object and mapping in the error it throws.
-    private func located<T>(_ object: @autoclosure () -> String, _ mapping: Mapping, _ body: () throws -> T) throws -> T {
+    /// Runs `body`, naming the object, mapping and destination `property` in the error it throws; what it read as
+    /// nil from archives counts under them.
+    private func located<T>(
+        _ object: @autoclosure () -> String, _ mapping: Mapping, property: String? = nil, _ body: () throws -> T
+    ) throws -> T {
+        defer { functions.archiveReads?.settle(entity: mapping.destination, object: object(), property: property) }
         do {
             return try body()
         } catch let error as DecantError {
             throw DecantError(
                 error.code,
                 "\(mapping.name) (\(name)): \(error.message)",
-                at: Location(entity: mapping.destination, object: object()),
+                at: Location(entity: mapping.destination, object: object(), keyPath: property),
                 underlyingError: error.underlyingError
             )
         }

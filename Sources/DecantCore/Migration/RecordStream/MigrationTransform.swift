@@ -254,6 +254,7 @@ public struct MigrationTransform: RecordTransform {
         carried.note(excused)
         output.diagnostics += carried.diagnostics()
         output.diagnostics += oneSidedLinks?.diagnostics() ?? []
+        output.diagnostics += hops.flatMap { $0.functions.archiveReads?.diagnostics() ?? [] }
     }
 }
 

@@ -323,10 +323,16 @@ extension CompiledHop {
         // The entity the path is at, to tell an attribute from a relationship when no object is there.
         var entityName: String? = layout.entityName
         var index = 0
+        // Whether the last step read a Transformable or Binary attribute: the rest of the path reads into its archive.
+        var readsArchive = false
         func failure(_ message: String) -> DecantError {
-            DecantError(.malformedInput, "$source.\(path.joined(separator: ".")): \(message)")
+            DecantError(.malformedInput, "\(ValueExpression.sourceText(path)): \(message)")
         }
         while index < path.count {
+            if readsArchive {
+                current = try readArchives(current, at: Array(path[index...]), of: path)
+                break
+            }
             let segment = path[index]
             index += 1
             if segment.hasPrefix("@") {
@@ -377,6 +383,7 @@ extension CompiledHop {
                 }
             }
             let kind = entityName.flatMap { sourceModel.propertyKind(segment, of: $0) }
+            readsArchive = entityName.flatMap { sourceModel.holdsArchives(segment, of: $0) } ?? false
             entityName = kind?.destination
             if isAttribute || (objects.isEmpty && kind?.isAttribute == true) {
                 current = isToOne && values.count <= 1 ? .value(values.first ?? .null) : .values(values)
@@ -385,6 +392,19 @@ extension CompiledHop {
             }
         }
         return current
+    }
+
+    /// What `rest` reaches inside the archived value (or values) `result` holds
+    /// (``ValueExpressionFunctions/readArchive(_:at:reading:)``).
+    private func readArchives(_ result: KeyPathResult, at rest: [String], of path: [String]) throws -> KeyPathResult {
+        let text = ValueExpression.sourceText(path)
+        switch result {
+        case .value(let value): return .value(try functions.readArchive(value, at: rest, reading: text))
+        case .values(let values):
+            return .values(try values.map { try functions.readArchive($0, at: rest, reading: text) })
+        case .objects(let objects, _) where objects.isEmpty: return .values([])
+        case .objects: throw DecantError(.malformedInput, "\(text): objects hold no archived value")
+        }
     }
 
     private func follow(
@@ -397,11 +417,18 @@ extension CompiledHop {
         var isAttribute = false
         for object in objects {
             var current = KeyPathResult.objects([object], toOne: true)
-            for segment in path {
+            var readsArchive = false
+            for (position, segment) in path.enumerated() {
+                if readsArchive {
+                    // `$source.notes.@max.meta.year`: the rest reads into each member's archived value.
+                    current = try readArchives(current, at: Array(path[position...]), of: path)
+                    break
+                }
                 guard case .objects(let now, _) = current else { break }
                 var nextValues: [Value] = []
                 var nextMembers: [ObjectReference] = []
                 var attribute = false
+                readsArchive = now.contains { sourceModel.holdsArchives(segment, of: $0.entity) }
                 for item in now {
                     switch graph.entry(item, segment) {
                     case .value(let value)?:
@@ -500,6 +527,15 @@ extension ObjectModel {
         return nil
     }
 
+    /// Whether `entityName`'s property `name` is an attribute whose values may be keyed archives: a Transformable
+    /// attribute, or a Binary one an app archived values into. A key path reads on into them.
+    func holdsArchives(_ name: String, of entityName: String) -> Bool {
+        guard let entity = entity(named: entityName),
+            let attribute = properties(of: entity).attributes.first(where: { $0.name == name })
+        else { return false }
+        return attribute.type == .transformable || attribute.type == .binary
+    }
+
     /// Whether `entityName`'s relationship `name` is to-many.
     func isToMany(_ name: String, of entityName: String) -> Bool {
         guard let entity = entity(named: entityName) else { return false }
@@ -578,23 +614,44 @@ extension ObjectModel {
     /// What is wrong with `$source.<path>` read from `entity` (nil: nothing): a property no entity on the way has, an
     /// unknown operator, or objects where a value is wanted (`wantsValue`) and the other way round.
     public func keyPathProblem(_ path: [String], from entity: Entity, wantsValue: Bool) -> String? {
-        let text = "$source." + path.joined(separator: ".")
+        let text = ValueExpression.sourceText(path)
         var current = [entity]
         var givesValue = false
-        for segment in path {
+        // The Transformable or Binary attribute the last step read: what follows reads into its archived value.
+        var archive: String?
+        for (position, segment) in path.enumerated() {
+            if let archive {
+                let rest = path[position...]
+                if let misplaced = rest.dropLast().first(where: { $0.hasPrefix("@") }) ?? rest.last.flatMap({
+                    $0.hasPrefix("@") && $0 != "@count" ? $0 : nil
+                }) {
+                    return "\(text): \(misplaced) in the archived value of \(archive) (only @count, at the end)"
+                }
+                return wantsValue ? nil : "\(text) gives values, not objects"
+            }
+            if ValueExpression.index(ofStep: segment) != nil {
+                return "\(text): \(segment) indexes an archived value (a Transformable or Binary attribute's), not "
+                    + (givesValue ? "a value of another type" : "objects")
+            }
             if segment.hasPrefix("@") {
                 guard Self.collectionOperators.contains(segment) else { return "\(text): unknown operator \(segment)" }
                 if segment == "@count" { return wantsValue ? nil : "\(text) gives a number, not objects" }
                 continue
             }
-            guard !givesValue else { return "\(text): \(segment) is read from a value, not from an object" }
+            guard !givesValue else {
+                return "\(text): \(segment) is read from a value, not from an object (a key path reads on only into "
+                    + "a Transformable or Binary attribute's archived value)"
+            }
             var next: [Entity] = []
             var found = false
             for candidate in current {
                 let (attributes, relationships) = properties(of: candidate)
-                if attributes.contains(where: { $0.name == segment && !$0.isTransient }) {
+                if let attribute = attributes.first(where: { $0.name == segment && !$0.isTransient }) {
                     found = true
                     givesValue = true
+                    if attribute.type == .transformable || attribute.type == .binary {
+                        archive = "\(candidate.name).\(segment)"
+                    }
                 } else if let relationship = relationships.first(where: { $0.name == segment && !$0.isTransient }) {
                     found = true
                     if let target = relationship.destinationEntity.flatMap({ self.entity(named: $0) }) { next.append(target) }
