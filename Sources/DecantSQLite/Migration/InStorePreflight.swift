@@ -103,6 +103,24 @@ private struct PreflightCounter {
         /// Failures the validator would excuse.
         var excused: [String] = []
         var arguments: [Double] = []
+        /// Per uniqueness constraint, the values its key is made of: a row whose key an earlier row (by primary key,
+        /// the order the stream reads them) has is a duplicate (`s.Z_DUP<n>` > 1).
+        var constraints: [[String]] = []
+        /// The rows of the constraints' scope (a hierarchy's entities in one table), and the order the stream reads
+        /// them in; nil: the entity's own rows by primary key.
+        var scope: (condition: String, order: String)?
+
+        /// The rows to count, as the `s` of a `FROM`: the table, or the table with each row's place among the rows
+        /// sharing its key of each constraint.
+        func rows(_ table: String, where condition: String) -> String {
+            guard !constraints.isEmpty else { return "\(table) AS s WHERE \(condition)" }
+            let order = scope?.order ?? "s.Z_PK"
+            let places = constraints.enumerated().map { index, parts in
+                "ROW_NUMBER() OVER (PARTITION BY \(parts.joined(separator: ", ")) ORDER BY \(order)) AS Z_DUP\(index + 1)"
+            }
+            return "(SELECT s.*, \(places.joined(separator: ", ")) FROM \(table) AS s WHERE \(scope?.condition ?? condition)) "
+                + "AS s WHERE \(condition)"
+        }
 
         mutating func bind(_ number: Double) -> String {
             arguments.append(number)
@@ -159,7 +177,7 @@ private struct PreflightCounter {
             queries[name] = query
             let condition = rows.sourceCondition ?? "1"
             let sql = "SELECT \(query.caseSQL) AS k, COUNT(*), \(query.excusedSQL) "
-                + "FROM \(rows.sourceTable) AS s WHERE \(condition) GROUP BY k"
+                + "FROM \(query.rows(rows.sourceTable, where: condition)) GROUP BY k"
             let arguments = StatementArguments(query.arguments)
             let found = try reader.store.connection.inDatabase { db in
                 try Row.fetchAll(db, sql: sql, arguments: arguments).map {
@@ -225,8 +243,9 @@ private struct PreflightCounter {
         }
         guard holders.count <= 1 else { return nil }
         guard let holder = holders.first else { return .some(nil) }
-        let sql = "WITH rejected(pk) AS (SELECT s.Z_PK FROM \(target.sourceTable) AS s WHERE "
-            + "\(target.sourceCondition ?? "1") AND (\(query.caseSQL)) IS NOT NULL) " + holder.sql
+        let sql = "WITH rejected(pk) AS (SELECT s.Z_PK FROM "
+            + "\(query.rows(target.sourceTable, where: target.sourceCondition ?? "1")) AND (\(query.caseSQL)) IS NOT NULL) "
+            + holder.sql
         let arguments = StatementArguments(query.arguments)
         let count = try reader.store.connection.inDatabase { db in
             try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
@@ -243,7 +262,6 @@ private struct PreflightCounter {
             let sourceLayout = RecordLayout(entity: rows.origin, in: sourceModel)
         else { throw Obstacle("\(name) has no layout") }
         let rules = ModelValidator.rules(for: layout, in: model)
-        if !rules.constraints.isEmpty { throw Obstacle("\(name) has a uniqueness constraint") }
         let sourceRules = ModelValidator.rules(for: sourceLayout, in: sourceModel)
         var query = EntityQuery()
         // Values SQLite holds in another type than the stream expects, read from the source or written.
@@ -353,7 +371,77 @@ private struct PreflightCounter {
                 throw Obstacle("\(key) is a to-many the stream reads otherwise")
             }
         }
+        for constraint in rules.constraints {
+            try unique(constraint, of: name, values: values, source: (rows: source, rules: sourceRules), &query)
+        }
         return query
+    }
+
+    /// Counts the objects after the first (by primary key, as the stream reads them) with the same values of
+    /// `constraint`, of integer, string and Boolean attributes of one entity without sub-entities, whose keys the stream
+    /// compares as SQL does (texts byte for byte, nils equal).
+    private func unique(
+        _ constraint: ModelValidator.ConstraintRules, of name: String, values: [ColumnValue],
+        source: (rows: Rows, rules: ModelValidator.EntityRules), _ query: inout EntityQuery
+    ) throws {
+        let key = "\(name).\(constraint.names.joined(separator: ",")) unique"
+        guard constraint.relationships.isEmpty, let layout = RecordLayout(entity: name, in: plan.destination) else {
+            throw Obstacle("\(key): a constraint over a relationship")
+        }
+        // The entities whose objects share the constraint's keys: every one must read the same values from the same
+        // table, each row placed as the stream reads it (entity by entity in the source model's order, by key).
+        let scope = try destinations.filter { other, _ in
+            guard let otherLayout = RecordLayout(entity: other, in: plan.destination) else { return false }
+            return ModelValidator.rules(for: otherLayout, in: plan.destination).constraints.contains {
+                $0.scope == constraint.scope
+            }
+        }.map { other, rows -> (origin: String, number: Int) in
+            guard rows.sourceTable == destinations[name]?.sourceTable,
+                let otherLayout = RecordLayout(entity: other, in: plan.destination),
+                let number = reader.entityNumbers[rows.origin] ?? reader.schema.entity(named: rows.origin)?.number,
+                constraint.names.allSatisfy({ attribute in
+                    let index = otherLayout.attributeIndex(attribute) ?? -1
+                    return index >= 0 && rows.attributes[attribute]?.sql == values[layout.attributeIndex(attribute) ?? 0].sql
+                        && (rows.attributes[attribute].map(Self.isCopied) ?? false)
+                })
+            else { throw Obstacle("\(key): entities sharing it read different values") }
+            return (rows.origin, number)
+        }
+        let spansHierarchy = scope.count > 1
+        if spansHierarchy {
+            let order = reader.model.entities.map(\.name)
+            let sorted = scope.sorted { (order.firstIndex(of: $0.origin) ?? 0) < (order.firstIndex(of: $1.origin) ?? 0) }
+            let numbers = sorted.map { String($0.number) }
+            let place = sorted.enumerated().map { "WHEN \($0.element.number) THEN \($0.offset)" }.joined(separator: " ")
+            let found = (condition: "s.Z_ENT IN (\(numbers.joined(separator: ", ")))", order: "CASE s.Z_ENT \(place) END, s.Z_PK")
+            if let known = query.scope, known != found { throw Obstacle("\(key): constraints of different scopes") }
+            query.scope = found
+        }
+        var parts: [String] = []
+        var copied: [String] = []
+        for position in constraint.attributes {
+            let attribute = layout.attributes[position]
+            guard [.integer16, .integer32, .integer64, .string, .boolean].contains(attribute.type) else {
+                throw Obstacle("\(key): a constraint over a value the stream compares by its description")
+            }
+            let value = values[position]
+            if let condition = InStoreMigration.Builder.unexpectedType(value.sql, attribute.type) {
+                query.undecidable(condition)
+            }
+            parts.append(value.sql)
+            if Self.isCopied(value), let from = source.rows.attributes.first(where: { $0.value.sql == value.sql })?.key {
+                copied.append(from)
+            }
+        }
+        query.constraints.append(parts)
+        let duplicate = "s.Z_DUP\(query.constraints.count) > 1"
+        // The source's own constraint over the same values, in the same order, finds the same duplicates: excused
+        // (across a hierarchy, whose source scope may differ, a duplicate is for the stream to judge).
+        let excused =
+            !strict && copied.count == parts.count
+            && source.rules.constraints.contains { $0.names == copied && $0.relationships.isEmpty }
+        if excused && spansHierarchy { query.undecidable(duplicate) }
+        query.fail(duplicate, key: key, excuse: excused ? duplicate : nil)
     }
 
     /// The SQL of the measure the stream compares with a bound: the number (as a double), the date's seconds, or a

@@ -23,6 +23,8 @@ struct PreflightCountTests {
         case nonASCII
         /// A reference to an object that does not exist.
         case dangling
+        /// A uniqueness constraint v2 adds, which tags share values of.
+        case unique
     }
 
     /// v1: `Folder{name}` ⇄ `Note{content, priority (Integer 32), date, score, title (required)}` ⇄ many-to-many
@@ -67,6 +69,7 @@ struct PreflightCountTests {
             var tag = Entity(name: "Tag")
             tag.attributes = [Attribute(name: "label", type: .string, isOptional: true)]
             tag.relationships = [tagNotes]
+            if version == 2 && kind == .unique { tag.uniquenessConstraints = [["label"]] }
             return ObjectModel(versionName: "Rules \(version)", entities: [folder, note, tag])
         }
         return MigrationFixtures.bundle("Rules", [model(1), model(2)])
@@ -109,7 +112,8 @@ struct PreflightCountTests {
             if !breaks && key == 5 { notes = [.pk("Note", 1)] }
             records.append(
                 MigrationFixtures.record(
-                    "Tag", Int64(key), in: v1, ["label": .string("T\(key)")], relationships: ["notes": .toMany(notes)]))
+                    "Tag", Int64(key), in: v1, ["label": .string("T\(kind == .unique ? key % 2 : key)")],
+                    relationships: ["notes": .toMany(notes)]))
         }
         try MigrationFixtures.writeStore(at: url, model: v1, records: records)
         if kind == .dangling { InStoreMigrationTests.execute("UPDATE ZNOTE SET ZFOLDER = 99 WHERE Z_PK = 3", on: url) }
@@ -155,12 +159,13 @@ struct PreflightCountTests {
         Self.expectSame(both)
         let counted = try Self.sqlCounts(store, options)
         switch kind {
-        case .rules, .strict, .clean:
+        case .rules, .strict, .clean, .unique:
             #expect(counted != nil, "the SQL path counts this plan")
             #expect(counted?.rejects == both.read.preflight)
         case .pattern, .nonASCII, .dangling:
             #expect(counted == nil, "the record stream counts this plan")
         }
+        if kind == .unique { #expect((both.read.preflight?["Tag.label unique"] ?? 0) > 0) }
         if kind == .clean {
             #expect(both.read.preflight == [:])
             #expect(both.counted.engine == .inStore(format: "sqlite"))
