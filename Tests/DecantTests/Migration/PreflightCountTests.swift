@@ -188,4 +188,39 @@ struct PreflightCountTests {
         Self.expectSame(try Self.bothPaths(store, options))
         #expect(try Self.sqlCounts(store, options) != nil)
     }
+
+    /// Every corpus SQLite store that a model bundle in its repository holds at a version before the bundle's current
+    /// one: planned to the current version, both pre-flights count the same (whichever path the SQL one takes).
+    @Test func countsEveryOlderCorpusStoreAsReadingItDoes() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var planned = 0
+        var counted = 0
+        var copies = 0
+        for relative in Fixtures.corpusStores {
+            let original = Fixtures.corpus(relative)
+            guard let hashes = try? MigrationFixtures.hashes(original) else { continue }
+            for bundle in CorpusStoreModels.bundles(besides: relative) {
+                guard let version = ModelMatch(storeHashes: hashes, bundle: bundle).matched?.versionName,
+                    version != bundle.currentVersionName
+                else { continue }
+                copies += 1
+                let copy = folder.appendingPathComponent("\(copies)", isDirectory: true)
+                try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+                let store = try Fixtures.copyStore(original, into: copy)
+                let options = StoreMigration.Options(bundle: bundle)
+                var reading = options
+                reading.countsInStoreWhenPossible = false
+                // Plans that cannot run (or stores the stream refuses) have no pre-flight to compare.
+                guard let read = try? StoreMigration.plan(store: store, options: reading), read.preflight != nil else {
+                    continue
+                }
+                planned += 1
+                Self.expectSame((counted: try StoreMigration.plan(store: store, options: options), read: read))
+                if try Self.sqlCounts(store, options) != nil { counted += 1 }
+            }
+        }
+        #expect(planned > 0)
+        print("corpus stores planned: \(planned), counted with SQL: \(counted)")
+    }
 }
