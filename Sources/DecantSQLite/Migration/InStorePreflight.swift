@@ -116,10 +116,11 @@ private struct PreflightCounter {
             guard !constraints.isEmpty else { return "\(table) AS s WHERE \(condition)" }
             let order = scope?.order ?? "s.Z_PK"
             let places = constraints.enumerated().map { index, parts in
-                "ROW_NUMBER() OVER (PARTITION BY \(parts.joined(separator: ", ")) ORDER BY \(order)) AS Z_DUP\(index + 1)"
+                "ROW_NUMBER() OVER (PARTITION BY \(parts.joined(separator: ", ")) ORDER BY \(order)) "
+                    + "AS Z_DUP\(index + 1)"
             }
-            return "(SELECT s.*, \(places.joined(separator: ", ")) FROM \(table) AS s WHERE \(scope?.condition ?? condition)) "
-                + "AS s WHERE \(condition)"
+            return "(SELECT s.*, \(places.joined(separator: ", ")) FROM \(table) AS s "
+                + "WHERE \(scope?.condition ?? condition)) AS s WHERE \(condition)"
         }
 
         mutating func bind(_ number: Double) -> String {
@@ -153,7 +154,9 @@ private struct PreflightCounter {
         var caseSQL: String {
             var parts: [String] = []
             if !undecidable.isEmpty { parts.append("WHEN " + undecidable.joined(separator: " OR ") + " THEN 0") }
-            for (index, failure) in failures.enumerated() { parts.append("WHEN \(failure.condition) THEN \(index + 1)") }
+            for (index, failure) in failures.enumerated() {
+                parts.append("WHEN \(failure.condition) THEN \(index + 1)")
+            }
             return parts.isEmpty ? "NULL" : "CASE " + parts.joined(separator: " ") + " END"
         }
 
@@ -244,7 +247,8 @@ private struct PreflightCounter {
         guard holders.count <= 1 else { return nil }
         guard let holder = holders.first else { return .some(nil) }
         let sql = "WITH rejected(pk) AS (SELECT s.Z_PK FROM "
-            + "\(query.rows(target.sourceTable, where: target.sourceCondition ?? "1")) AND (\(query.caseSQL)) IS NOT NULL) "
+            + query.rows(target.sourceTable, where: target.sourceCondition ?? "1")
+            + " AND (\(query.caseSQL)) IS NOT NULL) "
             + holder.sql
         let arguments = StatementArguments(query.arguments)
         let count = try reader.store.connection.inDatabase { db in
@@ -290,7 +294,9 @@ private struct PreflightCounter {
             let value = values[rule.position]
             let v = value.sql
             if rule.pattern != nil { throw Obstacle("\(name).\(attribute.name) has a string pattern") }
-            if let condition = InStoreMigration.Builder.unexpectedType(v, attribute.type) { query.undecidable(condition) }
+            if let condition = InStoreMigration.Builder.unexpectedType(v, attribute.type) {
+                query.undecidable(condition)
+            }
             let sourceName = strict ? nil : copiedAttribute(value)
             let sourceRule = sourceName.flatMap { name in sourceRules.attributes.first { $0.name == name } }
             let sourceAttribute = sourceName.flatMap { sourceLayout.attributeIndex($0) }.map {
@@ -316,7 +322,8 @@ private struct PreflightCounter {
                         excuse = "\(sourceMeasure) \(comparison) \(query.bind(sourceBound))"
                     }
                 }
-                query.fail("\(measure) \(comparison) \(query.bind(bound))", key: "\(key) \(rule.rawValue)", excuse: excuse)
+                query.fail(
+                    "\(measure) \(comparison) \(query.bind(bound))", key: "\(key) \(rule.rawValue)", excuse: excuse)
             }
         }
         for rule in rules.relationships {
@@ -343,7 +350,11 @@ private struct PreflightCounter {
                 if let side = rows.joins[relationship.name] {
                     query.undecidable(try danglingMembers(side))
                     count = "(SELECT COUNT(*) FROM \(side.table) AS j WHERE j.\(side.owner) = s.Z_PK)"
-                    if !strict, let from = source.joins.first(where: { $0.value.table == side.table && $0.value.owner == side.owner })?.key {
+                    if !strict,
+                        let from = source.joins.first(where: {
+                            $0.value.table == side.table && $0.value.owner == side.owner
+                        })?.key
+                    {
                         sourceRule = sourceRules.relationships.first { $0.name == from }
                     }
                 } else if rows.emptyToManys.contains(relationship.name), rule.minCount == 0 {
@@ -377,9 +388,9 @@ private struct PreflightCounter {
         return query
     }
 
-    /// Counts the objects after the first (by primary key, as the stream reads them) with the same values of
-    /// `constraint`, of integer, string and Boolean attributes of one entity without sub-entities, whose keys the stream
-    /// compares as SQL does (texts byte for byte, nils equal).
+    /// Counts the objects after the first (in the order the stream reads them) with the same values of `constraint`:
+    /// integer, string and Boolean attributes copied as they are, whose keys the stream compares as SQL does (texts
+    /// byte for byte, nils equal), of one entity or of a hierarchy's entities that share one table.
     private func unique(
         _ constraint: ModelValidator.ConstraintRules, of name: String, values: [ColumnValue],
         source: (rows: Rows, rules: ModelValidator.EntityRules), _ query: inout EntityQuery
@@ -401,7 +412,8 @@ private struct PreflightCounter {
                 let number = reader.entityNumbers[rows.origin] ?? reader.schema.entity(named: rows.origin)?.number,
                 constraint.names.allSatisfy({ attribute in
                     let index = otherLayout.attributeIndex(attribute) ?? -1
-                    return index >= 0 && rows.attributes[attribute]?.sql == values[layout.attributeIndex(attribute) ?? 0].sql
+                    let own = values[layout.attributeIndex(attribute) ?? 0].sql
+                    return index >= 0 && rows.attributes[attribute]?.sql == own
                         && (rows.attributes[attribute].map(Self.isCopied) ?? false)
                 })
             else { throw Obstacle("\(key): entities sharing it read different values") }
@@ -410,10 +422,14 @@ private struct PreflightCounter {
         let spansHierarchy = scope.count > 1
         if spansHierarchy {
             let order = reader.model.entities.map(\.name)
-            let sorted = scope.sorted { (order.firstIndex(of: $0.origin) ?? 0) < (order.firstIndex(of: $1.origin) ?? 0) }
+            let sorted = scope.sorted {
+                (order.firstIndex(of: $0.origin) ?? 0) < (order.firstIndex(of: $1.origin) ?? 0)
+            }
             let numbers = sorted.map { String($0.number) }
             let place = sorted.enumerated().map { "WHEN \($0.element.number) THEN \($0.offset)" }.joined(separator: " ")
-            let found = (condition: "s.Z_ENT IN (\(numbers.joined(separator: ", ")))", order: "CASE s.Z_ENT \(place) END, s.Z_PK")
+            let found = (
+                condition: "s.Z_ENT IN (\(numbers.joined(separator: ", ")))", order: "CASE s.Z_ENT \(place) END, s.Z_PK"
+            )
             if let known = query.scope, known != found { throw Obstacle("\(key): constraints of different scopes") }
             query.scope = found
         }
@@ -429,7 +445,9 @@ private struct PreflightCounter {
                 query.undecidable(condition)
             }
             parts.append(value.sql)
-            if Self.isCopied(value), let from = source.rows.attributes.first(where: { $0.value.sql == value.sql })?.key {
+            if Self.isCopied(value),
+                let from = source.rows.attributes.first(where: { $0.value.sql == value.sql })?.key
+            {
                 copied.append(from)
             }
         }

@@ -78,8 +78,9 @@ extension InStoreMigration {
     }
 }
 
-/// A SQLite store counts a dry run's rejects with SQL (``InStoreMigration/preflightCounts(plan:reader:functions:strict:)``)
-/// for the plans whose counts SQL tells exactly; the record stream counts the others.
+/// A SQLite store counts a dry run's rejects with SQL
+/// (``InStoreMigration/preflightCounts(plan:reader:functions:strict:)``) for the plans whose counts SQL tells exactly;
+/// the record stream counts the others.
 extension SQLiteFormat: InStoreCountingFormat {
     public func preflightCounts(plan: MigrationPlan, reader: any RecordReader, settings: MigrationSettings) throws
         -> PreflightCounts?

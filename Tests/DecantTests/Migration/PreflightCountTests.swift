@@ -28,9 +28,9 @@ struct PreflightCountTests {
     }
 
     /// v1: `Folder{name}` ⇄ `Note{content, priority (Integer 32), date, score, title (required)}` ⇄ many-to-many
-    /// `Tag{label}`. v2 renames content → text (required, at most 24 characters), widens priority to Integer 64 (0…10),
-    /// bounds date and score, adds a required rank (default 0), makes the folder required, allows at most 2 tags a
-    /// note and asks for at least one note a tag.
+    /// `Tag{label}`. v2 renames content → text (required, at most 24 characters), widens priority to Integer 64
+    /// (0…10), bounds date and score, adds a required rank (default 0), makes the folder required, allows at most 2
+    /// tags a note and asks for at least one note a tag.
     static func bundle(_ kind: Case) -> ModelBundle {
         func model(_ version: Int) -> ObjectModel {
             var folder = Entity(name: "Folder")
@@ -126,12 +126,15 @@ struct PreflightCountTests {
     {
         var reading = options
         reading.countsInStoreWhenPossible = false
-        return (try StoreMigration.plan(store: store, options: options), try StoreMigration.plan(store: store, options: reading))
+        return (
+            try StoreMigration.plan(store: store, options: options), try StoreMigration.plan(store: store, options: reading)
+        )
     }
 
     /// What the SQL path counts on its own (nil: it leaves the count to the record stream).
     static func sqlCounts(_ store: URL, _ options: StoreMigration.Options) throws -> PreflightCounts? {
-        let format = try #require(try FormatRegistry.builtIn.inputFormat(of: store, named: nil) as? any InStoreCountingFormat)
+        let format = try #require(
+            try FormatRegistry.builtIn.inputFormat(of: store, named: nil) as? any InStoreCountingFormat)
         var readerOptions = options.formatOptions
         readerOptions.bundle = options.bundle
         let reader = try format.makeReader(at: store, options: readerOptions)
