@@ -180,18 +180,6 @@ struct PreflightCountTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["rules.sqlite"])
     }
 
-    @Test(arguments: CorpusMigrationTests.chains) func countsACorpusStoreAsReadingItDoes(
-        _ chain: CorpusMigrationTests.Chain
-    ) throws {
-        let folder = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let bundle = try ModelBundle.load(from: Fixtures.corpus(chain.model))
-        let store = try Fixtures.copyStore(Fixtures.corpus(chain.source), into: folder)
-        let options = StoreMigration.Options(bundle: bundle, destinationVersion: chain.destinationVersion)
-        Self.expectSame(try Self.bothPaths(store, options))
-        #expect(try Self.sqlCounts(store, options) != nil)
-    }
-
     /// Every corpus SQLite store that a model bundle in its repository holds at a version before the bundle's current
     /// one: planned to the current version, both pre-flights count the same (whichever path the SQL one takes).
     @Test func countsEveryOlderCorpusStoreAsReadingItDoes() throws {
@@ -223,7 +211,7 @@ struct PreflightCountTests {
                 if try Self.sqlCounts(store, options) != nil { counted += 1 }
             }
         }
-        #expect(planned > 0)
-        print("corpus stores planned: \(planned), counted with SQL: \(counted)")
+        // 29 plans, 16 of them counted with SQL when this was written.
+        #expect(planned > 0 && counted > 0, "\(planned) plans, \(counted) counted with SQL")
     }
 }
