@@ -160,11 +160,11 @@ private struct PreflightCounter {
             return parts.isEmpty ? "NULL" : "CASE " + parts.joined(separator: " ") + " END"
         }
 
-        /// The sum of the rows the validator sees that have a failure it excuses.
+        /// 1 in a row the validator sees that has a failure it excuses, else 0.
         var excusedSQL: String {
             guard !excused.isEmpty else { return "0" }
             let seen = refusals.isEmpty ? "" : "NOT (" + refusals.joined(separator: " OR ") + ") AND "
-            return "SUM(CASE WHEN \(seen)(\(excused.joined(separator: " OR "))) THEN 1 ELSE 0 END)"
+            return "CASE WHEN \(seen)(\(excused.joined(separator: " OR "))) THEN 1 ELSE 0 END"
         }
     }
 
@@ -179,25 +179,33 @@ private struct PreflightCounter {
             let query = try self.query(name, rows)
             queries[name] = query
             let condition = rows.sourceCondition ?? "1"
-            let sql = "SELECT \(query.caseSQL) AS k, COUNT(*), \(query.excusedSQL) "
-                + "FROM \(query.rows(rows.sourceTable, where: condition)) GROUP BY k"
+            // One pass: the rows' codes from a co-routine (its ORDER BY, the table's own order, keeps SQLite from
+            // copying the CASE into every sum), summed per code without sorting the rows as GROUP BY would.
+            let sums = (0...query.failures.count).map { "SUM(k = \($0))" }.joined(separator: ", ")
+            let sql = "SELECT COUNT(*), SUM(e), \(sums) FROM (SELECT \(query.caseSQL) AS k, \(query.excusedSQL) AS e "
+                + "FROM \(query.rows(rows.sourceTable, where: condition)) ORDER BY s.Z_PK)"
             let arguments = StatementArguments(query.arguments)
             let found = try reader.store.connection.inDatabase { db in
-                try Row.fetchAll(db, sql: sql, arguments: arguments).map {
-                    (key: $0[0] as Int?, count: $0[1] as Int, excused: $0[2] as Int? ?? 0)
+                try Row.fetchOne(db, sql: sql, arguments: arguments).map { row in
+                    (0..<row.count).map { row[$0] as Int? ?? 0 }
                 }
             }
-            for (key, count, excused) in found {
-                objects[rows.origin, default: 0] += count
-                taken[rows.sourceTable, default: 0] += count
-                // The validator notes every excused failure of an object it sees, whether or not another fails it.
-                if excused > 0 { carries = true }
-                guard let key else { continue }
-                // 0: a row only the stream can judge.
-                guard key > 0, key <= query.failures.count else { return nil }
-                rejects[query.failures[key - 1].key, default: 0] += count
+            guard let found, found.count == query.failures.count + 3 else { return nil }
+            // A row only the stream can judge.
+            guard found[2] == 0 else { return nil }
+            objects[rows.origin, default: 0] += found[0]
+            taken[rows.sourceTable, default: 0] += found[0]
+            // The validator notes every excused failure of an object it sees, whether or not another fails it.
+            if found[1] > 0 { carries = true }
+            for (failure, count) in zip(query.failures, found.dropFirst(3)) where count > 0 {
+                rejects[failure.key, default: 0] += count
                 rejectedEntities.insert(name)
             }
+        }
+        // References that name no object.
+        for sql in danglingChecks() {
+            let found = try reader.store.connection.inDatabase { db in try Int.fetchOne(db, sql: sql) }
+            if found != nil { return nil }
         }
         for rows in dropped {
             let count = try reader.store.connection.inDatabase { db in
@@ -207,8 +215,10 @@ private struct PreflightCounter {
             if count > 0 { objects[rows.origin, default: 0] += count }
             taken[rows.sourceTable, default: 0] += count
         }
-        // Every row of the source belongs to an entity counted (else the reader names what is wrong).
-        for table in Set(reader.schema.entities.map(\.tableName)).sorted() {
+        // Every row of a table several entities share belongs to an entity counted (else the reader names what is
+        // wrong); an entity alone in its table takes every row.
+        for table in Set(reader.schema.entities.map(\.tableName)).sorted()
+        where reader.schema.entities.filter({ $0.tableName == table }).count > 1 {
             let count = try reader.store.connection.inDatabase { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
             }
@@ -271,7 +281,7 @@ private struct PreflightCounter {
         // Values SQLite holds in another type than the stream expects, read from the source or written.
         for attribute in sourceLayout.attributes {
             guard case .column(let sql)? = source.attributes[attribute.name],
-                let condition = InStoreMigration.Builder.unexpectedType(sql, attribute.type)
+                let condition = Self.unexpectedType(sql, attribute.type)
             else { continue }
             query.undecidable(condition)
         }
@@ -294,7 +304,7 @@ private struct PreflightCounter {
             let value = values[rule.position]
             let v = value.sql
             if rule.pattern != nil { throw Obstacle("\(name).\(attribute.name) has a string pattern") }
-            if let condition = InStoreMigration.Builder.unexpectedType(v, attribute.type) {
+            if let condition = Self.unexpectedType(v, attribute.type) {
                 query.undecidable(condition)
             }
             let sourceName = strict ? nil : copiedAttribute(value)
@@ -307,23 +317,20 @@ private struct PreflightCounter {
                 let excuse = sourceRule.map { $0.isOptional ? "0" : "\(v) IS NULL" }
                 query.fail("\(v) IS NULL", key: key + " optional", excuse: excuse)
             }
-            guard rule.minimum != nil || rule.maximum != nil else { continue }
-            let measure = try self.measure(v, attribute.type, &query)
-            let sourceMeasure = try sourceAttribute.map { try self.measure(v, $0.type, &query) }
-            for (bound, rule, sourceBound, comparison) in [
-                (rule.minimum, ModelValidator.Rule.min, sourceRule?.minimum, "<"),
-                (rule.maximum, .max, sourceRule?.maximum, ">"),
+            for (bound, rule, sourceBound, isMaximum) in [
+                (rule.minimum, ModelValidator.Rule.min, sourceRule?.minimum, false),
+                (rule.maximum, .max, sourceRule?.maximum, true),
             ] {
                 guard let bound else { continue }
                 var excuse: String?
                 if sourceRule != nil {
                     excuse = "0"
-                    if let sourceBound, let sourceMeasure {
-                        excuse = "\(sourceMeasure) \(comparison) \(query.bind(sourceBound))"
+                    if let sourceBound, let sourceAttribute {
+                        excuse = try breaks(v, sourceAttribute.type, isMaximum, query.bind(sourceBound), &query)
                     }
                 }
-                query.fail(
-                    "\(measure) \(comparison) \(query.bind(bound))", key: "\(key) \(rule.rawValue)", excuse: excuse)
+                let failure = try breaks(v, attribute.type, isMaximum, query.bind(bound), &query)
+                query.fail(failure, key: "\(key) \(rule.rawValue)", excuse: excuse)
             }
         }
         for rule in rules.relationships {
@@ -332,7 +339,6 @@ private struct PreflightCounter {
             switch mapping.relationships[relationship.name] {
             case .toOne?:
                 let sql = rows.toOnes[relationship.name]?.sql ?? "NULL"
-                if sql != "NULL" { query.undecidable(try dangling(sql, to: relationship)) }
                 guard !rule.isOptional else { continue }
                 var excuse: String?
                 if !strict, sql.hasPrefix("s."),
@@ -348,7 +354,6 @@ private struct PreflightCounter {
                 let count: String
                 var sourceRule: ModelValidator.RelationshipRules?
                 if let side = rows.joins[relationship.name] {
-                    query.undecidable(try danglingMembers(side))
                     count = "(SELECT COUNT(*) FROM \(side.table) AS j WHERE j.\(side.owner) = s.Z_PK)"
                     if !strict,
                         let from = source.joins.first(where: {
@@ -441,7 +446,7 @@ private struct PreflightCounter {
                 throw Obstacle("\(key): a constraint over a value the stream compares by its description")
             }
             let value = values[position]
-            if let condition = InStoreMigration.Builder.unexpectedType(value.sql, attribute.type) {
+            if let condition = Self.unexpectedType(value.sql, attribute.type) {
                 query.undecidable(condition)
             }
             parts.append(value.sql)
@@ -462,39 +467,66 @@ private struct PreflightCounter {
         query.fail(duplicate, key: key, excuse: excused ? duplicate : nil)
     }
 
-    /// The SQL of the measure the stream compares with a bound: the number (as a double), the date's seconds, or a
-    /// string's length, which SQLite counts as Core Data does for plain ASCII only (other texts are undecidable).
-    private func measure(_ value: String, _ type: AttributeType, _ query: inout EntityQuery) throws -> String {
+    /// The condition true in a row whose value `value` of `type` is below (or, `isMaximum`, above) the bound `bound`
+    /// as the stream measures it: the number (as a double), the date's seconds, or a string's length in UTF-16 units.
+    /// SQLite knows a text's bytes and code points, between which its UTF-16 length lies: a row whose bytes and code
+    /// points fall on two sides of the bound is one SQL cannot judge.
+    private func breaks(
+        _ value: String, _ type: AttributeType, _ isMaximum: Bool, _ bound: String, _ query: inout EntityQuery
+    ) throws -> String {
         switch type {
         case .integer16, .integer32, .integer64, .double, .date:
-            return "CAST(\(value) AS REAL)"
+            return "CAST(\(value) AS REAL) \(isMaximum ? ">" : "<") \(bound)"
         case .string:
-            query.undecidable("(\(value) IS NOT NULL AND length(CAST(\(value) AS BLOB)) != length(\(value)))")
-            return "length(\(value))"
+            let bytes = "length(CAST(\(value) AS BLOB))"
+            let points = "length(\(value))"
+            if isMaximum {
+                query.undecidable("(\(bytes) > \(bound) AND \(points) <= \(bound))")
+                return "(\(bytes) > \(bound) AND \(points) > \(bound))"
+            }
+            query.undecidable("(\(value) IS NOT NULL AND \(bytes) >= \(bound) AND \(points) < \(bound))")
+            return "\(bytes) < \(bound)"
         default:
             throw Obstacle("a bound on a value of type \(type) is measured by the stream only")
         }
     }
 
-    /// The condition true in a row whose to-one key `sql` names no object of the relationship's destination.
-    private func dangling(_ sql: String, to relationship: Relationship) throws -> String {
-        guard let target = relationship.destinationEntity,
-            builder.destinationSchema.entity(named: target)?.hierarchyNumbers.count == 1
-        else { throw Obstacle("a to-one points into a hierarchy of entities") }
-        return "(\(sql) IS NOT NULL AND NOT EXISTS (\(try objects(of: target, key: sql))))"
-    }
-
-    /// The condition true in a row holding a member (through `side`'s join table) that names no object.
-    private func danglingMembers(_ side: InStoreMigration.JoinSide) throws -> String {
-        guard builder.destinationSchema.entity(named: side.pointee)?.hierarchyNumbers.count == 1 else {
-            throw Obstacle("a to-many holds objects of a hierarchy of entities")
+    /// The condition true in a row whose column `column` holds a value of another SQLite type than the stream reads
+    /// for `type` (comparisons with an empty text and blob are cheaper than `typeof`: numbers sort before texts, texts
+    /// before blobs).
+    static func unexpectedType(_ column: String, _ type: AttributeType) -> String? {
+        switch type {
+        case .string: "(\(column) < '' OR \(column) >= X'')"
+        case .double, .float, .date, .decimal: "\(column) >= ''"
+        case .binary, .transformable: "\(column) < X''"
+        default: InStoreMigration.Builder.unexpectedType(column, type)
         }
-        return "EXISTS (SELECT 1 FROM \(side.table) AS j WHERE j.\(side.owner) = s.Z_PK AND NOT EXISTS ("
-            + (try objects(of: side.pointee, key: "j.\(side.member)")) + "))"
     }
 
-    /// A query returning a row when `key` is the primary key of an object of destination entity `entity`.
-    private func objects(of entity: String, key: String) throws -> String {
+    /// The queries returning a row when a reference names no object: a to-one's key (its distinct keys, read from
+    /// its index), or a member of a to-many held by an object.
+    private func danglingChecks() -> [String] {
+        var checks: [String] = []
+        for (_, rows) in destinations.sorted(by: { $0.key < $1.key }) {
+            let condition = rows.sourceCondition ?? "1"
+            for (_, link) in rows.toOnes.sorted(by: { $0.key < $1.key }) {
+                checks.append(
+                    "SELECT 1 FROM (SELECT DISTINCT \(link.sql) AS k FROM \(rows.sourceTable) AS s WHERE \(condition) AND "
+                        + "\(link.sql) IS NOT NULL) WHERE NOT EXISTS (\(objects(of: link.target, key: "k"))) LIMIT 1")
+            }
+            for (_, side) in rows.joins.sorted(by: { $0.key < $1.key }) {
+                checks.append(
+                    "SELECT 1 FROM \(side.table) AS j WHERE j.\(side.owner) IN (SELECT s.Z_PK FROM \(rows.sourceTable) "
+                        + "AS s WHERE \(condition)) AND NOT EXISTS (\(objects(of: side.pointee, key: "j.\(side.member)"))) "
+                        + "LIMIT 1")
+            }
+        }
+        return checks
+    }
+
+    /// A query returning a row when `key` is the primary key of an object of destination entity `entity` (an object of
+    /// a sub-entity is not one: such a reference is for the stream to judge).
+    private func objects(of entity: String, key: String) -> String {
         guard let rows = destinations[entity] else { return "SELECT 1 WHERE 0" }
         let condition = reader.ownRowsCondition(rows.origin, alias: "u").map { " AND \($0)" } ?? ""
         return "SELECT 1 FROM \(rows.sourceTable) AS u WHERE u.Z_PK = \(key)\(condition)"
