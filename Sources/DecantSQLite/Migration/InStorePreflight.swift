@@ -11,9 +11,11 @@ extension InStoreMigration {
     ///
     /// Nil, for the record stream to count, when the counts could differ from the stream's: a hop a mapping states,
     /// a plan the in-store engine does not take (``prepare(plan:reader:functions:)``), a string pattern, a uniqueness
-    /// constraint, a value whose SQLite type the stream would read differently, a text that is not plain ASCII under
-    /// a length rule (SQLite counts code points, Core Data UTF-16 units), a reference that dangles or points at an
-    /// object the run would reject, rows of no entity, or a chain of hops whose intermediate values are computed.
+    /// constraint over a computed value, a relationship or a hierarchy whose source scope differs, a value whose SQLite
+    /// type the stream would read differently, a text whose bytes and code points lie on two sides of a length bound
+    /// (SQLite counts those, Core Data UTF-16 units, which lie between), a reference that dangles or that several
+    /// relationships hold to an object the run would reject, rows of no entity, or a chain of hops whose intermediate
+    /// values are computed.
     /// - Throws: `.ioError` when the disk or the file system fails.
     package static func preflightCounts(
         plan: MigrationPlan, reader: SQLiteStoreReader, functions: ValueExpressionFunctions, strict: Bool
@@ -511,14 +513,15 @@ private struct PreflightCounter {
             let condition = rows.sourceCondition ?? "1"
             for (_, link) in rows.toOnes.sorted(by: { $0.key < $1.key }) {
                 checks.append(
-                    "SELECT 1 FROM (SELECT DISTINCT \(link.sql) AS k FROM \(rows.sourceTable) AS s WHERE \(condition) AND "
-                        + "\(link.sql) IS NOT NULL) WHERE NOT EXISTS (\(objects(of: link.target, key: "k"))) LIMIT 1")
+                    "SELECT 1 FROM (SELECT DISTINCT \(link.sql) AS k FROM \(rows.sourceTable) AS s "
+                        + "WHERE \(condition) AND \(link.sql) IS NOT NULL) "
+                        + "WHERE NOT EXISTS (\(objects(of: link.target, key: "k"))) LIMIT 1")
             }
             for (_, side) in rows.joins.sorted(by: { $0.key < $1.key }) {
                 checks.append(
                     "SELECT 1 FROM \(side.table) AS j WHERE j.\(side.owner) IN (SELECT s.Z_PK FROM \(rows.sourceTable) "
-                        + "AS s WHERE \(condition)) AND NOT EXISTS (\(objects(of: side.pointee, key: "j.\(side.member)"))) "
-                        + "LIMIT 1")
+                        + "AS s WHERE \(condition)) "
+                        + "AND NOT EXISTS (\(objects(of: side.pointee, key: "j.\(side.member)"))) LIMIT 1")
             }
         }
         return checks
