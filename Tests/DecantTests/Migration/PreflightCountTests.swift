@@ -25,6 +25,10 @@ struct PreflightCountTests {
         case dangling
         /// A uniqueness constraint v2 adds, which tags share values of.
         case unique
+        /// Non-ASCII texts whose length SQL can place against the bound: bytes within it, or code points past it.
+        case unicodeDecided
+        /// A text where the model keeps a date.
+        case wrongType
     }
 
     /// v1: `Folder{name}` ⇄ `Note{content, priority (Integer 32), date, score, title (required)}` ⇄ many-to-many
@@ -83,7 +87,7 @@ struct PreflightCountTests {
         var records = (1...3).map { MigrationFixtures.record("Folder", Int64($0), in: v1, ["name": .string("F\($0)")]) }
         for key in 1...count {
             var values: [String: Value] = [
-                "content": .string(kind == .nonASCII && key % 3 == 0 ? "note \(key) ünïcödé 😀 😀" : "note \(key)"),
+                "content": .string(Self.text(kind, key)),
                 "priority": .integer(Int64(key % 10)),
                 "date": .date(Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(key) * 1000)),
                 "score": .double(Double(key)),
@@ -117,7 +121,19 @@ struct PreflightCountTests {
         }
         try MigrationFixtures.writeStore(at: url, model: v1, records: records)
         if kind == .dangling { InStoreMigrationTests.execute("UPDATE ZNOTE SET ZFOLDER = 99 WHERE Z_PK = 3", on: url) }
+        if kind == .wrongType { InStoreMigrationTests.execute("UPDATE ZNOTE SET ZDATE = 'soon' WHERE Z_PK = 4", on: url) }
         return url
+    }
+
+    /// Note `key`'s text: non-ASCII in one note of three for `.nonASCII` (near the bound of 24) and
+    /// `.unicodeDecided` (short, or past the bound in code points).
+    static func text(_ kind: Case, _ key: Int) -> String {
+        switch kind {
+        case .nonASCII where key % 3 == 0: "note \(key) ünïcödé 😀 😀"
+        case .unicodeDecided where key % 6 == 0: "ünïcödé 😀 \(key) ünïcödé ünïcödé ünïcödé"
+        case .unicodeDecided where key % 3 == 0: "ü \(key) 😀"
+        default: "note \(key)"
+        }
     }
 
     /// The plan of `store` with its dry run counted with SQL where it can, and read object by object.
@@ -162,10 +178,10 @@ struct PreflightCountTests {
         Self.expectSame(both)
         let counted = try Self.sqlCounts(store, options)
         switch kind {
-        case .rules, .strict, .clean, .unique:
+        case .rules, .strict, .clean, .unique, .unicodeDecided:
             #expect(counted != nil, "the SQL path counts this plan")
             #expect(counted?.rejects == both.read.preflight)
-        case .pattern, .nonASCII, .dangling:
+        case .pattern, .nonASCII, .dangling, .wrongType:
             #expect(counted == nil, "the record stream counts this plan")
         }
         if kind == .unique { #expect((both.read.preflight?["Tag.label unique"] ?? 0) > 0) }
