@@ -121,7 +121,9 @@ struct PreflightCountTests {
         }
         try MigrationFixtures.writeStore(at: url, model: v1, records: records)
         if kind == .dangling { InStoreMigrationTests.execute("UPDATE ZNOTE SET ZFOLDER = 99 WHERE Z_PK = 3", on: url) }
-        if kind == .wrongType { InStoreMigrationTests.execute("UPDATE ZNOTE SET ZDATE = 'soon' WHERE Z_PK = 4", on: url) }
+        if kind == .wrongType {
+            InStoreMigrationTests.execute("UPDATE ZNOTE SET ZDATE = 'soon' WHERE Z_PK = 4", on: url)
+        }
         return url
     }
 
@@ -142,9 +144,8 @@ struct PreflightCountTests {
     {
         var reading = options
         reading.countsInStoreWhenPossible = false
-        return (
-            try StoreMigration.plan(store: store, options: options), try StoreMigration.plan(store: store, options: reading)
-        )
+        let counted = try StoreMigration.plan(store: store, options: options)
+        return (counted, try StoreMigration.plan(store: store, options: reading))
     }
 
     /// What the SQL path counts on its own (nil: it leaves the count to the record stream).
