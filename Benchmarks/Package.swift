@@ -41,6 +41,10 @@ let package = Package(
             dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
         ),
         .executableTarget(
+            name: "PlanBenchmark",
+            dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
+        ),
+        .executableTarget(
             name: "PredicateBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "Decant", package: "decant")]
         ),

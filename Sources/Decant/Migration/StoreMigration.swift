@@ -52,6 +52,11 @@ public enum StoreMigration: Sendable {
         /// drop columns runs as SQL inside SQLite, as Core Data's lightweight migration does; it writes the same store
         /// as the record stream, several times faster. False forces the record stream.
         public var runsInStoreWhenPossible = true
+        /// Whether `plan`'s dry run counts inside the store when its format can (``InStoreCountingFormat``): for a
+        /// SQLite store whose hops are inferred, queries count the objects that would be rejected, per entity and rule,
+        /// exactly as reading every object would, in a fraction of the time; where they cannot tell exactly, the dry
+        /// run reads the objects. False always reads them.
+        public var countsInStoreWhenPossible = true
         /// Where the model bundle is: the mapping search (``searchesForMappings``) starts from it. No search without it.
         public var modelURL: URL?
         /// Whether the project that holds ``modelURL`` is searched for Xcode mapping models (``MappingSearch``), as
@@ -253,7 +258,32 @@ public enum StoreMigration: Sendable {
         case .declined(let reason)?: streamReason = reason
         case nil: break
         }
-        var stream = RecordStreamEngine(settings: options.settings(collectsRejects: true)) {
+        let dryRun = try preflight(plan: plan, store: store, reader: &reader, source: source, options: options)
+        let counts = dryRun.rejects
+        let carries = dryRun.carriesViolations
+        if case .inStore? = engine, !counts.isEmpty || carries {
+            // Objects that break a rule are for the record stream to stop at, list or carry over.
+            engine = .stream
+            streamReason = .dryRunFoundViolations
+        }
+        return PlanReport(
+            plan: plan, inputFormat: source.name, preflight: counts, objects: dryRun.objects, engine: engine,
+            streamReason: streamReason, mappingSearch: search)
+    }
+
+    /// The dry run of `plan`: counted inside the store when its format can tell the counts exactly
+    /// (``InStoreCountingFormat``), else by migrating every object `reader` reads through the record stream into a
+    /// writer that keeps nothing.
+    private static func preflight(
+        plan: MigrationPlan, store: URL, reader: inout any RecordReader, source: any RecordFormat, options: Options
+    ) throws -> PreflightCounts {
+        let settings = options.settings(collectsRejects: true)
+        if options.countsInStoreWhenPossible, !plan.isUpToDate, let counting = source as? any InStoreCountingFormat,
+            let counts = try counting.preflightCounts(plan: plan, reader: reader, settings: settings)
+        {
+            return counts
+        }
+        var stream = RecordStreamEngine(settings: settings) {
             try source.makeReader(at: store, options: options.readerOptions)
         }
         stream.checksUpToDateObjects = true
@@ -263,15 +293,9 @@ public enum StoreMigration: Sendable {
         for reject in transfer.rejects + transfer.findings {
             counts["\(reject.entity)\(reject.property.map { ".\($0)" } ?? "") \(reject.rule)", default: 0] += 1
         }
-        let carries = transfer.warnings.contains { $0.kind == .preexistingViolation }
-        if case .inStore? = engine, !counts.isEmpty || carries {
-            // Objects that break a rule are for the record stream to stop at, list or carry over.
-            engine = .stream
-            streamReason = .dryRunFoundViolations
-        }
-        return PlanReport(
-            plan: plan, inputFormat: source.name, preflight: counts, objects: transfer.read, engine: engine,
-            streamReason: streamReason, mappingSearch: search)
+        return PreflightCounts(
+            objects: transfer.read, rejects: counts,
+            carriesViolations: transfer.warnings.contains { $0.kind == .preexistingViolation })
     }
 
     /// Migrates `store` to `target`.

@@ -61,7 +61,7 @@ public struct InStoreMigration: Sendable {
     }
 
     /// An attribute's value in the rows of some version, as SQL over the attached source table `s`.
-    private enum ColumnValue {
+    enum ColumnValue {
         /// A source column (`s.ZTITLE`).
         case column(String)
         /// `COALESCE` of a value and a constant.
@@ -85,7 +85,7 @@ public struct InStoreMigration: Sendable {
     }
 
     /// The rows one entity of some version holds, as SQL over the attached source table `s`.
-    private struct Rows {
+    struct Rows {
         /// The source entity they come from.
         var origin: String
         var sourceTable: String
@@ -109,7 +109,7 @@ public struct InStoreMigration: Sendable {
     }
 
     /// Where a many-to-many's members come from: the rows of the source store's join table, read from one side.
-    private struct JoinSide: Hashable {
+    struct JoinSide: Hashable {
         /// The source join table.
         var table: String
         /// Its column holding the owner's key.
@@ -146,7 +146,7 @@ public struct InStoreMigration: Sendable {
 
     /// One hop's entities as the ledger names them: those its objects moved to and those dropped, each with the
     /// source entity its objects came from.
-    private struct HopEntities: Sendable {
+    struct HopEntities: Sendable {
         var name: String
         var moved: [(entity: String, origin: String)]
         var dropped: [(entity: String, origin: String)]
@@ -238,7 +238,7 @@ public struct InStoreMigration: Sendable {
 
     /// `error` as an `.ioError` when it is SQLite's (or Decant's) report of a failing disk or file system (full, unreadable,
     /// locked); nil for anything else, which is the store's or the plan's, for the record stream to name.
-    private static func diskFailure(_ error: any Error, _ what: String) -> DecantError? {
+    static func diskFailure(_ error: any Error, _ what: String) -> DecantError? {
         guard error is DatabaseError || error is DecantError else { return nil }
         let failure = DatabaseFailure.wrap(error, what, at: Location())
         return failure.code == .ioError ? failure : nil
@@ -272,14 +272,14 @@ public struct InStoreMigration: Sendable {
     }
 
     /// Why a plan needs the record stream.
-    private struct Obstacle: Error {
+    struct Obstacle: Error {
         var reason: String
         init(_ reason: String) { self.reason = reason }
     }
 
     // MARK: - Building the statements
 
-    private struct Builder {
+    struct Builder {
         let plan: MigrationPlan
         let reader: SQLiteStoreReader
         let functions: ValueExpressionFunctions
@@ -292,24 +292,40 @@ public struct InStoreMigration: Sendable {
             self.destinationSchema = try StoreSchema(model: plan.destination)
         }
 
-        func build() throws -> InStoreMigration {
-            guard !plan.hops.isEmpty else { throw Obstacle("the store is already at the destination version") }
-            var rows = try sourceRows()
+        /// What the hops make of the source's rows: per version after the source's, the rows of each entity (the
+        /// last: the destination's), and per hop the entities its objects moved to and those it dropped.
+        struct Composed {
+            var versions: [[String: Rows]] = []
             var hops: [HopEntities] = []
             var dropped: [Rows] = []
+        }
+
+        /// The source's rows carried through every hop of the plan.
+        func composed() throws -> Composed {
+            guard !plan.hops.isEmpty else { throw Obstacle("the store is already at the destination version") }
+            var rows = try sourceRows()
+            var result = Composed()
             for hop in plan.hops {
                 var droppedHere: [Rows] = []
                 let sources = rows
                 rows = try apply(hop, to: rows, dropped: &droppedHere)
                 let dropping = Set(droppedHere.map(\.origin))
-                hops.append(
+                result.hops.append(
                     HopEntities(
                         name: hop.name,
                         moved: rows.map { ($0.key, $0.value.origin) }.sorted { $0.0 < $1.0 },
                         dropped: sources.filter { dropping.contains($0.value.origin) }.map { ($0.key, $0.value.origin) }
                             .sorted { $0.0 < $1.0 }))
-                dropped += droppedHere
+                result.dropped += droppedHere
+                result.versions.append(rows)
             }
+            return result
+        }
+
+        func build() throws -> InStoreMigration {
+            let composed = try composed()
+            let rows = composed.versions.last ?? [:]
+            let (hops, dropped) = (composed.hops, composed.dropped)
             var inserts: [Insert] = []
             var checks: [Check] = []
             // One statement per destination entity, in the order of the store numbers of the entities the rows come
@@ -334,7 +350,7 @@ public struct InStoreMigration: Sendable {
         }
 
         /// The source store's entities that have rows, each as its own columns.
-        private func sourceRows() throws -> [String: Rows] {
+        func sourceRows() throws -> [String: Rows] {
             let schema = reader.schema
             var rows: [String: Rows] = [:]
             for entity in reader.model.entities {
@@ -411,7 +427,7 @@ public struct InStoreMigration: Sendable {
         }
 
         /// The rows of each destination entity of `hop`, from the rows of its source entities.
-        private func apply(_ hop: MigrationPlan.Hop, to rows: [String: Rows], dropped: inout [Rows]) throws
+        func apply(_ hop: MigrationPlan.Hop, to rows: [String: Rows], dropped: inout [Rows]) throws
             -> [String: Rows]
         {
             let source = hop.source

@@ -81,3 +81,16 @@ extension InStoreMigration {
         }
     }
 }
+
+/// A SQLite store counts a dry run's rejects with SQL
+/// (``InStoreMigration/preflightCounts(plan:reader:functions:strict:)``) for the plans whose counts SQL tells exactly;
+/// the record stream counts the others.
+extension SQLiteFormat: InStoreCountingFormat {
+    public func preflightCounts(plan: MigrationPlan, reader: any RecordReader, settings: MigrationSettings) throws
+        -> PreflightCounts?
+    {
+        guard let store = reader as? SQLiteStoreReader else { return nil }
+        return try InStoreMigration.preflightCounts(
+            plan: plan, reader: store, functions: settings.functions, strict: settings.strict)
+    }
+}
