@@ -1,5 +1,6 @@
 public import DecantCore
 import Foundation
+import Synchronization
 
 /// A SQLite store migrates into a new SQLite store inside SQLite (``InStoreMigration``), as Core Data's lightweight
 /// migration does, for the plans SQL can run; the record stream runs the others.
@@ -33,7 +34,7 @@ extension InStoreMigration {
                 return .ready(
                     Prepared(
                         migration: migration, format: format, plan: plan, options: settings.writerOptions,
-                        readerDiagnostics: reader.diagnostics + (try store.strayRowDiagnostics())))
+                        reader: store, readerDiagnostics: reader.diagnostics))
             case .needsRecordStream(let reason):
                 return .declined(reason)
             }
@@ -46,8 +47,10 @@ extension InStoreMigration {
         let format: SQLiteFormat
         let plan: MigrationPlan
         let options: FormatOptions
-        /// What reading the store noticed (a model cache that cannot be decoded, rows with a stray `Z_ENT`), reported
-        /// as the stream reports it.
+        /// The store's reader, whose rows with a stray `Z_ENT` are surveyed while the rows go in.
+        let reader: SQLiteStoreReader
+        /// What reading the store noticed (a model cache that cannot be decoded), reported as the stream reports it,
+        /// with the rows that have a stray `Z_ENT` after them.
         let readerDiagnostics: [Diagnostic]
 
         var engine: MigrationEngineKind { .inStore(format: format.name) }
@@ -60,24 +63,69 @@ extension InStoreMigration {
                 made.abandon()
                 throw DecantError(.internalError, "the SQLite format made a writer of another store")
             }
+            // The survey of stray rows (a pass over every source table, the reader's own connection) runs on the
+            // other core while this one copies the rows: nothing else uses the reader until it is waited for.
+            let lent = LentStoreReader(reader)
+            let strays = OffThread { try lent.reader.strayRowDiagnostics() }
             let outcome: Outcome
             do {
                 outcome = try migration.run(into: writer, progress: progress)
             } catch {
+                _ = try? strays.value()
                 writer.abandon()
                 throw error
             }
             switch outcome {
             case .migrated(let counts):
+                let strayDiagnostics: [Diagnostic]
+                do {
+                    strayDiagnostics = try strays.value()
+                } catch {
+                    writer.abandon()
+                    throw error
+                }
                 try writer.finish()
                 return .migrated(
                     MigrationResult(
                         engine: engine, read: counts.read, written: counts.written, ledgers: counts.ledgers,
-                        warnings: readerDiagnostics))
+                        warnings: readerDiagnostics + strayDiagnostics))
             case .needsRecordStream(let reason):
+                _ = try? strays.value()
                 writer.abandon()
                 return .declined(reason)
             }
+        }
+    }
+
+    /// A store reader lent to one other thread: between the thread's start and the wait for its value, only that
+    /// thread uses it (its connection serializes every use anyway).
+    private final class LentStoreReader: @unchecked Sendable {
+        let reader: SQLiteStoreReader
+        init(_ reader: SQLiteStoreReader) { self.reader = reader }
+    }
+
+    /// Work run on a thread of its own from the start; ``value()`` waits for it and gives its result.
+    private final class OffThread<Value: Sendable>: Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private let outcome = Mutex<Result<Value, any Error>?>(nil)
+
+        init(_ work: @escaping @Sendable () throws -> Value) {
+            let thread = Thread { [self] in
+                let result = Result { try work() }
+                outcome.withLock { $0 = result }
+                done.signal()
+            }
+            thread.start()
+        }
+
+        /// The work's result, once it is done (waiting for it); its error, rethrown.
+        func value() throws -> Value {
+            done.wait()
+            done.signal()  // A second wait returns at once.
+            guard let result = outcome.withLock({ $0 }) else {
+                throw DecantError(.internalError, "a survey of the store ended without a result")
+            }
+            return try result.get()
         }
     }
 }
