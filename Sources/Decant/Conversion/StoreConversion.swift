@@ -3,7 +3,9 @@ public import Foundation
 public import Logging
 
 /// `decant convert`: copies every object of an input into a new output of the same model version through the
-/// record pipeline, in any pair of registered formats, and reconciles the counts.
+/// record pipeline, in any pair of registered formats, and reconciles the counts. A whole store copied into a new
+/// store of its own format runs inside that format's engine when it can (SQLite: `INSERT … SELECT`), writing the same
+/// store.
 ///
 /// ```swift
 /// let report = try StoreConversion.convert(from: input, to: output, options: FormatOptions(bundle: notes))
@@ -98,12 +100,14 @@ public enum StoreConversion: Sendable {
     }
 
     /// Converts `input` into `output` under `lease`, the lease of `output` a job that runs this conversion holds
-    /// (a seeding), or under a lease of its own when nil.
+    /// (a seeding), or under a lease of its own when nil; a copy between two stores of one format runs inside the
+    /// store engine unless `runsInStoreWhenPossible` is false (tests compare it with the record stream's).
     package static func convert(
         from input: URL, to output: URL, inputFormat: String? = nil, outputFormat: String? = nil,
         options: FormatOptions = FormatOptions(), selection: RecordSelection = RecordSelection(),
         validation: Validation = Validation(), registry: FormatRegistry = .builtIn, lease given: DestinationLease?,
-        logger: Logger = Logger(label: "decant.convert"), progress: ((_ entity: String, _ written: Int) -> Void)? = nil
+        runsInStoreWhenPossible: Bool = true, logger: Logger = Logger(label: "decant.convert"),
+        progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
         guard input.standardizedFileURL.resolvingSymlinksInPath() != output.standardizedFileURL.resolvingSymlinksInPath()
         else {
@@ -125,7 +129,7 @@ public enum StoreConversion: Sendable {
         do {
             var report = try copy(
                 input, source: source, sink: sink, into: lease, options: options, selection: selection,
-                validation: validation, logger: logger, progress: progress)
+                validation: validation, inStore: runsInStoreWhenPossible, logger: logger, progress: progress)
             // A dead run's files found beside the output (said by the job that holds the lease).
             if given == nil { report.warnings = lease.removedLeftovers + report.warnings }
             try lease.commit()
@@ -144,7 +148,7 @@ public enum StoreConversion: Sendable {
     /// Copies `input` into `lease`'s staging location; the caller commits it.
     private static func copy(
         _ input: URL, source: any RecordFormat, sink: any RecordFormat, into lease: DestinationLease,
-        options: FormatOptions, selection: RecordSelection, validation: Validation, logger: Logger,
+        options: FormatOptions, selection: RecordSelection, validation: Validation, inStore: Bool, logger: Logger,
         progress: ((_ entity: String, _ written: Int) -> Void)?
     ) throws -> Report {
         let output = lease.destination
@@ -156,6 +160,12 @@ public enum StoreConversion: Sendable {
                 "input.path": "\(input.displayPath)", "input.format": "\(source.name)",
                 "output.format": "\(sink.name)", "model.version": "\(model.versionName ?? "Z_MODELCACHE")",
             ])
+        if inStore, let report = try copyInStore(
+            input, reader: reader, residual: residual, source: source, sink: sink, into: lease, options: options,
+            selection: selection, logger: logger, progress: progress)
+        {
+            return report
+        }
         var writer = try sink.makeWriter(at: lease.staging, model: model, options: options)
         var transform: (any RecordTransform)?
         if Self.effective(selection, of: reader).leavesObjectsOut {
@@ -203,6 +213,48 @@ public enum StoreConversion: Sendable {
             report.rejectsFile = rejects.displayPath
         }
         return report
+    }
+
+    /// Copies a whole store into a new store of its own format inside that format's store engine, as Core Data's
+    /// lightweight migration runs inside SQLite: the copy is the plan of one inferred hop from the model to itself
+    /// (``InStoreMigratingFormat``; for SQLite, one `INSERT … SELECT` per table from the attached input), which writes
+    /// the same store the record stream writes. Nil when it does not apply (another format, a selection, objects
+    /// checked against the rules) or the engine declines the plan or gives up on the way (leaving nothing): the
+    /// caller then copies through the record stream.
+    private static func copyInStore(
+        _ input: URL, reader: any RecordReader, residual: RecordSelection, source: any RecordFormat,
+        sink: any RecordFormat, into lease: DestinationLease, options: FormatOptions, selection: RecordSelection,
+        logger: Logger, progress: ((_ entity: String, _ written: Int) -> Void)?
+    ) throws -> Report? {
+        // A store-to-store copy is never checked against the rules (``Validation``): nothing but the copy to run.
+        guard source.name == sink.name, source.isPersistentStore, let format = sink as? any InStoreMigratingFormat,
+            residual.isEverything, !Self.effective(selection, of: reader).leavesObjectsOut,
+            let plan = MigrationPlan.copying(reader.model)
+        else { return nil }
+        let engine = format.inStoreEngine(MigrationSettings(writerOptions: options))
+        guard case .ready(let prepared) = try engine.prepare(plan: plan, reader: reader, sink: sink) else { return nil }
+        guard case .migrated(let result) = try prepared.run(into: lease.staging, progress: progress) else { return nil }
+        logger.debug("Copied inside the store", metadata: ["engine": "\(prepared.engine)"])
+        for (entity, count) in result.written.sorted(by: { $0.key < $1.key }) {
+            logger.debug("Entity copied", metadata: ["entity": "\(entity)", "records.written": "\(count)"])
+        }
+        // Each object is copied as it is, into its own entity.
+        guard result.read == result.written else {
+            throw DecantError(
+                .internalError,
+                "objects read and written do not reconcile (read \(result.read), written \(result.written))",
+                at: Location(path: lease.destination.displayPath))
+        }
+        var history: [Diagnostic] = []
+        if let format = source as? any PersistentHistoryFormat,
+            let left = try format.persistentHistoryNotCarried(from: input, into: sink)
+        {
+            history.append(left)
+        }
+        return Report(
+            inputFormat: source.name, outputFormat: sink.name, modelVersion: reader.model.versionName ?? "Z_MODELCACHE",
+            read: result.read, written: result.written, filteredOut: [:], output: lease.destination.displayPath,
+            warnings: result.warnings + history)
     }
 
     /// Checks that every object read is written or filtered out (``TransferReport/isReconciled``). No input reaches
