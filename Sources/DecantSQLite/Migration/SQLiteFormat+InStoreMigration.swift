@@ -63,10 +63,13 @@ extension InStoreMigration {
                 made.abandon()
                 throw DecantError(.internalError, "the SQLite format made a writer of another store")
             }
-            // The survey of stray rows (a pass over every source table, the reader's own connection) runs on the
-            // other core while this one copies the rows: nothing else uses the reader until it is waited for.
+            // Rows with a stray `Z_ENT`: a table a statement takes whole counts them as its rows go in; any other is
+            // surveyed (a pass over the table, on the reader's own connection) on the other core while this one
+            // copies the rows. Nothing else uses the reader until the survey is waited for.
             let lent = LentStoreReader(reader)
-            let strays = OffThread { try lent.reader.strayRowDiagnostics() }
+            let counting = migration.tablesCountingStrayRows
+            let others = Set(reader.schema.entities.map(\.tableName)).subtracting(counting)
+            let strays = OffThread { others.isEmpty ? [:] : try lent.reader.strayRowDiagnostics(surveying: others) }
             let outcome: Outcome
             do {
                 outcome = try migration.run(into: writer, progress: progress)
@@ -79,7 +82,12 @@ extension InStoreMigration {
             case .migrated(let counts):
                 let strayDiagnostics: [Diagnostic]
                 do {
-                    strayDiagnostics = try strays.value()
+                    let surveyed = try strays.value()
+                    let counted = try reader.strayRowDiagnostics(
+                        surveying: [], counted: counts.strayRows.mapValues { ($0.count, $0.keys) })
+                    // Every table in one list, in the order of their names, as the reader's survey gives them.
+                    strayDiagnostics = surveyed.merging(counted) { first, _ in first }.sorted { $0.key < $1.key }
+                        .map(\.value)
                 } catch {
                     writer.abandon()
                     throw error

@@ -241,7 +241,25 @@ public final class SQLiteStoreReader: SelectingRecordReader, PartedRecordReader 
     /// The warnings for every entity table's stray rows (``Diagnostic/Kind/strayEntityNumber``), for a run that does
     /// not read the rows through this reader (a migration inside SQLite).
     public func strayRowDiagnostics() throws -> [Diagnostic] {
-        try Set(schema.entities.map(\.tableName)).sorted().compactMap { strayDiagnostic(try survey($0)) }
+        try strayRowDiagnostics(surveying: Set(schema.entities.map(\.tableName))).sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// The warning for the stray rows of each table in `tables` that has any, surveyed (a pass over the table), and
+    /// of each table in `counted`, whose stray rows were counted as they were copied (their count and first keys):
+    /// by table name.
+    public func strayRowDiagnostics(
+        surveying tables: Set<String>, counted: [String: (count: Int, keys: [Int64])] = [:]
+    ) throws -> [String: Diagnostic] {
+        var result: [String: Diagnostic] = [:]
+        for table in tables.sorted() { result[table] = strayDiagnostic(try survey(table)) }
+        for (table, stray) in counted {
+            let members = schema.entities.filter { $0.tableName == table }.map(\.name)
+            result[table] = strayDiagnostic(
+                TableSurvey(
+                    table: table, members: members, numbers: members.compactMap { entityNumbers[$0] }.sorted(),
+                    total: 0, strayRows: stray.count, strayKeys: stray.keys))
+        }
+        return result
     }
 
     /// Checks, once all entities are read, that each entity table had no rows besides those read, and warns of the

@@ -47,17 +47,21 @@ struct InStoreCopyTests {
         try Self.sameBothWays(store, bundle: StrayEntityNumberTests.bundle, in: folder)
     }
 
-    /// A stray row in a table its entity has to itself is copied inside SQLite, as its entity's object, with the
-    /// stream's warning.
-    @Test func aStrayRowInAnEntitysOwnTableCopiesWithTheWarning() throws {
+    /// Stray rows in tables their entities have to themselves are copied inside SQLite, as their entity's objects,
+    /// counted as they go in, with the stream's warnings (the count and the first five keys).
+    @Test func strayRowsInAnEntitysOwnTableCopyWithTheWarning() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let bundle = InStoreMigrationTests.notes()
         let store = try InStoreMigrationTests.store(in: folder, bundle: bundle)
-        InStoreMigrationTests.execute("UPDATE ZFOLDER SET Z_ENT = 42 WHERE Z_PK = 2", on: store)
+        InStoreMigrationTests.execute(
+            "UPDATE ZFOLDER SET Z_ENT = 42 WHERE Z_PK = 2; UPDATE ZNOTE SET Z_ENT = NULL WHERE Z_PK % 6 = 0; "
+                + "UPDATE ZNOTE SET Z_ENT = 7 WHERE Z_PK = 4",
+            on: store)
         try Self.sameBothWays(store, bundle: bundle, in: folder)
         let report = try StoreConversion.convert(
             from: store, to: folder.appendingPathComponent("again.sqlite"), options: FormatOptions(bundle: bundle))
-        #expect(report.warnings.contains { $0.kind == .strayEntityNumber })
+        #expect(report.warnings.filter { $0.kind == .strayEntityNumber }.count == 2)
+        #expect(report.warnings.contains { $0.message.hasPrefix("14 rows of ZNOTE (Z_PK 4, 6, 12, 18, 24, …) have") })
     }
 }
