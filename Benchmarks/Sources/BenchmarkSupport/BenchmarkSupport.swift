@@ -63,6 +63,31 @@ public func generateNotesStore(count: Int, at url: URL) throws {
     try writer.finish()
 }
 
+/// Runs `executable` with `arguments` (its output thrown away) and returns its wall seconds, from just before
+/// `posix_spawn` to `wait4`'s return on the monotonic clock (to the microsecond: `/usr/bin/time` reports hundredths,
+/// and Foundation's `Process.waitUntilExit` notices an exit up to 50 ms late), and its peak RSS in MiB (`wait4`'s).
+public func measurePrecisely(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, peakMiB: Double) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var pid: pid_t = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+    guard spawned == 0 else { throw BenchmarkError("cannot start \(executable) (\(spawned))") }
+    var status: Int32 = 0
+    var usage = rusage()
+    guard wait4(pid, &status, 0, &usage) == pid else { throw BenchmarkError("cannot wait for \(executable)") }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    // Exited normally with status 0.
+    guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+        throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) failed (status \(status))")
+    }
+    return (seconds, Double(usage.ru_maxrss) / 1024)
+}
+
 /// Runs `arguments` under `/usr/bin/time`; returns wall seconds and peak RSS in MiB.
 public func measure(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, peakMiB: Double) {
     let report = FileManager.default.temporaryDirectory.appendingPathComponent("time-\(UUID().uuidString).txt")

@@ -51,13 +51,14 @@ func sqlMigration(from source: URL, to destination: URL) throws {
 func anchorMigration(from source: URL, to destination: URL) throws -> Double {
     try? FileManager.default.removeItem(at: destination)
     try SQLiteStoreWriter(creating: destination, model: bundle.versions[1], journalMode: .delete).finish()
-    return try measure(CommandLine.arguments[0], ["--sql-migrate", source.path, destination.path]).seconds
+    return try measurePrecisely(CommandLine.arguments[0], ["--sql-migrate", source.path, destination.path]).seconds
 }
 
 /// Runs Decant's migration in a child process (this program with `--migrate`, or `--stream` for the record stream):
 /// its wall time and peak RSS in MiB.
 func decantMigration(from source: URL, to destination: URL, stream: Bool) throws -> (seconds: Double, peakMiB: Double) {
-    try measure(CommandLine.arguments[0], [stream ? "--stream" : "--migrate", source.path, destination.path])
+    try measurePrecisely(
+        CommandLine.arguments[0], [stream ? "--stream" : "--migrate", source.path, destination.path])
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -115,9 +116,9 @@ for size in sizes {
         }
     }
     let ratio = inStore.seconds / anchor
-    if ratio > target { unmet.append("\(size) objects: \(String(format: "%.2f", ratio))×") }
+    if ratio > target { unmet.append("\(size) objects: \(String(format: "%.3f", ratio))×") }
     print(
-        String(format: "%9d   %6.2f s   %6.2f s  %5.2f  ", size, anchor, inStore.seconds, ratio)
+        String(format: "%9d   %6.3f s   %6.3f s  %5.3f  ", size, anchor, inStore.seconds, ratio)
             + (ratio <= target ? "met    " : "NOT met")
             + String(
                 format: "  %6.1f MiB    %6.2f s  %5.2f  %6.1f MiB", inStore.peakMiB, streamed.seconds,

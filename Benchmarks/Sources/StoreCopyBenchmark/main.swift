@@ -1,7 +1,7 @@
 // Decant's SQLite→SQLite convert of a large Notes store (inside SQLite: one INSERT … SELECT per table from the
 // attached input) against the pure-SQL copy of the same rows (ATTACH, then INSERT … SELECT … WHERE 1, which defeats
 // SQLite's transfer optimization) into a store with the same schema, in one run. Each side runs in a child process
-// of this program (so both include starting a process), best of three; prints the ratio, whether the 1.05× target
+// of this program (so both include starting a process; wall time from spawn to exit on the monotonic clock), best of three; prints the ratio, whether the 1.05× target
 // is met, and the peak RSS of the process that ran Decant's copy.
 //
 //   swift run -c release --package-path Benchmarks StoreCopyBenchmark [objects…]   (default: 1000000 4000000)
@@ -39,12 +39,12 @@ func sqlCopy(from source: URL, to destination: URL) throws {
 func anchorCopy(from source: URL, to destination: URL) throws -> Double {
     try? FileManager.default.removeItem(at: destination)
     try SQLiteStoreWriter(creating: destination, model: notesModel, journalMode: .delete).finish()
-    return try measure(CommandLine.arguments[0], ["--sql-copy", source.path, destination.path]).seconds
+    return try measurePrecisely(CommandLine.arguments[0], ["--sql-copy", source.path, destination.path]).seconds
 }
 
 /// Runs Decant's convert in a child process (this program with `--convert`): its wall time and peak RSS in MiB.
 func decantCopy(from source: URL, to destination: URL) throws -> (seconds: Double, peakMiB: Double) {
-    try measure(CommandLine.arguments[0], ["--convert", source.path, destination.path])
+    try measurePrecisely(CommandLine.arguments[0], ["--convert", source.path, destination.path])
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -115,9 +115,9 @@ for size in sizes {
     peaks.append(decant.peakMiB)
     let ratio = decant.seconds / anchor
     let verdict = ratio <= target ? "met" : "NOT met"
-    if ratio > target { unmet.append("\(size) objects: \(String(format: "%.2f", ratio))×") }
+    if ratio > target { unmet.append("\(size) objects: \(String(format: "%.3f", ratio))×") }
     print(
-        String(format: "%9d   %7.2f s   %9.2f s   %5.2f   ", size, anchor, decant.seconds, ratio)
+        String(format: "%9d   %7.3f s   %9.3f s   %5.3f   ", size, anchor, decant.seconds, ratio)
             + verdict.padding(toLength: 7, withPad: " ", startingAt: 0)
             + String(format: "  %8.1f MiB", decant.peakMiB))
     try? FileManager.default.removeItem(at: source)
