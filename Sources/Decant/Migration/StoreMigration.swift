@@ -41,23 +41,35 @@ public enum StoreMigration: Sendable {
         public var strict = false
         /// The functions value expressions may call.
         public var functions = ValueExpressionFunctions()
-        /// The formats.
-        public var registry: FormatRegistry = .builtIn
-        /// Where the sets that grow with the store (the identities the validator has seen, uniqueness-constraint
-        /// values, the objects a hop removes) are kept: by default integer keys as bits, up to 131,072 other keys each
-        /// in memory and the rest in a temporary file (``SpillingKeySet``).
-        public var keySets: KeySetFactory = .spilling()
-        /// Whether a migration into the store's own format runs inside the store when that format can
-        /// (``InStoreMigratingFormat``): a SQLite → SQLite migration whose hops only keep, rename, widen, default or
-        /// drop columns runs as SQL inside SQLite, as Core Data's lightweight migration does; it writes the same store
-        /// as the record stream, several times faster. False forces the record stream.
-        public var runsInStoreWhenPossible = true
-        /// Whether `plan`'s dry run counts inside the store when its format can (``InStoreCountingFormat``): for a
-        /// SQLite store whose hops are inferred, queries count the objects that would be rejected, per entity and rule,
-        /// exactly as reading every object would, in a fraction of the time; where they cannot tell exactly, the dry
-        /// run reads the objects. False always reads them.
-        public var countsInStoreWhenPossible = true
-        /// Where the model bundle is: the mapping search (``searchesForMappings``) starts from it. No search without it.
+        /// Where the run happens, rather than what it is asked to do: the formats it knows, where its sets spill, and
+        /// whether the store's own engine may run or count inside it.
+        public var environment = Environment()
+
+        /// The setting a migration runs in: defaults that a program or a test changes, never a user's request.
+        public struct Environment: Sendable {
+            /// The formats.
+            public var registry: FormatRegistry = .builtIn
+            /// Where the sets that grow with the store (the identities the validator has seen, uniqueness-constraint
+            /// values, the objects a hop removes) are kept: by default integer keys as bits, up to 131,072 other keys
+            /// each in memory and the rest in a temporary file (``SpillingKeySet``).
+            public var keySets: KeySetFactory = .spilling()
+            /// Whether a migration into the store's own format runs inside the store when that format can
+            /// (``InStoreMigratingFormat``): a SQLite → SQLite migration whose hops only keep, rename, widen, default
+            /// or drop columns runs as SQL inside SQLite, as Core Data's lightweight migration does; it writes the same
+            /// store as the record stream, several times faster. False forces the record stream.
+            public var runsInStoreWhenPossible = true
+            /// Whether `plan`'s dry run counts inside the store when its format can (``InStoreCountingFormat``): for a
+            /// SQLite store whose hops are inferred, queries count the objects that would be rejected, per entity and
+            /// rule, exactly as reading every object would, in a fraction of the time; where they cannot tell exactly,
+            /// the dry run reads the objects. False always reads them.
+            public var countsInStoreWhenPossible = true
+
+            /// The built-in formats, spilling key sets, and the store's own engine wherever it can.
+            public init() {}
+        }
+
+        /// Where the model bundle is: the mapping search (``searchesForMappings``) starts from it. No search without
+        /// it.
         public var modelURL: URL?
         /// Whether the project that holds ``modelURL`` is searched for Xcode mapping models (``MappingSearch``), as
         /// Core Data searches the app's bundle: each one that fits a hop serves it, unless a mapping given in
@@ -114,7 +126,7 @@ public enum StoreMigration: Sendable {
             // installed its own.
             if functions.archivedValues == nil { functions.archivedValues = FoundationArchivedValues() }
             return MigrationSettings(
-                functions: functions, keySets: keySets, strict: strict, collectsRejects: collectsRejects,
+                functions: functions, keySets: environment.keySets, strict: strict, collectsRejects: collectsRejects,
                 writerOptions: readerOptions)
         }
     }
@@ -240,7 +252,7 @@ public enum StoreMigration: Sendable {
     /// objects that would be rejected.
     /// - Throws: the reader's errors, and ``MigrationPlan``'s (`.modelMismatch`, `.usage`).
     public static func plan(store: URL, options: Options, dryRun: Bool = true) throws -> PlanReport {
-        let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
+        let source = try options.environment.registry.inputFormat(of: store, named: options.inputFormat)
         var reader = try source.makeReader(at: store, options: options.readerOptions)
         var (plan, search) = try options.plan(from: reader.model)
         // What becomes of the store's persistent history is the plan's to say, whether or not it can run.
@@ -278,7 +290,8 @@ public enum StoreMigration: Sendable {
         plan: MigrationPlan, store: URL, reader: inout any RecordReader, source: any RecordFormat, options: Options
     ) throws -> PreflightCounts {
         let settings = options.settings(collectsRejects: true)
-        if options.countsInStoreWhenPossible, !plan.isUpToDate, let counting = source as? any InStoreCountingFormat,
+        if options.environment.countsInStoreWhenPossible, !plan.isUpToDate,
+            let counting = source as? any InStoreCountingFormat,
             let counts = try counting.preflightCounts(plan: plan, reader: reader, settings: settings)
         {
             return counts
@@ -329,7 +342,7 @@ public enum StoreMigration: Sendable {
         logger: Logger = Logger(label: "decant.migrate"),
         progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
-        let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
+        let source = try options.environment.registry.inputFormat(of: store, named: options.inputFormat)
         let destination: URL
         let sink: any RecordFormat
         switch target {
@@ -344,7 +357,8 @@ public enum StoreMigration: Sendable {
                 )
             }
             destination = url
-            sink = try options.registry.outputFormat(for: url, named: options.outputFormat, storeByDefault: true)
+            sink = try options.environment.registry.outputFormat(
+                for: url, named: options.outputFormat, storeByDefault: true)
             try DestinationLease.checkCanCreate(url, mayBeFolder: sink.writesFolder)
         case .inPlace:
             destination = store
@@ -541,7 +555,7 @@ public enum StoreMigration: Sendable {
         guard !plan.isUpToDate, plan.isExecutable, source.name == sink.name,
             let format = sink as? any InStoreMigratingFormat
         else { return nil }
-        guard options.runsInStoreWhenPossible else {
+        guard options.environment.runsInStoreWhenPossible else {
             return .declined(.inStoreTurnedOff(engine: format.inStoreEngineName))
         }
         return try format.inStoreEngine(options.settings(collectsRejects: options.rejects != nil))

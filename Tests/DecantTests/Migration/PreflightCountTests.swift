@@ -143,7 +143,7 @@ struct PreflightCountTests {
         -> (counted: StoreMigration.PlanReport, read: StoreMigration.PlanReport)
     {
         var reading = options
-        reading.countsInStoreWhenPossible = false
+        reading.environment.countsInStoreWhenPossible = false
         let counted = try StoreMigration.plan(store: store, options: options)
         return (counted, try StoreMigration.plan(store: store, options: reading))
     }
@@ -218,7 +218,7 @@ struct PreflightCountTests {
                 let store = try Fixtures.copyStore(original, into: copy)
                 let options = StoreMigration.Options(bundle: bundle)
                 var reading = options
-                reading.countsInStoreWhenPossible = false
+                reading.environment.countsInStoreWhenPossible = false
                 // Plans that cannot run (or stores the stream refuses) have no pre-flight to compare.
                 guard let read = try? StoreMigration.plan(store: store, options: reading), read.preflight != nil else {
                     continue
