@@ -365,6 +365,19 @@ public struct InStoreMigration: Sendable {
                 }
                 guard exists == true else { continue }
                 let columns = try ColumnPlan(layout: layout, schema: schema)
+                // A table that lacks a column its model names does not fit the store's model: SQL that never reads
+                // that column would not notice, so ask for every one, and leave the store to the record stream,
+                // which names what is missing.
+                let named = columns.attributes.map { "s.\($0.column)" }
+                    + columns.relationships.compactMap { relationship -> String? in
+                        guard case .toOne(let key)? = relationship.storage else { return nil }
+                        return "s.\(key.column)"
+                    }
+                if !named.isEmpty {
+                    try reader.store.connection.inDatabase { db in
+                        try db.execute(sql: "SELECT \(named.joined(separator: ", ")) FROM \(mapping.tableName) AS s LIMIT 0")
+                    }
+                }
                 var attributes: [String: ColumnValue] = [:]
                 for stored in columns.attributes {
                     if stored.attribute.allowsExternalBinaryDataStorage {
