@@ -160,7 +160,7 @@ extension DecantCommand {
                 if let reason = report.singleStepReason {
                     printOut("single step (as Core Data's automatic migration): \(reason)")
                 }
-                if let note = settings.registry.inStoreMigratingFormat(of: report.engine)?.inStoreRunNote {
+                if let note = settings.environment.registry.inStoreMigratingFormat(of: report.engine)?.inStoreRunNote {
                     printOut(note)
                 } else if let reason = report.streamReason {
                     printOut("run through the record stream: \(reason)")

@@ -57,7 +57,7 @@ extension DecantCommand {
                     printOut(PlanDiagram(plan: report.plan, style: diagram).text)
                     return
                 }
-                let document = PlanDocument(report: report, store: store, registry: settings.registry)
+                let document = PlanDocument(report: report, store: store, registry: settings.environment.registry)
                 // A summary by default (what changes); --verbose lists every property, --json keeps everything.
                 printOut(
                     options.json

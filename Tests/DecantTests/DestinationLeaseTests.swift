@@ -124,7 +124,7 @@ struct DestinationLeaseTests {
         var staged: [[String]] = []
         for inStore in [true, false] {
             var options = StoreMigration.Options(bundle: bundle)
-            options.runsInStoreWhenPossible = inStore
+            options.environment.runsInStoreWhenPossible = inStore
             _ = try StoreMigration.migrate(store: store, to: .file(output), options: options) { _, _ in
                 staged.append((try? Self.entries(folder))?.filter { $0.hasPrefix(".") } ?? ["cannot list"])
             }

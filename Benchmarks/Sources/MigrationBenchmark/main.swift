@@ -65,11 +65,11 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if ["--migrate", "--stream"].contains(arguments.first), arguments.count == 3 {
     var options = StoreMigration.Options(bundle: bundle)
     options.formatOptions.sqlite.journalMode = .delete
-    options.runsInStoreWhenPossible = arguments.first == "--migrate"
+    options.environment.runsInStoreWhenPossible = arguments.first == "--migrate"
     let report = try StoreMigration.migrate(
         store: URL(fileURLWithPath: arguments[1]), to: .file(URL(fileURLWithPath: arguments[2])), options: options)
     guard report.action == .migrated, report.ledgers.allSatisfy(\.isReconciled),
-        report.engine == (options.runsInStoreWhenPossible ? .inStore(format: "sqlite") : .stream)
+        report.engine == (options.environment.runsInStoreWhenPossible ? .inStore(format: "sqlite") : .stream)
     else { exit(1) }
     exit(0)
 }

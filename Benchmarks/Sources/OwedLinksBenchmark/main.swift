@@ -81,7 +81,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--migrate", arguments.count >= 4 {
     var options = StoreMigration.Options(bundle: bundle)
     // For comparison only: every set and map in memory.
-    if arguments.count == 5, arguments[4] == "--in-memory" { options.keySets = .inMemory }
+    if arguments.count == 5, arguments[4] == "--in-memory" { options.environment.keySets = .inMemory }
     options.formatOptions.sqlite.journalMode = .delete
     try options.loadMappings(from: [URL(fileURLWithPath: arguments[3])])
     let report = try StoreMigration.migrate(

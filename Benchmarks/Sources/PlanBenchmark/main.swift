@@ -46,7 +46,7 @@ let bundle: ModelBundle = {
 /// The plan's report: the pre-flight counted with SQL (`sql`), by reading every object (`read`), or none (`none`).
 func plan(_ store: URL, _ mode: String) throws -> StoreMigration.PlanReport {
     var options = StoreMigration.Options(bundle: bundle)
-    options.countsInStoreWhenPossible = mode == "sql"
+    options.environment.countsInStoreWhenPossible = mode == "sql"
     return try StoreMigration.plan(store: store, options: options, dryRun: mode != "none")
 }
 

@@ -41,23 +41,35 @@ public enum StoreMigration: Sendable {
         public var strict = false
         /// The functions value expressions may call.
         public var functions = ValueExpressionFunctions()
-        /// The formats.
-        public var registry: FormatRegistry = .builtIn
-        /// Where the sets that grow with the store (the identities the validator has seen, uniqueness-constraint
-        /// values, the objects a hop removes) are kept: by default integer keys as bits, up to 131,072 other keys each
-        /// in memory and the rest in a temporary file (``SpillingKeySet``).
-        public var keySets: KeySetFactory = .spilling()
-        /// Whether a migration into the store's own format runs inside the store when that format can
-        /// (``InStoreMigratingFormat``): a SQLite → SQLite migration whose hops only keep, rename, widen, default or
-        /// drop columns runs as SQL inside SQLite, as Core Data's lightweight migration does; it writes the same store
-        /// as the record stream, several times faster. False forces the record stream.
-        public var runsInStoreWhenPossible = true
-        /// Whether `plan`'s dry run counts inside the store when its format can (``InStoreCountingFormat``): for a
-        /// SQLite store whose hops are inferred, queries count the objects that would be rejected, per entity and rule,
-        /// exactly as reading every object would, in a fraction of the time; where they cannot tell exactly, the dry
-        /// run reads the objects. False always reads them.
-        public var countsInStoreWhenPossible = true
-        /// Where the model bundle is: the mapping search (``searchesForMappings``) starts from it. No search without it.
+        /// Where the run happens, rather than what it is asked to do: the formats it knows, where its sets spill, and
+        /// whether the store's own engine may run or count inside it.
+        public var environment = Environment()
+
+        /// The setting a migration runs in: defaults that a program or a test changes, never a user's request.
+        public struct Environment: Sendable {
+            /// The formats.
+            public var registry: FormatRegistry = .builtIn
+            /// Where the sets that grow with the store (the identities the validator has seen, uniqueness-constraint
+            /// values, the objects a hop removes) are kept: by default integer keys as bits, up to 131,072 other keys
+            /// each in memory and the rest in a temporary file (``SpillingKeySet``).
+            public var keySets: KeySetFactory = .spilling()
+            /// Whether a migration into the store's own format runs inside the store when that format can
+            /// (``InStoreMigratingFormat``): a SQLite → SQLite migration whose hops only keep, rename, widen, default
+            /// or drop columns runs as SQL inside SQLite, as Core Data's lightweight migration does; it writes the same
+            /// store as the record stream, several times faster. False forces the record stream.
+            public var runsInStoreWhenPossible = true
+            /// Whether `plan`'s dry run counts inside the store when its format can (``InStoreCountingFormat``): for a
+            /// SQLite store whose hops are inferred, queries count the objects that would be rejected, per entity and
+            /// rule, exactly as reading every object would, in a fraction of the time; where they cannot tell exactly,
+            /// the dry run reads the objects. False always reads them.
+            public var countsInStoreWhenPossible = true
+
+            /// The built-in formats, spilling key sets, and the store's own engine wherever it can.
+            public init() {}
+        }
+
+        /// Where the model bundle is: the mapping search (``searchesForMappings``) starts from it. No search without
+        /// it.
         public var modelURL: URL?
         /// Whether the project that holds ``modelURL`` is searched for Xcode mapping models (``MappingSearch``), as
         /// Core Data searches the app's bundle: each one that fits a hop serves it, unless a mapping given in
@@ -114,23 +126,9 @@ public enum StoreMigration: Sendable {
             // installed its own.
             if functions.archivedValues == nil { functions.archivedValues = FoundationArchivedValues() }
             return MigrationSettings(
-                functions: functions, keySets: keySets, strict: strict, collectsRejects: collectsRejects,
+                functions: functions, keySets: environment.keySets, strict: strict, collectsRejects: collectsRejects,
                 writerOptions: readerOptions)
         }
-    }
-
-    /// What the mapping search (``Options/searchesForMappings``) did for a plan.
-    public struct MappingSearchOutcome: Sendable, Hashable {
-        /// The folder searched.
-        public var root: String
-        /// The mapping models found, sorted by path.
-        public var found: [String]
-        /// Those that serve a hop of the plan.
-        public var used: [String]
-        /// What the search noticed: mapping models of another bundle, ones a `--mapping` replaced, its bounds.
-        public var notes: [String]
-        /// Per mapping model of this bundle, the path its hops name (``MigrationPlan/Hop/file``) → the path found.
-        var origins: [String: String]
     }
 
     /// Where the migrated store goes.
@@ -142,105 +140,11 @@ public enum StoreMigration: Sendable {
         case inPlace(backup: URL?)
     }
 
-    /// What a migration did.
-    public struct Report: Sendable, Hashable, Codable {
-        /// What a migration did to the store.
-        public enum Action: String, Sendable, Hashable, Codable, CustomStringConvertible {
-            /// Migrated to the destination version.
-            case migrated
-            /// Already at the destination version, copied to the output.
-            case copied
-            /// Already at the destination version, in place: left alone.
-            case unchanged
-
-            public var description: String { rawValue }
-        }
-
-        /// `migrated`, `copied` (already at the destination version, copied to the output) or `unchanged` (already at
-        /// the destination version, in place).
-        public var action: Action
-        /// The source version.
-        public var sourceVersion: String
-        /// The destination version.
-        public var destinationVersion: String
-        /// The hops run, `Notes → Notes 2`.
-        public var hops: [String]
-        /// Objects read per source entity.
-        public var read: [String: Int]
-        /// Objects written per destination entity.
-        public var written: [String: Int]
-        /// Per hop, per entity: read, written, rejected, removed, created.
-        public var ledgers: [MigrationLedger]
-        /// Objects rejected (listed in ``rejectsFile``).
-        public var rejected: Int
-        /// References to objects that do not exist, found in objects that were written (listed in ``rejectsFile``).
-        public var dangling: Int
-        /// The rejects file, when one was written.
-        public var rejectsFile: String?
-        /// The migrated store.
-        public var output: String
-        /// The backup of the original, for an in-place migration that kept one.
-        public var backup: String?
-        /// What the run noticed and let pass.
-        public var warnings: [Diagnostic]
-        /// How the objects moved: `sqlite` (as SQL inside SQLite, ``InStoreMigration``; another format's name for its
-        /// own in-store engine), `stream` (through the record stream) or `none` (nothing to do).
-        public var engine: MigrationEngineKind = .stream
-        /// Why a migration into the store's own format (SQLite → SQLite) ran in the record stream rather than inside
-        /// the store.
-        public var streamReason: StreamReason?
-
-        /// Objects rejected per destination entity, over every hop (from ``ledgers``).
-        public var rejectedPerEntity: [String: Int] {
-            var result: [String: Int] = [:]
-            for ledger in ledgers {
-                for (entity, row) in ledger.rows where row.rejected > 0 { result[entity, default: 0] += row.rejected }
-            }
-            return result
-        }
-
-        /// Whether the run found problems: objects rejected, or written holding references to objects that do not
-        /// exist. Such a run still writes its output and its rejects file, and `decant migrate` exits 1.
-        public var foundProblems: Bool { rejected > 0 || dangling > 0 }
-        /// For Core Data's single step straight to the destination (``MigrationPlan/Path``): why hop by hop did not run.
-        public var singleStepReason: String?
-        /// When several versions have the store's entity hashes: which was taken, and why.
-        public var sourceChoice: String?
-
-        /// The report with what `plan` says about its path and source version.
-        fileprivate func noting(_ plan: MigrationPlan) -> Report {
-            var report = self
-            if case .singleStep(let reason) = plan.path { report.singleStepReason = reason }
-            report.sourceChoice = plan.sourceChoice
-            return report
-        }
-    }
-
-    /// The plan for `store`, and what a dry run found: per entity and rule, the objects that would be rejected.
-    public struct PlanReport: Sendable, Hashable {
-        /// The plan.
-        public var plan: MigrationPlan
-        /// The input's format.
-        public var inputFormat: String
-        /// Rejects a dry run found, per `Entity.property rule`; nil when the plan cannot run (no dry run).
-        public var preflight: [String: Int]?
-        /// Objects per source entity, from the dry run.
-        public var objects: [String: Int]
-        /// How `migrate` would move the objects into an output in the store's format: `sqlite` (inside SQLite,
-        /// ``InStoreMigration``; another format's name for its own in-store engine) or `stream`; nil when the plan
-        /// cannot run or the store is up to date.
-        public var engine: MigrationEngineKind?
-        /// Why `migrate` would use the record stream, for a store whose format migrates inside itself (SQLite).
-        public var streamReason: StreamReason?
-        /// What the mapping search found and used; nil when it was off.
-        public var mappingSearch: MappingSearchOutcome?
-    }
-
     /// Plans the migration of `store` and, when the plan can run, dry-runs it without writing anything to count the
     /// objects that would be rejected.
     /// - Throws: the reader's errors, and ``MigrationPlan``'s (`.modelMismatch`, `.usage`).
     public static func plan(store: URL, options: Options, dryRun: Bool = true) throws -> PlanReport {
-        let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
+        let source = try options.environment.registry.inputFormat(of: store, named: options.inputFormat)
         var reader = try source.makeReader(at: store, options: options.readerOptions)
         var (plan, search) = try options.plan(from: reader.model)
         // What becomes of the store's persistent history is the plan's to say, whether or not it can run.
@@ -278,7 +182,8 @@ public enum StoreMigration: Sendable {
         plan: MigrationPlan, store: URL, reader: inout any RecordReader, source: any RecordFormat, options: Options
     ) throws -> PreflightCounts {
         let settings = options.settings(collectsRejects: true)
-        if options.countsInStoreWhenPossible, !plan.isUpToDate, let counting = source as? any InStoreCountingFormat,
+        if options.environment.countsInStoreWhenPossible, !plan.isUpToDate,
+            let counting = source as? any InStoreCountingFormat,
             let counts = try counting.preflightCounts(plan: plan, reader: reader, settings: settings)
         {
             return counts
@@ -329,7 +234,7 @@ public enum StoreMigration: Sendable {
         logger: Logger = Logger(label: "decant.migrate"),
         progress: ((_ entity: String, _ written: Int) -> Void)? = nil
     ) throws -> Report {
-        let source = try options.registry.inputFormat(of: store, named: options.inputFormat)
+        let source = try options.environment.registry.inputFormat(of: store, named: options.inputFormat)
         let destination: URL
         let sink: any RecordFormat
         switch target {
@@ -344,7 +249,8 @@ public enum StoreMigration: Sendable {
                 )
             }
             destination = url
-            sink = try options.registry.outputFormat(for: url, named: options.outputFormat, storeByDefault: true)
+            sink = try options.environment.registry.outputFormat(
+                for: url, named: options.outputFormat, storeByDefault: true)
             try DestinationLease.checkCanCreate(url, mayBeFolder: sink.writesFolder)
         case .inPlace:
             destination = store
@@ -541,7 +447,7 @@ public enum StoreMigration: Sendable {
         guard !plan.isUpToDate, plan.isExecutable, source.name == sink.name,
             let format = sink as? any InStoreMigratingFormat
         else { return nil }
-        guard options.runsInStoreWhenPossible else {
+        guard options.environment.runsInStoreWhenPossible else {
             return .declined(.inStoreTurnedOff(engine: format.inStoreEngineName))
         }
         return try format.inStoreEngine(options.settings(collectsRejects: options.rejects != nil))

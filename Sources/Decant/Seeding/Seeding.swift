@@ -160,7 +160,7 @@ public enum Seeding: Sendable {
         if migration == nil, let bundle = options.bundle {
             migration = StoreMigration.Options(bundle: bundle)
             migration?.formatOptions = options
-            migration?.registry = registry
+            migration?.environment.registry = registry
         }
         // A seeding plans, then migrates: one mapping search for both.
         migration = migration?.searchingMappingsOnce()

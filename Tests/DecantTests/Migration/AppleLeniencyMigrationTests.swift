@@ -109,7 +109,7 @@ struct AppleLeniencyMigrationTests {
         // Inside SQLite and through the record stream alike.
         for inStore in [true, false] {
             var options = StoreMigration.Options(bundle: Self.amounts)
-            options.runsInStoreWhenPossible = inStore
+            options.environment.runsInStoreWhenPossible = inStore
             let output = folder.appendingPathComponent("out-\(inStore).sqlite")
             let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
             #expect(report.engine == (inStore ? .inStore(format: "sqlite") : .stream))

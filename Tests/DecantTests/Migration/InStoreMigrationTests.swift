@@ -128,7 +128,7 @@ struct InStoreMigrationTests {
         oracle: (query: String, rows: String)? = nil, apple: URL? = nil
     ) throws -> StoreMigration.Report {
         var streaming = options
-        streaming.runsInStoreWhenPossible = false
+        streaming.environment.runsInStoreWhenPossible = false
         var inStore = options
         let output = folder.appendingPathComponent("in-store.sqlite")
         let streamed = folder.appendingPathComponent("streamed.sqlite")

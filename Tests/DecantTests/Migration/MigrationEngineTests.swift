@@ -176,7 +176,7 @@ struct MigrationEngineTests {
 
     static func options(_ registry: FormatRegistry) -> StoreMigration.Options {
         var options = StoreMigration.Options(bundle: bundle)
-        options.registry = registry
+        options.environment.registry = registry
         options.formatOptions.version = "Memo 1"
         return options
     }
@@ -197,7 +197,7 @@ struct MigrationEngineTests {
         #expect(report.written == ["Folder": 2, "Note": 5])
 
         var streamed = Self.options(registry)
-        streamed.runsInStoreWhenPossible = false
+        streamed.environment.runsInStoreWhenPossible = false
         let slow = folder.appendingPathComponent("slow.memo")
         let stream = try StoreMigration.migrate(store: store, to: .file(slow), options: streamed)
         #expect(stream.engine == .stream)

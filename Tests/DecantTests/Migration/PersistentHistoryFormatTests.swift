@@ -46,7 +46,7 @@ import Testing
         _ = try RecordTransfer.copy(from: &reader, to: &writer)
         try Data(history.utf8).write(to: URL(fileURLWithPath: url.path + "-history"))
         var options = StoreMigration.Options(bundle: bundle)
-        options.registry = FormatRegistry([MemoFormat()] + FormatRegistry.builtIn.formats)
+        options.environment.registry = FormatRegistry([MemoFormat()] + FormatRegistry.builtIn.formats)
         options.formatOptions.version = "Diary 1"
         return (url, options)
     }
@@ -76,7 +76,7 @@ import Testing
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         var (store, options) = try Self.store(in: folder)
-        options.runsInStoreWhenPossible = inStore
+        options.environment.runsInStoreWhenPossible = inStore
         let output = folder.appendingPathComponent("diary-2.memo")
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
         #expect(report.engine == (inStore ? .inStore(format: "memo") : .stream))
@@ -111,7 +111,7 @@ import Testing
         var formatOptions = options.formatOptions
         formatOptions.bundle = Self.bundle
         let converted = try StoreConversion.convert(
-            from: store, to: copy, options: formatOptions, registry: options.registry)
+            from: store, to: copy, options: formatOptions, registry: options.environment.registry)
         #expect(converted.warnings.filter { $0.kind == .persistentHistory }.map(\.message) == [
             "persistent history (diary.memo-history: 2 transactions, 5 changes) is not carried into the ndjson output: "
                 + "the data is, its history is not"

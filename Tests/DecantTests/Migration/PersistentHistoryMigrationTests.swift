@@ -76,7 +76,7 @@ import Testing
         let bundle = Self.bundle()
         let store = try Self.store(in: folder, bundle: bundle)
         var options = StoreMigration.Options(bundle: bundle)
-        options.runsInStoreWhenPossible = inStore
+        options.environment.runsInStoreWhenPossible = inStore
         let output = folder.appendingPathComponent("history-v2.sqlite")
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
         #expect(report.engine == (inStore ? .inStore(format: "sqlite") : .stream), "\(report.streamReason as Any)")
@@ -154,7 +154,7 @@ import Testing
         first.attributes = [Attribute(name: "name", type: .string, isOptional: true)]
         v2.entities.insert(first, at: 0)
         var options = StoreMigration.Options(bundle: MigrationFixtures.bundle("SampleModel2", [v1, v2]))
-        options.runsInStoreWhenPossible = inStore
+        options.environment.runsInStoreWhenPossible = inStore
         let output = folder.appendingPathComponent("out.sqlite")
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
         #expect(!report.warnings.contains { $0.kind == .persistentHistory }, "\(report.warnings)")
@@ -197,7 +197,7 @@ import Testing
             let output = folder.appendingPathComponent("out.sqlite")
             for inStore in [true, false] {
                 var options = StoreMigration.Options(bundle: Self.bundle())
-                options.runsInStoreWhenPossible = inStore
+                options.environment.runsInStoreWhenPossible = inStore
                 let error = try #require(throws: DecantError.self) {
                     try StoreMigration.migrate(store: store, to: .file(output), options: options)
                 }

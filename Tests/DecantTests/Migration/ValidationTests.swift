@@ -276,7 +276,7 @@ struct ValidationTests {
         for inStore in [true, false] {
             let output = folder.appendingPathComponent("t2-\(inStore).sqlite")
             var options = StoreMigration.Options(bundle: bundle)
-            options.runsInStoreWhenPossible = inStore
+            options.environment.runsInStoreWhenPossible = inStore
             let report = try StoreMigration.migrate(store: store, to: .file(output), options: options)
             #expect(report.ledgers.first?.rows["Tag"] == MigrationLedger.Row(read: 4, written: 4, rejected: 0))
         }
@@ -608,11 +608,11 @@ struct ValidationTests {
         try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
         let (store, bundle, options) = try Self.trash(rule: .cascade, in: folder)
         var inMemory = options
-        inMemory.keySets = .inMemory
+        inMemory.environment.keySets = .inMemory
         let expected = folder.appendingPathComponent("memory.sqlite")
         let expectedReport = try StoreMigration.migrate(store: store, to: .file(expected), options: inMemory)
         var spilling = options
-        spilling.keySets = .spilling(bound: 1, in: spill)
+        spilling.environment.keySets = .spilling(bound: 1, in: spill)
         let output = folder.appendingPathComponent("spilled.sqlite")
         let report = try StoreMigration.migrate(store: store, to: .file(output), options: spilling)
         #expect(report.ledgers == expectedReport.ledgers)
@@ -624,7 +624,7 @@ struct ValidationTests {
         try FileManager.default.createDirectory(at: denyFolder, withIntermediateDirectories: true)
         let (denyStore, _, denyBase) = try Self.trash(rule: .deny, in: denyFolder)
         var denyOptions = denyBase
-        denyOptions.keySets = .spilling(bound: 1, in: spill)
+        denyOptions.environment.keySets = .spilling(bound: 1, in: spill)
         let error = try #require(throws: DecantError.self) {
             let denied = denyFolder.appendingPathComponent("deny.sqlite")
             return try StoreMigration.migrate(store: denyStore, to: .file(denied), options: denyOptions)
