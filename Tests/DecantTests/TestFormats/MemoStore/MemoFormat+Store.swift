@@ -20,10 +20,14 @@ extension MemoFormat: StoreCopyingFormat, StoreDescribingFormat {
             throw DecantError(.malformedInput, "a memo store starts with its header", at: Location(path: url.displayPath, line: 1))
         }
         var counts: [String: Int] = [:]
-        for line in lines.dropFirst() {
+        for (index, line) in lines.dropFirst().enumerated() {
             guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any],
                 let id = object["@id"] as? String, let entity = id.split(separator: "/").first
-            else { continue }
+            else {
+                // A line that is no object of the store is damage, not something to leave out of the counts.
+                throw DecantError(
+                    .malformedInput, "expected an object with an @id", at: Location(path: url.displayPath, line: index + 2))
+            }
             counts[String(entity), default: 0] += 1
         }
         let hashes = (model["entityVersionHashes"] as? [String: String] ?? [:]).compactMapValues { Data(base64Encoded: $0) }
