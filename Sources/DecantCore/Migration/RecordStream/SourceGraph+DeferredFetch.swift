@@ -51,11 +51,11 @@ extension SourceGraph {
         }
 
         /// The positions of the candidates that may satisfy `predicate` (this fetch's, its `$source` substituted):
-        /// those the key finds, or all.
-        func positions(for predicate: ObjectPredicate) -> [Int] {
+        /// those the key finds; nil for every candidate.
+        func positions(for predicate: ObjectPredicate) -> [Int]? {
             guard let key, let value = Self.keyValue(in: predicate, attribute: key.attribute, options: key.options),
                 let folded = Key(value, key.options)
-            else { return Array(candidates.indices) }
+            else { return nil }
             let found = positionsByKey[folded] ?? []
             guard !notANumber.isEmpty, ObjectPredicate.number(value) != nil else { return found }
             return (found + notANumber).sorted()

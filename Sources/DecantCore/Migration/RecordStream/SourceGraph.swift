@@ -112,8 +112,11 @@ public struct SourceGraph: Sendable {
     ) throws -> [ObjectReference] {
         guard let fetch = deferred[request], fetch.readsSource else { return fetched[request] ?? [] }
         let predicate = try fetch.predicate.substitutingSource(source)
-        return try fetch.positions(for: predicate).lazy.map { fetch.candidates[$0] }
-            .filter { try matches(predicate, $0, request) }
+        // Without a key to look up, every candidate is tested, without a list of their positions per object.
+        guard let positions = fetch.positions(for: predicate) else {
+            return try fetch.candidates.filter { try matches(predicate, $0, request) }
+        }
+        return try positions.lazy.map { fetch.candidates[$0] }.filter { try matches(predicate, $0, request) }
     }
 
     /// Whether `object`, a kept object of `request`'s entity, satisfies `predicate` (its `$source` substituted).
